@@ -1,0 +1,104 @@
+package dev.cellrate;
+
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Off-heap layout of padded single-word cells, for one limiter or for users who manage many.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                        TAT (ns, signed)                       |  cell i at i * CELL_LENGTH
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |               padding: 120 bytes, never read or written       |
+ *  ...                                                           ...
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * Each cell is {@link #CELL_LENGTH} = 128 bytes and the buffer is {@link #CELL_ALIGNMENT}-aligned, so every
+ * TAT word sits alone on its own pair of 64-byte cache lines (the adjacent-line prefetcher fetches lines in
+ * pairs): two cells never share a line, and nothing else shares a cell's line. A fresh cell holds
+ * {@link #FRESH_TAT_NS} ({@link Long#MIN_VALUE}), which GCRA reads as a full bucket at any time.
+ * <p>
+ * Memory: the cells live in a direct {@link java.nio.ByteBuffer} referenced by this object (through its
+ * {@link UnsafeBuffer}). It is released only by the garbage collector after every limiter that holds this
+ * array is unreachable, so no code can touch the memory after its release; there is deliberately no
+ * {@code close()}.
+ * <p>
+ * Threading: the array itself is immutable; see each limiter for the access it makes to its cell.
+ */
+public final class CellArray
+{
+    /** Offset of the TAT word inside a cell. */
+    public static final int TAT_OFFSET = 0;
+
+    /** Bytes per cell: the TAT word plus padding to a cache-line pair. */
+    public static final int CELL_LENGTH = 128;
+
+    /** Alignment of the buffer (and so of every cell). */
+    public static final int CELL_ALIGNMENT = 128;
+
+    /** The value of a fresh cell: a TAT earlier than any time, i.e. a full bucket. */
+    public static final long FRESH_TAT_NS = Long.MIN_VALUE;
+
+    /** Most cells in one array (the buffer is indexed by {@code int}). */
+    public static final int MAX_CELLS = Integer.MAX_VALUE / CELL_LENGTH;
+
+    private final AtomicBuffer buffer;
+    private final int cellCount;
+
+    private CellArray(final int cellCount)
+    {
+        this.cellCount = cellCount;
+        buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(cellCount * CELL_LENGTH, CELL_ALIGNMENT));
+        buffer.verifyAlignment();
+        for (int i = 0; i < cellCount; i++)
+        {
+            buffer.putLongVolatile(tatOffset(i), FRESH_TAT_NS);
+        }
+    }
+
+    /**
+     * @param cellCount number of cells, in [1, {@link #MAX_CELLS}].
+     * @return an array of fresh cells.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public static CellArray allocate(final int cellCount)
+    {
+        Limit.requireRange("cellCount", cellCount, 1, MAX_CELLS);
+        return new CellArray(cellCount);
+    }
+
+    /**
+     * @return the number of cells.
+     */
+    public int cellCount()
+    {
+        return cellCount;
+    }
+
+    /**
+     * @return the buffer holding the cells (for limiters and tests; never release it yourself).
+     */
+    public AtomicBuffer buffer()
+    {
+        return buffer;
+    }
+
+    /**
+     * @param index cell index in [0, cellCount).
+     * @return the byte offset of that cell's TAT word.
+     */
+    public static int tatOffset(final int index)
+    {
+        return index * CELL_LENGTH + TAT_OFFSET;
+    }
+
+    int checkIndex(final int index)
+    {
+        Limit.requireRange("cellIndex", index, 0, cellCount - 1);
+        return index;
+    }
+}

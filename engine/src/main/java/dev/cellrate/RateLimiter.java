@@ -1,0 +1,179 @@
+package dev.cellrate;
+
+import dev.cellrate.gcra.AtomicGcra;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+/**
+ * A thread-safe, lock-free, allocation-free GCRA limiter over one off-heap cell.
+ * <p>
+ * Algorithm: GCRA(T, &tau;) of a {@link Limit}, identical to a token bucket of capacity {@code burst} and rate
+ * {@code 1 / T} that starts full (see {@link dev.cellrate.gcra.Gcra}). Time is the caller's {@code nowNs}
+ * (any monotonic source in ns; values may be negative, as {@link System#nanoTime()} may be) or, for the
+ * {@code *Now} overloads, the injected {@link NanoClock}.
+ * <p>
+ * Concurrency: any thread may call any method. Each call is one acquire read plus, if admitted, one CAS
+ * (see {@link AtomicGcra}); a rejection writes nothing. The cell is a {@link CellArray} cell, alone on its
+ * cache-line pair.
+ * <p>
+ * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
+ * in ns, or {@link Result#NEVER} (-1).
+ */
+public final class RateLimiter
+{
+    private final AtomicBuffer buffer;
+    private final int tatOffset;
+    private final long emissionIntervalNs;
+    private final long ceilingNs;
+    private final Limit limit;
+    private final NanoClock clock;
+    private final CellArray cells;
+
+    /**
+     * A limiter with its own cell, reading {@link SystemNanoClock} in the {@code *Now} overloads.
+     *
+     * @param limit the limit.
+     */
+    public RateLimiter(final Limit limit)
+    {
+        this(limit, CellArray.allocate(1), 0, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * A limiter with its own cell and the given clock (e.g. an Agrona {@code CachedNanoClock}).
+     *
+     * @param limit the limit.
+     * @param clock the clock of the {@code *Now} overloads.
+     */
+    public RateLimiter(final Limit limit, final NanoClock clock)
+    {
+        this(limit, CellArray.allocate(1), 0, clock);
+    }
+
+    /**
+     * A limiter over cell {@code cellIndex} of a shared {@link CellArray}. Two live limiters must not share
+     * one cell unless they share the limit too.
+     *
+     * @param limit     the limit.
+     * @param cells     the array holding the cell.
+     * @param cellIndex the cell, in [0, cells.cellCount()).
+     * @param clock     the clock of the {@code *Now} overloads.
+     */
+    public RateLimiter(final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
+    {
+        if (null == limit || null == cells || null == clock)
+        {
+            throw new IllegalArgumentException("limit, cells and clock must not be null");
+        }
+        this.limit = limit;
+        this.cells = cells;
+        this.clock = clock;
+        this.buffer = cells.buffer();
+        this.tatOffset = CellArray.tatOffset(cells.checkIndex(cellIndex));
+        this.emissionIntervalNs = limit.emissionIntervalNs();
+        this.ceilingNs = limit.ceilingNs();
+    }
+
+    /**
+     * Try to take one permit at {@code nowNs}.
+     *
+     * @param nowNs the time of the request, ns.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long nowNs)
+    {
+        return AtomicGcra.acquire(buffer, tatOffset, emissionIntervalNs, ceilingNs, nowNs);
+    }
+
+    /**
+     * Try to take {@code permits} at {@code nowNs}, all or nothing.
+     *
+     * @param permits the cost; outside [1, burst] it is {@link Result#NEVER}.
+     * @param nowNs   the time of the request, ns.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long permits, final long nowNs)
+    {
+        return AtomicGcra.acquire(buffer, tatOffset, limit.incrementNs(permits), ceilingNs, nowNs);
+    }
+
+    /**
+     * Try to take one permit now, by the clock.
+     *
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire()
+    {
+        return AtomicGcra.acquire(buffer, tatOffset, emissionIntervalNs, ceilingNs, clock.nanoTime());
+    }
+
+    /**
+     * Try to take {@code permits} now, by the clock.
+     *
+     * @param permits the cost; outside [1, burst] it is {@link Result#NEVER}.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquireNow(final long permits)
+    {
+        return AtomicGcra.acquire(buffer, tatOffset, limit.incrementNs(permits), ceilingNs, clock.nanoTime());
+    }
+
+    /**
+     * Try to take {@code permits} at {@code nowNs} and fill {@code decision} with the full outcome
+     * (retry-after, remaining, reset-after, limit).
+     *
+     * @param permits  the cost; outside [1, burst] it is {@link Result#NEVER}.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled in place.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long permits, final long nowNs, final Decision decision)
+    {
+        return AtomicGcra.acquire(buffer, tatOffset, limit, permits, nowNs, decision);
+    }
+
+    /**
+     * As {@link #tryAcquire(long, long, Decision)}, by the clock.
+     *
+     * @param permits  the cost.
+     * @param decision a caller-owned holder, filled in place.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquireNow(final long permits, final Decision decision)
+    {
+        return AtomicGcra.acquire(buffer, tatOffset, limit, permits, clock.nanoTime(), decision);
+    }
+
+    /**
+     * @return the cell's current TAT (acquire read), {@link CellArray#FRESH_TAT_NS} if never charged.
+     */
+    public long tatNs()
+    {
+        return buffer.getLongAcquire(tatOffset);
+    }
+
+    /**
+     * @return the limit.
+     */
+    public Limit limit()
+    {
+        return limit;
+    }
+
+    /**
+     * @return the clock of the {@code *Now} overloads.
+     */
+    public NanoClock clock()
+    {
+        return clock;
+    }
+
+    /**
+     * @return the cell array holding this limiter's cell.
+     */
+    public CellArray cells()
+    {
+        return cells;
+    }
+}

@@ -1,0 +1,61 @@
+package dev.cellrate;
+
+/**
+ * The primitive result codes every cellrate decision returns (Aeron {@code Publication.offer} style).
+ * <ul>
+ *     <li>{@link #ADMITTED} ({@code 0}): the request conforms and was charged.</li>
+ *     <li>a positive value: rejected; the number of ns after {@code nowNs} at which the same request would
+ *     first conform if nothing else is admitted meanwhile (a Retry-After). Never 0 for a rejection.</li>
+ *     <li>{@link #NEVER} ({@code -1}): rejected; the request can never conform: its cost is outside
+ *     [1, burst], or {@code nowNs} is so close to {@link Long#MAX_VALUE} that the new TAT cannot be
+ *     represented.</li>
+ *     <li>{@link #TABLE_FULL} ({@code -2}): rejected by a keyed limiter because no cell could be claimed for
+ *     the key (table-full policy {@code REJECT}).</li>
+ * </ul>
+ * Any negative code is a rejection; codes are stable across releases.
+ */
+public final class Result
+{
+    /** The request conforms and was charged. */
+    public static final long ADMITTED = 0;
+
+    /** The request can never conform (cost outside [1, burst], or time at the edge of the long range). */
+    public static final long NEVER = -1;
+
+    /** A keyed limiter found no cell for the key and its policy is to reject. */
+    public static final long TABLE_FULL = -2;
+
+    private Result()
+    {
+    }
+
+    /**
+     * @param code a result code.
+     * @return true iff {@code code} is {@link #ADMITTED}.
+     */
+    public static boolean isAdmitted(final long code)
+    {
+        return ADMITTED == code;
+    }
+
+    /**
+     * @param code a result code.
+     * @return a short constant name for logs: "ADMITTED", "RETRY_AFTER", "NEVER", "TABLE_FULL" or "UNKNOWN".
+     */
+    public static String name(final long code)
+    {
+        if (ADMITTED == code)
+        {
+            return "ADMITTED";
+        }
+        if (code > 0)
+        {
+            return "RETRY_AFTER";
+        }
+        if (NEVER == code)
+        {
+            return "NEVER";
+        }
+        return TABLE_FULL == code ? "TABLE_FULL" : "UNKNOWN";
+    }
+}

@@ -1,0 +1,151 @@
+package dev.cellrate;
+
+import dev.cellrate.gcra.Gcra;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+/**
+ * The {@link RateLimiter} for a caller confined to one thread (one event loop, one trading strand): the same
+ * {@link Gcra} decisions with plain loads and stores instead of a CAS.
+ * <p>
+ * Threading: every decision must come from the same thread, or from threads that hand the limiter over
+ * with a happens-before edge (a queue, a lock). Concurrent use over-admits; use {@link RateLimiter} then.
+ * <p>
+ * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
+ * in ns, or {@link Result#NEVER} (-1).
+ */
+public final class SingleThreadedRateLimiter
+{
+    private final AtomicBuffer buffer;
+    private final int tatOffset;
+    private final long emissionIntervalNs;
+    private final long ceilingNs;
+    private final Limit limit;
+    private final NanoClock clock;
+    private final CellArray cells;
+
+    /**
+     * @param limit the limit; the clock is {@link SystemNanoClock}.
+     */
+    public SingleThreadedRateLimiter(final Limit limit)
+    {
+        this(limit, CellArray.allocate(1), 0, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * @param limit     the limit.
+     * @param cells     the array holding the cell.
+     * @param cellIndex the cell, in [0, cells.cellCount()).
+     * @param clock     the clock of the {@code *Now} overloads.
+     */
+    public SingleThreadedRateLimiter(
+        final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
+    {
+        if (null == limit || null == cells || null == clock)
+        {
+            throw new IllegalArgumentException("limit, cells and clock must not be null");
+        }
+        this.limit = limit;
+        this.cells = cells;
+        this.clock = clock;
+        this.buffer = cells.buffer();
+        this.tatOffset = CellArray.tatOffset(cells.checkIndex(cellIndex));
+        this.emissionIntervalNs = limit.emissionIntervalNs();
+        this.ceilingNs = limit.ceilingNs();
+    }
+
+    /**
+     * @param nowNs the time of the request, ns.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long nowNs)
+    {
+        return charge(emissionIntervalNs, nowNs);
+    }
+
+    /**
+     * @param permits the cost; outside [1, burst] it is {@link Result#NEVER}.
+     * @param nowNs   the time of the request, ns.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long permits, final long nowNs)
+    {
+        return charge(limit.incrementNs(permits), nowNs);
+    }
+
+    /**
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
+     */
+    public long tryAcquire()
+    {
+        return charge(emissionIntervalNs, clock.nanoTime());
+    }
+
+    /**
+     * @param permits the cost.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
+     */
+    public long tryAcquireNow(final long permits)
+    {
+        return charge(limit.incrementNs(permits), clock.nanoTime());
+    }
+
+    /**
+     * @param permits  the cost.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled in place.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long permits, final long nowNs, final Decision decision)
+    {
+        final long code = charge(limit.incrementNs(permits), nowNs);
+        decision.set(code, buffer.getLong(tatOffset), nowNs, limit);
+        return code;
+    }
+
+    /**
+     * @return the cell's TAT, {@link CellArray#FRESH_TAT_NS} if never charged.
+     */
+    public long tatNs()
+    {
+        return buffer.getLong(tatOffset);
+    }
+
+    /**
+     * @return the limit.
+     */
+    public Limit limit()
+    {
+        return limit;
+    }
+
+    /**
+     * @return the cell array holding this limiter's cell.
+     */
+    public CellArray cells()
+    {
+        return cells;
+    }
+
+    private long charge(final long incrementNs, final long nowNs)
+    {
+        if (incrementNs < 1)
+        {
+            return Result.NEVER;
+        }
+        final long tatNs = buffer.getLong(tatOffset);
+        final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
+        if (retryAfterNs > 0)
+        {
+            return retryAfterNs;
+        }
+        final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
+        if (Gcra.UNREPRESENTABLE == nextTatNs)
+        {
+            return Result.NEVER;
+        }
+        buffer.putLong(tatOffset, nextTatNs);
+        return Result.ADMITTED;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.cellrate.gcra;
+
+/**
+ * The GCRA decision as pure functions over {@code long}s: no memory, no atomics, no objects.
+ * <p>
+ * Algorithm: the virtual-scheduling form of GCRA(T, &tau;) [1]. The state is one word, the theoretical
+ * arrival time {@code TAT}. A request at time {@code t} costing {@code n} permits has increment
+ * {@code I = n * T}. Its <em>lag</em> is {@code max(0, TAT - t)}; it conforms iff
+ * {@code lag + I <= &tau; + T} (the <em>ceiling</em>), and then {@code TAT <- max(TAT, t) + I}; otherwise the
+ * state is unchanged. A cell whose {@code TAT <= t} is a full bucket, which is why the fresh value
+ * {@link Long#MIN_VALUE} needs no special case. A token bucket of capacity {@code 1 + floor(&tau; / T)}
+ * refilled at {@code 1 / T} holds {@code b - lag / T} tokens and decides identically [2].
+ * <p>
+ * Arithmetic: callers guarantee {@code 1 <= I <= ceiling <= 2^62} (see {@code Limit}). Lags saturate at
+ * {@link Long#MAX_VALUE} and compare against {@code ceiling - I >= 0}, so no step overflows; the one sum
+ * that can, {@code max(TAT, t) + I}, is checked and reported as {@link #UNREPRESENTABLE}. Time going
+ * backwards only raises the lag, so it can only make conformance harder.
+ * <p>
+ * References: [1] ATM Forum, Traffic Management Specification 4.0 (af-tm-0056.000), section 4.4.2 and
+ * annex C. [2] J.-Y. Le Boudec, P. Thiran, Network Calculus (LNCS 2050), Proposition 1.2.4.
+ */
+public final class Gcra
+{
+    /** Returned by {@link #nextTatNs} when {@code max(TAT, t) + I} exceeds {@link Long#MAX_VALUE}. */
+    public static final long UNREPRESENTABLE = Long.MIN_VALUE;
+
+    private Gcra()
+    {
+    }
+
+    /**
+     * @param tatNs the TAT.
+     * @param nowNs the time of the request.
+     * @return {@code max(0, TAT - t)}, saturated at {@link Long#MAX_VALUE}.
+     */
+    public static long lagNs(final long tatNs, final long nowNs)
+    {
+        if (tatNs <= nowNs)
+        {
+            return 0;
+        }
+        final long lagNs = tatNs - nowNs;
+        return lagNs < 0 ? Long.MAX_VALUE : lagNs;
+    }
+
+    /**
+     * @param tatNs       the TAT before the request.
+     * @param nowNs       the time of the request.
+     * @param incrementNs {@code I = n * T}, in [1, ceilingNs].
+     * @param ceilingNs   {@code &tau; + T}.
+     * @return true iff {@code lag + I <= &tau; + T}.
+     */
+    public static boolean conforms(final long tatNs, final long nowNs, final long incrementNs, final long ceilingNs)
+    {
+        return lagNs(tatNs, nowNs) <= ceilingNs - incrementNs;
+    }
+
+    /**
+     * @param tatNs       the TAT before the request.
+     * @param nowNs       the time of the request.
+     * @param incrementNs {@code I = n * T}, in [1, ceilingNs].
+     * @param ceilingNs   {@code &tau; + T}.
+     * @return 0 if the request conforms, otherwise {@code lag + I - (&tau; + T) > 0}: the ns after
+     * {@code nowNs} at which it would first conform, saturated at {@link Long#MAX_VALUE}.
+     */
+    public static long retryAfterNs(final long tatNs, final long nowNs, final long incrementNs, final long ceilingNs)
+    {
+        final long excessNs = lagNs(tatNs, nowNs) - (ceilingNs - incrementNs);
+        return excessNs > 0 ? excessNs : 0;
+    }
+
+    /**
+     * @param tatNs       the TAT before a conforming request.
+     * @param nowNs       the time of the request.
+     * @param incrementNs {@code I = n * T} &ge; 1.
+     * @return {@code max(TAT, t) + I}, or {@link #UNREPRESENTABLE} if that exceeds {@link Long#MAX_VALUE}
+     * (a real TAT is never {@link Long#MIN_VALUE} since {@code I >= 1}).
+     */
+    public static long nextTatNs(final long tatNs, final long nowNs, final long incrementNs)
+    {
+        final long baseNs = Math.max(tatNs, nowNs);
+        return baseNs > Long.MAX_VALUE - incrementNs ? UNREPRESENTABLE : baseNs + incrementNs;
+    }
+
+    /**
+     * Permits that would still conform one by one at {@code t}:
+     * {@code floor((&tau; + T - lag) / T)}, at least 0. Needs a division: call it only when asked.
+     *
+     * @param tatNs              the TAT (after the decision).
+     * @param nowNs              the time.
+     * @param emissionIntervalNs T.
+     * @param ceilingNs          &tau; + T.
+     * @return the remaining permits, in [0, burst].
+     */
+    public static long remaining(final long tatNs, final long nowNs, final long emissionIntervalNs, final long ceilingNs)
+    {
+        final long lagNs = lagNs(tatNs, nowNs);
+        return lagNs >= ceilingNs ? 0 : (ceilingNs - lagNs) / emissionIntervalNs;
+    }
+
+    /**
+     * @param tatNs the TAT (after the decision).
+     * @param nowNs the time.
+     * @return ns until the cell is full again (idle): {@code max(0, TAT - t)}.
+     */
+    public static long resetAfterNs(final long tatNs, final long nowNs)
+    {
+        return lagNs(tatNs, nowNs);
+    }
+}

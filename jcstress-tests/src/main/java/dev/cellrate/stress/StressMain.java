@@ -1,0 +1,24 @@
+package dev.cellrate.stress;
+
+import java.util.Arrays;
+
+/**
+ * Entry point of {@code jcstress.jar}: jcstress's own main, with the Agrona JVM flag prepended to every
+ * forked test JVM so {@code java -jar jcstress-tests/target/jcstress.jar} needs no extra flags (the manifest's
+ * {@code Add-Exports} covers only this launcher JVM, not jcstress's forks).
+ */
+public final class StressMain
+{
+    static final String ADD_EXPORTS = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED";
+
+    private StressMain()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final String[] withFlag = Arrays.copyOf(new String[] {"-jvmArgsPrepend", ADD_EXPORTS}, 2 + args.length);
+        System.arraycopy(args, 0, withFlag, 2, args.length);
+        org.openjdk.jcstress.Main.main(withFlag);
+    }
+}
