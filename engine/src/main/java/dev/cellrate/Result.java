@@ -11,6 +11,10 @@ package dev.cellrate;
  *     represented.</li>
  *     <li>{@link #TABLE_FULL} ({@code -2}): rejected by a keyed limiter because no cell could be claimed for
  *     the key (table-full policy {@code REJECT}).</li>
+ *     <li>{@link #CONCURRENCY_FULL} ({@code -3}): rejected by a concurrency limit: the in-flight count is at
+ *     its maximum (no retry-after can be computed; it depends on releases).</li>
+ *     <li>{@link #QUEUE_FULL} ({@code -4}): a shaper's release runner had no room for the item.</li>
+ *     <li>{@link #CLOSED} ({@code -5}): the component was closed; nothing was charged.</li>
  * </ul>
  * Any negative code is a rejection; codes are stable across releases.
  */
@@ -24,6 +28,15 @@ public final class Result
 
     /** A keyed limiter found no cell for the key and its policy is to reject. */
     public static final long TABLE_FULL = -2;
+
+    /** A concurrency limit is at its maximum in-flight count. */
+    public static final long CONCURRENCY_FULL = -3;
+
+    /** A bounded queue (the shaper's release runner) had no room. */
+    public static final long QUEUE_FULL = -4;
+
+    /** The component was closed; nothing was charged. */
+    public static final long CLOSED = -5;
 
     private Result()
     {
@@ -40,7 +53,7 @@ public final class Result
 
     /**
      * @param code a result code.
-     * @return a short constant name for logs: "ADMITTED", "RETRY_AFTER", "NEVER", "TABLE_FULL" or "UNKNOWN".
+     * @return a short constant name for logs: the constant's name, "RETRY_AFTER" for a positive code, or "UNKNOWN".
      */
     public static String name(final long code)
     {
@@ -56,6 +69,18 @@ public final class Result
         {
             return "NEVER";
         }
-        return TABLE_FULL == code ? "TABLE_FULL" : "UNKNOWN";
+        if (TABLE_FULL == code)
+        {
+            return "TABLE_FULL";
+        }
+        if (CONCURRENCY_FULL == code)
+        {
+            return "CONCURRENCY_FULL";
+        }
+        if (QUEUE_FULL == code)
+        {
+            return "QUEUE_FULL";
+        }
+        return CLOSED == code ? "CLOSED" : "UNKNOWN";
     }
 }
