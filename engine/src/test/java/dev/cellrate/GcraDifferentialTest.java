@@ -26,15 +26,24 @@ final class GcraDifferentialTest
     @Test
     void engineMatchesExactGcraOnRandomTraces()
     {
+        final long[] counts = new long[4];
         long decisions = 0;
         for (int trace = 0; trace < TRACES; trace++)
         {
             final long seed = 0x6C3A_0000L + trace;
             final Limit limit = RandomTrace.LIMITS[trace % RandomTrace.LIMITS.length];
             final long startNs = startNs(trace / RandomTrace.LIMITS.length, limit, new SplittableRandom(~seed));
-            decisions += runTrace(seed, limit, startNs, 0 == (trace & 1));
+            decisions += runTrace(seed, limit, startNs, 0 == (trace & 1), counts);
         }
         assertTrue(decisions >= MIN_DECISIONS, "only " + decisions + " decisions");
+        // The traces must exercise every branch, not only one: admissions (some exactly on the boundary
+        // lag + I = tau + T), retry-afters and NEVERs.
+        System.out.println("GcraDifferentialTest: " + decisions + " decisions, admitted " + counts[0] +
+            " (on the boundary " + counts[1] + "), retry-after " + counts[2] + ", never " + counts[3]);
+        assertTrue(counts[0] > decisions / 5, "admitted " + counts[0]);
+        assertTrue(counts[1] > decisions / 100, "admitted on the boundary " + counts[1]);
+        assertTrue(counts[2] > decisions / 5, "retry-after " + counts[2]);
+        assertTrue(counts[3] > decisions / 50, "never " + counts[3]);
     }
 
     /**
@@ -62,7 +71,8 @@ final class GcraDifferentialTest
         }
     }
 
-    static long runTrace(final long seed, final Limit limit, final long startNs, final boolean backwards)
+    static long runTrace(
+        final long seed, final Limit limit, final long startNs, final boolean backwards, final long[] counts)
     {
         final RandomTrace trace = new RandomTrace(seed, limit, startNs, backwards);
         final ReferenceGcra reference = new ReferenceGcra(limit.emissionIntervalNs(), limit.toleranceNs());
@@ -101,6 +111,10 @@ final class GcraDifferentialTest
             context.checkDecision("RateLimiter", expected, reference, atomicDecision);
             context.checkDecision("SingleThreaded", expected, reference, singleDecision);
         }
+        counts[0] += reference.admitted;
+        counts[1] += reference.admittedOnBoundary;
+        counts[2] += reference.retryAfters;
+        counts[3] += reference.nevers;
         return EVENTS_PER_TRACE;
     }
 

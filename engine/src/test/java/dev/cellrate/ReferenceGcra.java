@@ -15,6 +15,10 @@ final class ReferenceGcra
     private final BigInteger emissionIntervalNs;
     private final BigInteger ceilingNs;
     private BigInteger tatNs;
+    long admitted;
+    long admittedOnBoundary;
+    long retryAfters;
+    long nevers;
 
     ReferenceGcra(final long emissionIntervalNs, final long toleranceNs)
     {
@@ -31,19 +35,24 @@ final class ReferenceGcra
         final BigInteger incrementNs = BigInteger.valueOf(permits).multiply(emissionIntervalNs);
         if (permits < 1 || incrementNs.compareTo(ceilingNs) > 0)
         {
+            nevers++;
             return Result.NEVER;
         }
         final BigInteger baseNs = null == tatNs ? t : tatNs.max(t);
         final BigInteger excessNs = baseNs.add(incrementNs).subtract(ceilingNs).subtract(t);
         if (excessNs.signum() > 0)
         {
+            retryAfters++;
             return excessNs.min(LONG_MAX).longValueExact();
         }
         final BigInteger nextTatNs = baseNs.add(incrementNs);
         if (nextTatNs.compareTo(LONG_MAX) > 0)
         {
+            nevers++;
             return Result.NEVER;
         }
+        admitted++;
+        admittedOnBoundary += excessNs.signum() == 0 ? 1 : 0;
         tatNs = nextTatNs;
         return Result.ADMITTED;
     }
