@@ -32,6 +32,7 @@ final class TokenBucketEquivalenceTest
             final long startNs = GcraDifferentialTest.startNs(variant, limit, new SplittableRandom(~seed));
             decisions += runTrace(seed, limit, startNs);
         }
+        System.out.println("TokenBucketEquivalenceTest: " + decisions + " decisions");
         assertTrue(decisions >= 100_000, "only " + decisions + " decisions");
     }
 
