@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  *     <li>Runs a short keyed workload on two threads and prints decisions per second and bytes allocated per
  *     decision.</li>
  * </ol>
- * {@code java -jar jmh/target/demo.jar memory} instead measures bytes per key (see {@link MemoryPerKey}).
+ * {@code java -jar jmh/target/demo.jar memory} instead measures bytes per key (see {@link dev.cellrate.bench.MemoryPerKey}).
  */
 public final class Demo
 {
@@ -45,7 +45,7 @@ public final class Demo
     {
         if (args.length > 0 && "memory".equals(args[0]))
         {
-            MemoryPerKey.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            dev.cellrate.bench.MemoryPerKey.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         final long startNs = System.nanoTime();
