@@ -65,8 +65,20 @@ public final class Gcra
      */
     public static long retryAfterNs(final long tatNs, final long nowNs, final long incrementNs, final long ceilingNs)
     {
-        final long excessNs = lagNs(tatNs, nowNs) - (ceilingNs - incrementNs);
-        return excessNs > 0 ? excessNs : 0;
+        if (tatNs <= nowNs)
+        {
+            return 0;
+        }
+        final long slackNs = ceilingNs - incrementNs;
+        final long lagNs = tatNs - nowNs;
+        final long excessNs = lagNs - slackNs;
+        if (lagNs > 0)
+        {
+            return excessNs > 0 ? excessNs : 0;
+        }
+        // The true lag is lagNs + 2^64 >= 2^63 and slack <= 2^62, so the true excess is >= 2^62. It wrapped
+        // back into the positive longs iff it is below 2^63, in which case excessNs is exact.
+        return excessNs > 0 ? excessNs : Long.MAX_VALUE;
     }
 
     /**
