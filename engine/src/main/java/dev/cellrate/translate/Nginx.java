@@ -1,6 +1,7 @@
 package dev.cellrate.translate;
 
 import dev.cellrate.Limit;
+import dev.cellrate.shaper.ShaperMode;
 
 /**
  * Translator for NGINX {@code limit_req_zone ... rate=R r/s|r/m} plus {@code limit_req burst=B
@@ -63,7 +64,7 @@ public final class Nginx
      */
     public static NginxLimitReq limitReq(final long rate, final RateUnit unit, final long burst)
     {
-        return limitReq(rate, unit, burst, NginxDelay.delay());
+        return limitReq(rate, unit, burst, ShaperMode.delay());
     }
 
     /**
@@ -72,21 +73,21 @@ public final class Nginx
      * @param rate  R, in [1, {@link #MAX_RATE}].
      * @param unit  per second or per minute.
      * @param burst B, in [0, 2<sup>62</sup> / T - 1].
-     * @param delay {@code delay}, {@code delay=N} or {@code nodelay}.
+     * @param mode  {@code delay} ({@link ShaperMode#delay()}), {@code delay=N} or {@code nodelay}.
      * @return the translation.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
     public static NginxLimitReq limitReq(
-        final long rate, final RateUnit unit, final long burst, final NginxDelay delay)
+        final long rate, final RateUnit unit, final long burst, final ShaperMode mode)
     {
         Range.requireNonNull("unit", unit);
-        Range.requireNonNull("delay", delay);
+        Range.requireNonNull("mode", mode);
         Range.require("rate", rate, 1, MAX_RATE);
         final long rateMilli = rate * 1000 / unit.scaleSeconds();
         final long emissionIntervalNs = Range.ceilDiv(1_000_000_000_000L, rateMilli);
         Range.require("burst", burst, 0, Limit.MAX_CEILING_NS / emissionIntervalNs - 1);
         final Limit limit = Limit.ofGcra(emissionIntervalNs, burst * emissionIntervalNs);
-        return new NginxLimitReq(limit, delay, rateMilli, burst);
+        return new NginxLimitReq(limit, mode, rateMilli, burst);
     }
 
     /**
@@ -105,7 +106,7 @@ public final class Nginx
         long rate = -1;
         RateUnit unit = RateUnit.PER_SECOND;
         long burst = 0;
-        NginxDelay delay = null;
+        ShaperMode delay = null;
         for (final String word : parameters.toString().trim().split("\\s+"))
         {
             if (word.startsWith("rate="))
@@ -136,7 +137,7 @@ public final class Nginx
                     throw new IllegalArgumentException("at most one of nodelay and delay=N may be given");
                 }
                 delay = "nodelay".equals(word) ?
-                    NginxDelay.nodelay() : NginxDelay.delay(number("delay", word.substring("delay=".length())));
+                    ShaperMode.nodelay() : ShaperMode.delay(number("delay", word.substring("delay=".length())));
             }
             else
             {
@@ -147,18 +148,23 @@ public final class Nginx
         {
             throw new IllegalArgumentException("rate must be given, e.g. rate=10r/s");
         }
-        return limitReq(rate, unit, burst, null == delay ? NginxDelay.delay() : delay);
+        return limitReq(rate, unit, burst, null == delay ? ShaperMode.delay() : delay);
     }
 
     private static long number(final String field, final String digits)
     {
         try
         {
-            return Long.parseLong(digits);
+            final long value = Long.parseLong(digits);
+            if (value >= 0)
+            {
+                return value;
+            }
         }
         catch (final NumberFormatException ex)
         {
-            throw new IllegalArgumentException(field + " must be a non-negative integer but was " + digits);
+            // reported below, with the field name
         }
+        throw new IllegalArgumentException(field + " must be a non-negative integer but was " + digits);
     }
 }

@@ -3,6 +3,9 @@ package dev.cellrate.translate;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
+import dev.cellrate.shaper.Shaper;
+import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.shaper.ShaperResult;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
@@ -86,7 +89,7 @@ class NginxTranslatorTest
             {60, 60}, {120, 60}, {300, 60}, {600, 60}, {3000, 60},
         };
         final long[] bursts = {0, 1, 5, 20};
-        final NginxDelay[] delays = {NginxDelay.delay(), NginxDelay.delay(3), NginxDelay.nodelay()};
+        final ShaperMode[] delays = {ShaperMode.delay(), ShaperMode.delay(3), ShaperMode.nodelay()};
         long decisions = 0;
         long admitted = 0;
         long mismatches = 0;
@@ -98,11 +101,11 @@ class NginxTranslatorTest
             for (final long burst : bursts)
             {
                 seed++;
-                final NginxDelay delay = delays[seed % delays.length];
+                final ShaperMode delay = delays[seed % delays.length];
                 final Nginx.RateUnit unit = 1 == rate[1] ? Nginx.RateUnit.PER_SECOND : Nginx.RateUnit.PER_MINUTE;
                 final NginxLimitReq translated = Nginx.limitReq(rate[0], unit, burst, delay);
                 final NginxNode nginx = new NginxNode(translated.rateMilli(), burst, delay.immediateExcess());
-                final RateLimiter ours = new RateLimiter(translated.limit());
+                final Shaper ours = translated.newShaper();
                 final long meanGapMs = Math.max(1, 1_000_000 / translated.rateMilli());
                 final Trace trace = Trace.random(seed, 450, meanGapMs, 1);
                 final long baseMs = 1_700_000_000_000L;
@@ -111,7 +114,8 @@ class NginxTranslatorTest
                     final long nowMs = baseMs + trace.timesMs[i];
                     final long nowNs = nowMs * 1_000_000;
                     final boolean expected = nginx.offer(nowMs);
-                    final boolean actual = Result.isAdmitted(ours.tryAcquire(nowNs));
+                    final long code = ours.reserve(nowNs);
+                    final boolean actual = ShaperResult.isAdmitted(code);
                     decisions++;
                     admitted += expected ? 1 : 0;
                     if (expected != actual)
@@ -119,7 +123,7 @@ class NginxTranslatorTest
                         mismatches++;
                         first = null == first ? "rate=" + rate[0] + "/" + rate[1] + "s burst=" + burst + " i=" + i : first;
                     }
-                    else if (expected && nginx.delayMs() * 1_000_000 != translated.holdNs(ours.tatNs(), nowNs))
+                    else if (expected && nginx.delayMs() * 1_000_000 != code)
                     {
                         holdMismatches++;
                     }
@@ -179,14 +183,16 @@ class NginxTranslatorTest
         final NginxLimitReq translated = Nginx.limitReq(10, Nginx.RateUnit.PER_SECOND, 5);
         assertEquals(6, translated.limit().burst());
         assertEquals(100_000_000L, translated.limit().emissionIntervalNs());
-        final RateLimiter limiter = new RateLimiter(translated.limit());
+        final Shaper shaper = translated.newShaper();
+        final RateLimiter limiter = translated.newRateLimiter();
         final long nowNs = 5_000_000_000L;
         for (int i = 0; i < 6; i++)
         {
             assertEquals(Result.ADMITTED, limiter.tryAcquire(nowNs));
-            assertEquals(i * 100_000_000L, translated.holdNs(limiter.tatNs(), nowNs));
+            assertEquals(i * 100_000_000L, shaper.reserve(nowNs));
         }
         assertEquals(100_000_000L, limiter.tryAcquire(nowNs));
+        assertEquals(100_000_000L, ShaperResult.retryAfterNs(shaper.reserve(nowNs)));
     }
 
     @Test
@@ -195,10 +201,16 @@ class NginxTranslatorTest
         final NginxLimitReq delay2 = Nginx.parse("rate=10r/s burst=5 delay=2");
         final NginxLimitReq nodelay = Nginx.parse("  rate=10r/s   burst=5 nodelay ");
         assertEquals(delay2.limit(), nodelay.limit());
-        final long tatAfterFourth = 1_000 + 4 * 100_000_000L; // 3 excess requests queued before it
-        assertEquals(100_000_000L, delay2.holdNs(tatAfterFourth, 1_000));
-        assertEquals(0, nodelay.holdNs(tatAfterFourth, 1_000));
-        assertEquals("delay=2", delay2.delay().toString());
+        final Shaper delayed = delay2.newShaper();
+        final Shaper immediate = nodelay.newShaper();
+        final long[] expectedHoldNs = {0, 0, 0, 100_000_000L, 200_000_000L, 300_000_000L};
+        for (final long holdNs : expectedHoldNs)
+        {
+            assertEquals(holdNs, delayed.reserve(1_000));
+            assertEquals(0, immediate.reserve(1_000));
+        }
+        assertEquals("delay=2", delay2.mode().toString());
+        assertEquals(ShaperMode.nodelay(), nodelay.mode());
         assertEquals(Nginx.limitReq(30, Nginx.RateUnit.PER_MINUTE, 0).limit(), Nginx.parse("rate=30r/m").limit());
         assertEquals(Limit.ofGcra(2_000_000_000L, 0), Nginx.parse("rate=30r/m").limit());
     }

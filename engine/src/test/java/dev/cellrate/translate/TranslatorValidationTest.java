@@ -33,8 +33,8 @@ class TranslatorValidationTest
         rejects("burst must be in [0, ", () -> Nginx.limitReq(1, Nginx.RateUnit.PER_SECOND, -1));
         rejects("burst must be in [0, 4611686017]", () -> Nginx.limitReq(1, Nginx.RateUnit.PER_SECOND, 1L << 40));
         rejects("unit must not be null", () -> Nginx.limitReq(1, null, 1));
-        rejects("delay must not be null", () -> Nginx.limitReq(1, Nginx.RateUnit.PER_SECOND, 1, null));
-        rejects("delay must be in [0, ", () -> NginxDelay.delay(-1));
+        rejects("mode must not be null", () -> Nginx.limitReq(1, Nginx.RateUnit.PER_SECOND, 1, null));
+        rejects("delay must be a non-negative integer", () -> Nginx.parse("rate=1r/s delay=-1"));
         rejects("rate must end in r/s or r/m", () -> Nginx.parse("rate=10r/h"));
         rejects("rate must be given", () -> Nginx.parse("burst=5"));
         rejects("burst must be a non-negative integer", () -> Nginx.parse("rate=1r/s burst=x"));
