@@ -23,9 +23,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * item. At most {@code capacity} items are outstanding (queued or scheduled); beyond that a submission
  * returns {@link Result#QUEUE_FULL} at once: it never blocks and never drops.
  * <p>
- * Order: globally by due time, ties in submission order. A {@link Shaper} in delay mode gives the items of
- * one cell strictly increasing slots in reservation order, so per key the release order is the reservation
- * order (FIFO per key); across keys it is by due time.
+ * Order: items the agent holds are released in {@code (dueNs, submission order)} order, never before their
+ * due time; an item that reaches the agent after its due time goes at the next duty cycle, so it may follow
+ * an item with a later due time that was already released (a producer preempted between reserving and
+ * submitting). Items of one producer are released in its submission order when their due times are
+ * non-decreasing, as a {@link Shaper}'s slots are in reservation order: FIFO per key per producer; across keys
+ * by due time.
  * <p>
  * Close: {@link #onClose()} (called on the agent thread by {@code AgentRunner.close()}) first makes every
  * later submission return {@link Result#CLOSED}, waits for submissions already in progress to finish, and
