@@ -7,7 +7,8 @@
 # Writes OUT_PREFIX.json (JMH), OUT_PREFIX.txt (JMH console), OUT_PREFIX-memory.txt and OUT_PREFIX.md
 # (the tables). To put the tables into the doc:
 #   python3 jmh/tables.py jmh/results/headline.json --memory jmh/results/headline-memory.txt --update docs/benchmarks.md
-# Builds the jars first if they are missing. Extra arguments after OUT_PREFIX go to JMH (e.g. -f 1).
+# Builds the jars first if they are missing. Extra arguments after OUT_PREFIX go to JMH; the run shape can be
+# replaced for a smoke run with HEADLINE_SHAPE, e.g. HEADLINE_SHAPE="-f 1 -wi 1 -w 1s -i 1 -r 1s".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-jmh/results/headline}
@@ -17,6 +18,7 @@ if [[ ! -f jmh/target/benchmarks.jar || ! -f jmh/target/demo.jar ]]; then
     mvn -B -q package -DskipTests -Djcstress.skip=true
 fi
 
+SHAPE=${HEADLINE_SHAPE:-"-f 2 -wi 2 -w 300ms -i 3 -r 400ms"}
 SINGLE='cellrateCallerTime|cellrateNanoClock|guava|bucket4jLockFree|resilience4j'
 java -jar jmh/target/benchmarks.jar \
     "AdmitOneThreadBenchmark\.($SINGLE|cellrateCachedClock|bucket4jSynchronized|baselineAtomicIncrement|baselineNanoTimeAtomicIncrement)\$" \
@@ -26,7 +28,7 @@ java -jar jmh/target/benchmarks.jar \
     "AdmitLatencyBenchmark\.(cellrateCallerTime|guava|bucket4jLockFree)\$" \
     "KeyedBenchmark\.(longKey|stringKey)\$" \
     -p keys=1000000 -p distribution=uniform \
-    -f 2 -wi 2 -w 300ms -i 3 -r 500ms \
+    $SHAPE \
     -prof gc \
     -rf json -rff "$OUT.json" \
     "$@" | tee "$OUT.txt"

@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * {@code target}:
  * <ul>
+ *     <li>{@code cellrate}: {@link dev.cellrate.KeyedRateLimiter} sized with {@code expectedKeys(keys)}
+ *     ({@link CellrateKeyedTarget});</li>
  *     <li>{@code randomCas}: the baseline, one random CAS on an off-heap array of a table's footprint
  *     ({@link RandomCasTarget});</li>
  *     <li>{@code bucket4jMap}: Bucket4j buckets in a {@code ConcurrentHashMap} with {@code computeIfAbsent}
@@ -31,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * Every key is inserted before measuring; every decision admits (cellrate with caller time, the peers with
  * their own clocks). The stream is read in order with {@code & mask}: drawing a key costs one sequential
- * read. The forks get an 12 GB heap because the peers need about 330 B (Bucket4j + map) to 450 B
+ * read. The forks get a 12 GB heap because the peers need about 330 B (Bucket4j + map) to 450 B
  * (+ Caffeine) per key, i.e. several GB at 10 million keys.
  * <p>
  * Run: {@code java -jar jmh/target/benchmarks.jar KeyedBenchmark -p keys=1000000 -p distribution=uniform -prof gc}
@@ -45,7 +47,7 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Benchmark)
 public class KeyedBenchmark
 {
-    @Param({"randomCas", "bucket4jMap", "bucket4jCaffeine"})
+    @Param({"cellrate", "randomCas", "bucket4jMap", "bucket4jCaffeine"})
     public String target;
 
     @Param({"1000", "1000000", "10000000"})
@@ -126,6 +128,8 @@ public class KeyedBenchmark
     {
         switch (target)
         {
+            case "cellrate":
+                return new CellrateKeyedTarget(keys);
             case "randomCas":
                 return new RandomCasTarget(keys);
             case "bucket4jMap":

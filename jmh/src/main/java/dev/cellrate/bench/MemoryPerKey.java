@@ -18,7 +18,7 @@ import java.util.Locale;
  */
 public final class MemoryPerKey
 {
-    private static final String[] TARGETS = {"randomCas", "bucket4jMap", "bucket4jCaffeine"};
+    private static final String[] TARGETS = {"cellrate", "randomCas", "bucket4jMap", "bucket4jCaffeine"};
 
     private MemoryPerKey()
     {
@@ -47,7 +47,8 @@ public final class MemoryPerKey
         {
             alive.add(measure(target, keys, jol, format));
         }
-        System.out.println("  (randomCas is the baseline array: 16-byte slots, 2 per key rounded up to a power of two)");
+        System.out.println("  (cellrate: KeyedRateLimiter with expectedKeys(keys); randomCas: the benchmark's baseline array of the");
+        System.out.println("   same slot count; the peers hold one Bucket4j bucket and one boxed Long key per key)");
     }
 
     /**

@@ -4,10 +4,12 @@ import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import static dev.cellrate.KeyedRateLimiterBuilder.DESIGNED_LOAD_PERCENT;
+
 /**
  * The floor of any keyed limiter: hash the key, then one acquire read and one CAS on a 16-byte slot of an
- * off-heap array of the same footprint as a table for the key count (2 slots per key, rounded up to a power
- * of two). No probing, no key check, no decision: just the random memory access and the atomic write.
+ * off-heap array of the same footprint as cellrate's table for the key count (the slot count of
+ * {@code KeyedRateLimiter.builder(limit).expectedKeys(keys)}: keys / 0.75 rounded up to a power of two). No probing, no key check, no decision: just the random memory access and the atomic write.
  * String keys hash with the cached {@link String#hashCode()}.
  */
 final class RandomCasTarget extends KeyedTarget
@@ -22,7 +24,7 @@ final class RandomCasTarget extends KeyedTarget
     private final long slotMask;
 
     /**
-     * @param keyCount keys the array is sized for (2 slots per key, rounded up to a power of two).
+     * @param keyCount keys the array is sized for (as cellrate's table).
      */
     RandomCasTarget(final int keyCount)
     {
@@ -31,9 +33,14 @@ final class RandomCasTarget extends KeyedTarget
         slotMask = slots - 1;
     }
 
+    /**
+     * @param keyCount expected keys.
+     * @return the slot count {@code KeyedRateLimiterBuilder.expectedKeys(keyCount)} chooses (PeersTest checks).
+     */
     static int slotsFor(final int keyCount)
     {
-        return Integer.highestOneBit(Math.max(keyCount, 2) - 1) << 2;
+        final long slots = ((long)keyCount * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT;
+        return (int)Math.max(1, Long.highestOneBit(slots - 1) << 1);
     }
 
     @Override

@@ -1,14 +1,18 @@
 package dev.cellrate.demo;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.SingleThreadedRateLimiter;
+import dev.cellrate.shaper.Shaper;
+import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.window.FixedWindowLimiter;
+import dev.cellrate.window.SlidingCounterLimiter;
+import dev.cellrate.window.SlidingLogLimiter;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.TimeMeter;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.time.Duration;
 import java.util.List;
@@ -50,6 +54,7 @@ public final class Demo
         }
         final long startNs = System.nanoTime();
         System.out.println("cellrate demo: every limiter on the seed's reference traces, limit 10/s, burst 10");
+        System.out.println("(\"max in any 1 s\" counts releases: for the delay shaper, when it lets a request go)");
         System.out.println();
         for (final Trace trace : List.of(Trace.fixedWindowBoundary(), Trace.slidingCounterAdversary(),
             Trace.burstAfterIdle()))
@@ -74,12 +79,48 @@ public final class Demo
                 final SingleThreadedRateLimiter limiter = new SingleThreadedRateLimiter(limit);
                 return nowNs -> policed(limiter.tryAcquire(nowNs));
             }),
+            new Row("KeyedRateLimiter (GCRA per key, one key)", () ->
+            {
+                final KeyedRateLimiter limiter = KeyedRateLimiter.builder(limit).slotCount(1024).build();
+                return nowNs -> KeyedRateLimiter.isAdmitted(limiter.tryAcquire(42L, nowNs)) ?
+                    0 : TraceLimiter.REJECTED;
+            }),
+            new Row("Shaper, delay (leaky queue, NGINX default)", () ->
+            {
+                final Shaper shaper = new Shaper(limit, ShaperMode.delay());
+                return nowNs -> shaped(shaper.reserve(nowNs));
+            }),
+            new Row("Shaper, nodelay (= policing)", () ->
+            {
+                final Shaper shaper = new Shaper(limit, ShaperMode.nodelay());
+                return nowNs -> shaped(shaper.reserve(nowNs));
+            }),
+            new Row("FixedWindowLimiter (10 per aligned 1 s)", () ->
+            {
+                final FixedWindowLimiter limiter = new FixedWindowLimiter(BURST, Trace.SECOND_NS);
+                return nowNs -> policed(limiter.tryAcquire(nowNs));
+            }),
+            new Row("SlidingCounterLimiter (10 per ~1 s)", () ->
+            {
+                final SlidingCounterLimiter limiter = new SlidingCounterLimiter(BURST, Trace.SECOND_NS);
+                return nowNs -> policed(limiter.tryAcquire(nowNs));
+            }),
+            new Row("SlidingLogLimiter (exactly 10 in any 1 s)", () ->
+            {
+                final SlidingLogLimiter limiter = new SlidingLogLimiter(BURST, Trace.SECOND_NS);
+                return nowNs -> policed(limiter.tryAcquire(nowNs));
+            }),
             new Row("reference: Bucket4j 8.14 greedy bucket", Demo::bucket4j));
     }
 
     private static long policed(final long code)
     {
         return Result.ADMITTED == code ? 0 : TraceLimiter.REJECTED;
+    }
+
+    private static long shaped(final long code)
+    {
+        return code >= 0 ? code : TraceLimiter.REJECTED;
     }
 
     private static TraceLimiter bucket4j()
@@ -111,7 +152,7 @@ public final class Demo
     static void printTrace(final Trace trace, final List<Row> rows)
     {
         System.out.printf("Trace: %s%n  %s%n", trace.name(), trace.description());
-        final String format = "  %-42s %9s %16s %18s %10s%n";
+        final String format = "  %-44s %9s %16s %18s %10s%n";
         System.out.printf(format, "limiter", "admitted", "max in any 1 s", "first rejection", "max delay");
         for (final Row row : rows)
         {
@@ -119,50 +160,29 @@ public final class Demo
             System.out.printf(format, row.name(), replay.admitted + "/" + replay.arrivals,
                 replay.maxInAnySecond, replay.firstRejection(), replay.maxDelay());
         }
-        System.out.printf("  -> %s%n%n", trace.lesson());
+        System.out.printf("  -> %s%n%n", trace.lesson().replace("\n", "\n     "));
     }
 
     private static void keyedWorkload() throws InterruptedException
     {
         final int keyCount = 100_000;
         final int threads = 2;
-        final KeyedWorkload.KeyedDecider decider = cellArrayStandIn(keyCount, Limit.perSecond(1_000, 100));
+        final KeyedRateLimiter keyed = KeyedRateLimiter.builder(Limit.perSecond(1_000, 100))
+            .expectedKeys(keyCount)
+            .build();
+        final KeyedWorkload.KeyedDecider decider = (key, nowNs) -> keyed.tryAcquire(key, nowNs);
         System.out.printf(Locale.ROOT,
-            "Keyed workload: %d threads, %,d keys (Zipf 0.99), 1000/s burst 100 per key, System.nanoTime() per " +
-                "decision%n", threads, keyCount);
+            "Keyed workload: KeyedRateLimiter, %d threads, %,d keys (Zipf 0.99), 1000/s burst 100 per key,%n" +
+                "  System.nanoTime() per decision, %,d slots = %,d bytes off-heap (%.1f B/key)%n",
+            threads, keyCount, keyed.table().slotCount(), keyed.table().buffer().capacity(),
+            keyed.table().buffer().capacity() / (double)keyCount);
         final KeyedWorkload.Outcome outcome = new KeyedWorkload(decider, keyCount, threads)
             .run(1_000_000_000L, 3_000_000_000L);
         System.out.printf(Locale.ROOT, "  decisions/s          %,.0f (%.1f per us per thread)%n",
             outcome.decisionsPerSecond(), outcome.decisionsPerSecond() / 1e6 / threads);
-        System.out.printf(Locale.ROOT, "  admitted             %.1f%% of %,d decisions%n",
-            100.0 * outcome.admitted() / Math.max(1, outcome.decisions()), outcome.decisions());
+        System.out.printf(Locale.ROOT, "  admitted             %.1f%% of %,d decisions; live keys %,d%n",
+            100.0 * outcome.admitted() / Math.max(1, outcome.decisions()), outcome.decisions(), keyed.liveKeys());
         System.out.printf(Locale.ROOT, "  bytes allocated      %,d in total, %.6f per decision%n",
             outcome.allocatedBytes(), outcome.bytesPerDecision());
-    }
-
-    /**
-     * Stand-in until the keyed table lands: one padded cell per key index in a {@link CellArray}; the key is
-     * mapped back to its index by inverting {@link dev.cellrate.bench.KeyStream#longKey(int)}.
-     */
-    private static KeyedWorkload.KeyedDecider cellArrayStandIn(final int keyCount, final Limit limit)
-    {
-        final CellArray cells = CellArray.allocate(keyCount);
-        final RateLimiter[] limiters = new RateLimiter[keyCount];
-        for (int i = 0; i < keyCount; i++)
-        {
-            limiters[i] = new RateLimiter(limit, cells, i, SystemNanoClock.INSTANCE);
-        }
-        final long inverse = inverseOf(0x9E3779B97F4A7C15L);
-        return (key, nowNs) -> limiters[(int)(key * inverse - 1)].tryAcquire(nowNs);
-    }
-
-    private static long inverseOf(final long odd)
-    {
-        long inverse = odd;
-        for (int i = 0; i < 5; i++)
-        {
-            inverse *= 2 - odd * inverse;
-        }
-        return inverse;
     }
 }

@@ -28,7 +28,9 @@ record Trace(String name, String description, String lesson, long[] timesNs)
         return new Trace(
             "fixed-window boundary",
             "10 requests at 1.90..1.99 s, 10 more at 2.00..2.09 s (one every 10 ms)",
-            "a fixed window admits 2 x 10 = 20 within 200 ms; GCRA caps any 200 ms at b + r*0.2 s = 12",
+            "fixed window: 20 within 200 ms (2 x 10 across the boundary); GCRA: at most b + r*0.2 s = 12 in any\n" +
+                "200 ms, here 11; sliding counter and sliding log: 10; the delay shaper admits what GCRA admits\n" +
+                "but releases them 100 ms apart, so downstream never sees more than 10 in a second",
             timesNs);
     }
 
@@ -46,7 +48,8 @@ record Trace(String name, String description, String lesson, long[] timesNs)
         return new Trace(
             "sliding-counter adversary",
             "10 requests at 1.999 s, 10 more at 2.900 s",
-            "a sliding counter admits 19 in 0.9 s (10 + 9); so does GCRA, whose curve b + r*u allows 19 there",
+            "sliding counter: 19 within 0.9 s (10 + 9) despite its limit of 10; GCRA also admits 19, which its\n" +
+                "curve b + r*u allows over 0.9 s; fixed window: 20; only the sliding log holds 10 in any 1 s",
             timesNs);
     }
 
@@ -64,7 +67,9 @@ record Trace(String name, String description, String lesson, long[] timesNs)
         return new Trace(
             "section-7 burst",
             "idle to 2 s, 30 requests at 2.00 s, then one every 50 ms (20/s) to 4.95 s: 89 requests",
-            "10 of the burst pass at once, then one per 100 ms: 39 in all, at most 19 in any 1 s window",
+            "GCRA: 10 of the burst at once, then one per 100 ms: 39 in all, at most 19 in any 1 s (the seed's\n" +
+                "table); the delay shaper admits the same 39 but releases at most 10 per second, each waiting up\n" +
+                "to 900 ms (shaping trades delay for smoothness; policing answers at once)",
             timesNs);
     }
 }

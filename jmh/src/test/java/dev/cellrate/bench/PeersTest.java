@@ -59,28 +59,34 @@ final class PeersTest
     void keyedTargetsAdmitPresentKeys()
     {
         final int keys = 1_000;
-        for (final String name : new String[]{"randomCas", "bucket4jMap", "bucket4jCaffeine"})
+        for (final String name : new String[]{"cellrate", "randomCas", "bucket4jMap", "bucket4jCaffeine"})
         {
-            final KeyedTarget target = KeyedBenchmark.newTarget(name, keys);
+            // One key type per target, as in a benchmark fork.
+            final KeyedTarget longs = KeyedBenchmark.newTarget(name, keys);
+            final KeyedTarget strings = KeyedBenchmark.newTarget(name, keys);
             for (int round = 0; round < 3; round++)
             {
                 for (int i = 0; i < keys; i++)
                 {
                     final long key = KeyStream.longKey(i);
-                    assertEquals(0, target.decideLong(key, target.wantsBoxedKeys() ? key : null, round * keys + i),
+                    assertEquals(0, longs.decideLong(key, longs.wantsBoxedKeys() ? key : null, round * keys + i),
                         name);
-                    assertEquals(0, target.decideString(KeyStream.stringKey(i), round * keys + i), name);
+                    assertEquals(0, strings.decideString(KeyStream.stringKey(i), round * keys + i), name);
                 }
             }
         }
     }
 
     @Test
-    void randomCasArrayHasTwoSlotsPerKeyRoundedUp()
+    void randomCasArrayHasTheTableFootprint()
     {
+        for (final int keys : new int[]{1_000, 4_000, 786_432, 786_433, 1_000_000})
+        {
+            final CellrateKeyedTarget table = new CellrateKeyedTarget(keys);
+            assertEquals(table.limiter().table().slotCount(), RandomCasTarget.slotsFor(keys), "keys " + keys);
+        }
         assertEquals(2048, RandomCasTarget.slotsFor(1_000));
         assertEquals(1 << 21, RandomCasTarget.slotsFor(1_000_000));
-        assertEquals(1 << 21, RandomCasTarget.slotsFor(1 << 20));
-        assertEquals(1 << 25, RandomCasTarget.slotsFor(10_000_000));
+        assertEquals(1 << 24, RandomCasTarget.slotsFor(10_000_000));
     }
 }
