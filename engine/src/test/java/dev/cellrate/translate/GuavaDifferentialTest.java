@@ -111,4 +111,65 @@ class GuavaDifferentialTest
         assertTrue(guava.tryAcquire());
         assertEquals(Result.ADMITTED, ours.tryAcquire(1, 18_000_000_000L));
     }
+
+    /**
+     * Off the millisecond grid (arrivals at random microseconds) Guava's {@code (long)(fresh * interval)}
+     * truncates a fractional stored permit's wait to whole microseconds, so its schedule runs up to 1 us early
+     * per such admission. The lost microseconds are carried into its stored permits, so the drift accumulates
+     * until the store is full again. Every first divergence of a trace must be of that class: Guava admits,
+     * and cellrate's exact schedule says "retry in at most 1 us per admission since the cell was last full".
+     */
+    @Test
+    void offTheMillisecondGridEveryDifferenceIsGuavasTruncation()
+    {
+        long decisions = 0;
+        long tracesWithDifference = 0;
+        long unexplained = 0;
+        long largestDriftNs = 0;
+        String first = null;
+        for (int seed = 1; seed <= 60; seed++)
+        {
+            final long rate = RATES[seed % RATES.length];
+            final java.util.SplittableRandom random = new java.util.SplittableRandom(seed * 31L);
+            final long stableUs = 1_000_000 / rate;
+            final GuavaPeer.FakeStopwatch stopwatch = new GuavaPeer.FakeStopwatch(0);
+            final RateLimiter guava = GuavaPeer.bursty(rate, stopwatch);
+            final PayLaterRateLimiter ours = Guava.create(rate).newRateLimiter(0, SystemNanoClock.INSTANCE);
+            long nowUs = 0;
+            long admissionsSinceFull = 0;
+            for (int i = 0; i < 1000; i++)
+            {
+                nowUs += random.nextInt(10) == 0 ? 0 : random.nextLong(0, 2 * stableUs + 1);
+                final int cost = random.nextInt(4) == 0 ? random.nextInt(1, 4) : 1;
+                stopwatch.setMicros(nowUs);
+                if (ours.tatNs() <= nowUs * 1000)
+                {
+                    admissionsSinceFull = 0;
+                }
+                final boolean expected = guava.tryAcquire(cost);
+                final long code = ours.tryAcquire(cost, nowUs * 1000);
+                admissionsSinceFull += Result.isAdmitted(code) ? 1 : 0;
+                if (expected != Result.isAdmitted(code))
+                {
+                    tracesWithDifference++;
+                    final boolean explained = expected && code > 0 && code <= 1000 * (admissionsSinceFull + 1);
+                    largestDriftNs = Math.max(largestDriftNs, code);
+                    unexplained += explained ? 0 : 1;
+                    if (null == first || !explained)
+                    {
+                        first = (explained ? "" : "UNEXPLAINED ") + "rate=" + rate + " seed=" + seed + " i=" + i + " t=" + nowUs + "us cost=" + cost +
+                            " guava=" + expected + " cellrate=" + Result.name(code) + "(" + code + " ns) admissionsSinceFull=" +
+                            admissionsSinceFull;
+                    }
+                    break;
+                }
+                decisions++;
+            }
+        }
+        System.out.println("Guava SmoothBursty off the ms grid: identical decisions before divergence=" + decisions +
+            " tracesWithDifference=" + tracesWithDifference + "/60 unexplained=" + unexplained +
+            " largestDriftAtDivergence=" + largestDriftNs + "ns" +
+            (null == first ? "" : " first: " + first));
+        assertEquals(0, unexplained, first);
+    }
 }
