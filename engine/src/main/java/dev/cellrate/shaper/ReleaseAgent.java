@@ -135,18 +135,36 @@ public final class ReleaseAgent<E> implements Agent
         try
         {
             final ReleaseSchedule.Entry<E> entry = free.poll();
-            if (null == entry)
-            {
-                return Result.QUEUE_FULL;
-            }
-            final long code = shaper.reserve(permits, nowNs);
-            if (code < 0)
-            {
-                free.offer(entry);
-                return code;
-            }
-            publish(entry, item, nowNs + code);
-            return code;
+            return null == entry ? Result.QUEUE_FULL : complete(entry, item, nowNs, shaper.reserve(permits, nowNs));
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    /**
+     * As {@link #submit(Object, Shaper, long, long)} on one key of a {@link KeyedShaper}.
+     *
+     * @param item    the caller's object, not null.
+     * @param shaper  the keyed shaper to reserve on (its clock must be the agent's time base).
+     * @param key     the key.
+     * @param permits the cost.
+     * @param nowNs   the time of the request.
+     * @return as {@link #submit(Object, Shaper, long, long)}, plus {@link Result#TABLE_FULL} (nothing queued).
+     */
+    public long submit(final E item, final KeyedShaper shaper, final long key, final long permits, final long nowNs)
+    {
+        requireItem(item);
+        if (!enter())
+        {
+            return Result.CLOSED;
+        }
+        try
+        {
+            final ReleaseSchedule.Entry<E> entry = free.poll();
+            return null == entry ? Result.QUEUE_FULL :
+                complete(entry, item, nowNs, shaper.reserve(key, permits, nowNs));
         }
         finally
         {
@@ -267,6 +285,19 @@ public final class ReleaseAgent<E> implements Agent
     private void exit()
     {
         state.getAndDecrement();
+    }
+
+    private long complete(final ReleaseSchedule.Entry<E> entry, final E item, final long nowNs, final long code)
+    {
+        if (code < 0)
+        {
+            free.offer(entry);
+        }
+        else
+        {
+            publish(entry, item, nowNs + code);
+        }
+        return code;
     }
 
     private void publish(final ReleaseSchedule.Entry<E> entry, final E item, final long dueNs)

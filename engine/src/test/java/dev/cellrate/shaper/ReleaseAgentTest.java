@@ -88,6 +88,31 @@ class ReleaseAgentTest
     }
 
     @Test
+    void submitWithKeyedShaperIsFifoPerKeyAndByDueAcrossKeys()
+    {
+        final ReleaseAgent<String> agent = agent(8);
+        final KeyedShaper shaper = new KeyedShaper(Limit.ofGcra(100, 300), ShaperMode.delay(),
+            new dev.cellrate.table.SlotTable(1, 4, 4, 1_000_000, 1), () -> 0);
+        assertEquals(0, agent.submit("a0", shaper, 1L, 1, 0));
+        assertEquals(100, agent.submit("a1", shaper, 1L, 1, 0));
+        assertEquals(200, agent.submit("a2", shaper, 1L, 1, 0));
+        assertEquals(0, agent.submit("b0", shaper, 2L, 1, 50));
+        assertEquals(100, agent.submit("b1", shaper, 2L, 1, 50));
+        final KeyedShaper oneSlot = new KeyedShaper(Limit.ofGcra(100, 0), ShaperMode.delay(),
+            new dev.cellrate.table.SlotTable(1, 2, 2, 1_000_000, 99), () -> 0);
+        assertEquals(0, agent.submit("c0", oneSlot, 1L, 1, 10_000));
+        assertEquals(0, agent.submit("c1", oneSlot, 2L, 1, 10_000));
+        assertEquals(Result.TABLE_FULL, agent.submit("c2", oneSlot, 3L, 1, 10_000), "nothing queued");
+        assertEquals(Result.ADMITTED, agent.submit("c3", 0), "TABLE_FULL returned its carrier");
+        assertEquals(Result.QUEUE_FULL, agent.submit("c4", 0), "eight carriers in use");
+        clockNs[0] = 1_000;
+        agent.doWork();
+        assertEquals(List.of("a0", "c3", "b0", "a1", "b1", "a2"), handler.released);
+        assertEquals(List.of(0L, 0L, 50L, 100L, 150L, 200L), handler.releasedDueNs);
+        assertEquals(Result.ADMITTED, agent.submit("c4", 0));
+    }
+
+    @Test
     void closeHandsBackEveryUnreleasedItemInDueOrderAndRefusesLaterSubmissions()
     {
         final ReleaseAgent<String> agent = agent(8);

@@ -89,7 +89,10 @@ class ShaperEdgeTest
         assertEquals(Result.NEVER, shaper.reserve(Long.MAX_VALUE - T_NS));
         final long code = shaper.reserve(Long.MIN_VALUE);
         assertTrue(ShaperResult.isRetryAfter(code), "clock centuries backwards is a rejection");
-        assertEquals(Long.MAX_VALUE - 3 * T_NS, ShaperResult.retryAfterNs(code), "lag saturates, never wraps");
+        assertEquals(ShaperResult.MAX_RETRY_AFTER_NS, ShaperResult.retryAfterNs(code),
+            "true retry-after is about 2^64 ns: saturated by Gcra, clamped by the encoding, never wrapped");
+        assertEquals(Long.MAX_VALUE / 2 - 3 * T_NS + 1, ShaperResult.retryAfterNs(shaper.reserve(Long.MAX_VALUE / 2)),
+            "exact where representable");
         final Shaper tight = new Shaper(Limit.ofGcra(1, 0), ShaperMode.delay());
         assertEquals(0, tight.reserve(Long.MAX_VALUE - 1));
         assertEquals(ShaperResult.MAX_RETRY_AFTER_NS, ShaperResult.retryAfterNs(tight.reserve(Long.MIN_VALUE)),
