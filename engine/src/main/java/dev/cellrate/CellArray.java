@@ -43,8 +43,11 @@ public final class CellArray
     /** The value of a fresh cell: a TAT earlier than any time, i.e. a full bucket. */
     public static final long FRESH_TAT_NS = Long.MIN_VALUE;
 
-    /** Most cells in one array (the buffer is indexed by {@code int}). */
-    public static final int MAX_CELLS = Integer.MAX_VALUE / CELL_LENGTH;
+    /**
+     * Most cells in one array: the buffer is indexed by {@code int}, and the aligned allocation asks for
+     * {@link #CELL_ALIGNMENT} bytes more than the cells need.
+     */
+    public static final int MAX_CELLS = (Integer.MAX_VALUE - CELL_ALIGNMENT) / CELL_LENGTH;
 
     private final AtomicBuffer buffer;
     private final int cellCount;

@@ -34,6 +34,15 @@ public final class SingleThreadedRateLimiter
     }
 
     /**
+     * @param limit the limit.
+     * @param clock the clock of the {@code *Now} overloads (e.g. the event loop's Agrona {@code CachedNanoClock}).
+     */
+    public SingleThreadedRateLimiter(final Limit limit, final NanoClock clock)
+    {
+        this(limit, CellArray.allocate(1), 0, clock);
+    }
+
+    /**
      * @param limit     the limit.
      * @param cells     the array holding the cell.
      * @param cellIndex the cell, in [0, cells.cellCount()).
@@ -105,6 +114,16 @@ public final class SingleThreadedRateLimiter
     }
 
     /**
+     * @param permits  the cost.
+     * @param decision a caller-owned holder, filled in place.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
+     */
+    public long tryAcquireNow(final long permits, final Decision decision)
+    {
+        return tryAcquire(permits, clock.nanoTime(), decision);
+    }
+
+    /**
      * @return the cell's TAT, {@link CellArray#FRESH_TAT_NS} if never charged.
      */
     public long tatNs()
@@ -118,6 +137,14 @@ public final class SingleThreadedRateLimiter
     public Limit limit()
     {
         return limit;
+    }
+
+    /**
+     * @return the clock of the {@code *Now} overloads.
+     */
+    public NanoClock clock()
+    {
+        return clock;
     }
 
     /**

@@ -8,8 +8,9 @@ package dev.cellrate.gcra;
  * {@code I = n * T}. Its <em>lag</em> is {@code max(0, TAT - t)}; it conforms iff
  * {@code lag + I <= &tau; + T} (the <em>ceiling</em>), and then {@code TAT <- max(TAT, t) + I}; otherwise the
  * state is unchanged. A cell whose {@code TAT <= t} is a full bucket, which is why the fresh value
- * {@link Long#MIN_VALUE} needs no special case. A token bucket of capacity {@code 1 + floor(&tau; / T)}
- * refilled at {@code 1 / T} holds {@code b - lag / T} tokens and decides identically [2].
+ * {@link Long#MIN_VALUE} needs no special case. A token bucket of capacity {@code C = (&tau; + T) / T}
+ * (the integer burst {@code 1 + floor(&tau; / T)} when T divides &tau;) refilled at {@code 1 / T} holds
+ * {@code C - lag / T} tokens and decides identically on non-decreasing times [2].
  * <p>
  * Arithmetic: callers guarantee {@code 1 <= I <= ceiling <= 2^62} (see {@code Limit}). Lags saturate at
  * {@link Long#MAX_VALUE} and compare against {@code ceiling - I >= 0}, so no step overflows; the one sum
@@ -65,8 +66,20 @@ public final class Gcra
      */
     public static long retryAfterNs(final long tatNs, final long nowNs, final long incrementNs, final long ceilingNs)
     {
-        final long excessNs = lagNs(tatNs, nowNs) - (ceilingNs - incrementNs);
-        return excessNs > 0 ? excessNs : 0;
+        if (tatNs <= nowNs)
+        {
+            return 0;
+        }
+        final long slackNs = ceilingNs - incrementNs;
+        final long lagNs = tatNs - nowNs;
+        final long excessNs = lagNs - slackNs;
+        if (lagNs > 0)
+        {
+            return excessNs > 0 ? excessNs : 0;
+        }
+        // The true lag is lagNs + 2^64 >= 2^63 and slack <= 2^62, so the true excess is >= 2^62. It wrapped
+        // back into the positive longs iff it is below 2^63, in which case excessNs is exact.
+        return excessNs > 0 ? excessNs : Long.MAX_VALUE;
     }
 
     /**

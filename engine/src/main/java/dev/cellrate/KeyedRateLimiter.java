@@ -1,0 +1,424 @@
+package dev.cellrate;
+
+import dev.cellrate.gcra.AtomicGcra;
+import dev.cellrate.gcra.Gcra;
+import dev.cellrate.table.SlotTable;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * A thread-safe, allocation-free GCRA limiter per key (client IP, API key, user, account, route) over a
+ * fixed-capacity off-heap {@link SlotTable}: one {@link Limit} for every key, 16 bytes per slot.
+ * <p>
+ * Algorithm: each key has its own GCRA cell and decides exactly like a {@link RateLimiter} with the same
+ * limit would (see {@link Gcra}). Keys: {@code long} keys through a seeded bijective mixer (distinct longs
+ * never share a cell); {@link CharSequence}, {@code byte[]} and {@link DirectBuffer} keys through a seeded
+ * 64-bit hash of their bytes, a {@link CharSequence} counting as its UTF-8 bytes: the string "a/b", the
+ * bytes of {@code "a/b".getBytes(UTF_8)} in an array and the same bytes in a buffer are one key. Long keys
+ * and byte keys are different keys (they share a cell only by a 64-bit hash collision, see
+ * {@link dev.cellrate.table.KeyHash}).
+ * <p>
+ * Concurrency: any thread may call any method. A decision on a present key is lock-free: a probe of key
+ * words, a validated TAT read and, if admitted, one CAS on the TAT word. A new key takes its shard's insert
+ * lock for one probe chain (see {@link SlotTable}).
+ * <p>
+ * Eviction: a key whose TAT &le; now - idleGrace is idle, equivalent to an absent key, and its slot may be
+ * reused; an active key is never evicted, so a client never silently gets a fresh burst. The grace must
+ * cover the skew between concurrent callers' {@code nowNs}.
+ * <p>
+ * Codes: {@link Result#ADMITTED}, a positive retry-after in ns, {@link Result#NEVER}, and when the table is
+ * full the code of the {@link TableFullPolicy}: {@link Result#TABLE_FULL}, {@link #ADMITTED_TABLE_FULL},
+ * {@link #ADMITTED_OVERFLOW} or {@link #REJECTED_OVERFLOW}. Use {@link #isAdmitted(long)}: the two
+ * {@code ADMITTED_*} codes are negative, so code that only knows {@link Result#isAdmitted} fails closed.
+ * A {@link Decision} holder is filled from the cell that decided (the overflow cell under {@code OVERFLOW},
+ * so its retry-after is usable); under {@code ADMIT} it is filled as an admission with a full bucket.
+ */
+public final class KeyedRateLimiter
+{
+    /** Table full under {@link TableFullPolicy#ADMIT}: admitted without any limit (fail open). */
+    public static final long ADMITTED_TABLE_FULL = -16;
+
+    /** Table full under {@link TableFullPolicy#OVERFLOW}: admitted by the shared overflow cell. */
+    public static final long ADMITTED_OVERFLOW = -17;
+
+    /** Table full under {@link TableFullPolicy#OVERFLOW}: rejected by the shared overflow cell. */
+    public static final long REJECTED_OVERFLOW = -18;
+
+    private final SlotTable table;
+    private final AtomicBuffer buffer;
+    private final Limit limit;
+    private final long emissionIntervalNs;
+    private final long ceilingNs;
+    private final TableFullPolicy policy;
+    private final NanoClock clock;
+
+    KeyedRateLimiter(
+        final Limit limit,
+        final TableFullPolicy policy,
+        final NanoClock clock,
+        final int shardCount,
+        final int slotCount,
+        final int probeBound,
+        final long idleGraceNs,
+        final long seed)
+    {
+        this.limit = limit;
+        this.policy = policy;
+        this.clock = clock;
+        this.table = new SlotTable(shardCount, slotCount / shardCount, probeBound, idleGraceNs, seed);
+        this.buffer = table.buffer();
+        this.emissionIntervalNs = limit.emissionIntervalNs();
+        this.ceilingNs = limit.ceilingNs();
+    }
+
+    /**
+     * @param limit the limit every key gets.
+     * @return a builder with the defaults documented on {@link KeyedRateLimiterBuilder}.
+     */
+    public static KeyedRateLimiterBuilder builder(final Limit limit)
+    {
+        return new KeyedRateLimiterBuilder(limit);
+    }
+
+    /**
+     * @param code a code returned by this limiter.
+     * @return true for {@link Result#ADMITTED}, {@link #ADMITTED_TABLE_FULL} and {@link #ADMITTED_OVERFLOW}.
+     */
+    public static boolean isAdmitted(final long code)
+    {
+        return Result.ADMITTED == code || ADMITTED_TABLE_FULL == code || ADMITTED_OVERFLOW == code;
+    }
+
+    /**
+     * @param key   the key.
+     * @param nowNs the time of the request, ns.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, {@link Result#NEVER}, or a table-full
+     * code of the policy ({@link Result#TABLE_FULL}, {@link #ADMITTED_TABLE_FULL}, {@link #ADMITTED_OVERFLOW},
+     * {@link #REJECTED_OVERFLOW}).
+     */
+    public long tryAcquire(final long key, final long nowNs)
+    {
+        return charge(table.keyWord(key), emissionIntervalNs, nowNs, null);
+    }
+
+    /**
+     * @param key     the key.
+     * @param permits the cost; outside [1, burst] it is {@link Result#NEVER} (and no cell is claimed).
+     * @param nowNs   the time of the request, ns.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquire(final long key, final long permits, final long nowNs)
+    {
+        return charge(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
+    }
+
+    /**
+     * @param key      the key.
+     * @param permits  the cost.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled in place.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquire(final long key, final long permits, final long nowNs, final Decision decision)
+    {
+        return charge(table.keyWord(key), limit.incrementNs(permits), nowNs, decision);
+    }
+
+    /**
+     * @param key     the key, as its UTF-8 bytes.
+     * @param permits the cost.
+     * @param nowNs   the time of the request, ns.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquire(final CharSequence key, final long permits, final long nowNs)
+    {
+        return charge(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
+    }
+
+    /**
+     * @param key      the key, as its UTF-8 bytes.
+     * @param permits  the cost.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled in place.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquire(final CharSequence key, final long permits, final long nowNs, final Decision decision)
+    {
+        return charge(table.keyWord(key), limit.incrementNs(permits), nowNs, decision);
+    }
+
+    /**
+     * @param key     array holding the key bytes.
+     * @param offset  first byte.
+     * @param length  byte count.
+     * @param permits the cost.
+     * @param nowNs   the time of the request, ns.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquire(final byte[] key, final int offset, final int length, final long permits, final long nowNs)
+    {
+        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, null);
+    }
+
+    /**
+     * @param key      array holding the key bytes.
+     * @param offset   first byte.
+     * @param length   byte count.
+     * @param permits  the cost.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled in place.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquire(
+        final byte[] key, final int offset, final int length, final long permits, final long nowNs,
+        final Decision decision)
+    {
+        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, decision);
+    }
+
+    /**
+     * @param key     buffer holding the key bytes.
+     * @param offset  first byte.
+     * @param length  byte count.
+     * @param permits the cost.
+     * @param nowNs   the time of the request, ns.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquire(
+        final DirectBuffer key, final int offset, final int length, final long permits, final long nowNs)
+    {
+        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, null);
+    }
+
+    /**
+     * @param key      buffer holding the key bytes.
+     * @param offset   first byte.
+     * @param length   byte count.
+     * @param permits  the cost.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled in place.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquire(
+        final DirectBuffer key, final int offset, final int length, final long permits, final long nowNs,
+        final Decision decision)
+    {
+        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, decision);
+    }
+
+    /**
+     * Decide on a key word already computed by {@link SlotTable#keyWord} of {@link #table()} (callers that
+     * hash once and decide on several limiters sharing a seed, or that cache the word).
+     *
+     * @param keyWord the key word.
+     * @param permits the cost.
+     * @param nowNs   the time of the request, ns.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquireKeyWord(final long keyWord, final long permits, final long nowNs)
+    {
+        return charge(keyWord, limit.incrementNs(permits), nowNs, null);
+    }
+
+    /**
+     * @param key the key; one permit, now by the clock.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquireNow(final long key)
+    {
+        return charge(table.keyWord(key), emissionIntervalNs, clock.nanoTime(), null);
+    }
+
+    /**
+     * @param key     the key; now by the clock.
+     * @param permits the cost.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquireNow(final long key, final long permits)
+    {
+        return charge(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime(), null);
+    }
+
+    /**
+     * @param key      the key; now by the clock.
+     * @param permits  the cost.
+     * @param decision a caller-owned holder, filled in place.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquireNow(final long key, final long permits, final Decision decision)
+    {
+        return charge(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime(), decision);
+    }
+
+    /**
+     * @param key     the key, as its UTF-8 bytes; now by the clock.
+     * @param permits the cost.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquireNow(final CharSequence key, final long permits)
+    {
+        return charge(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime(), null);
+    }
+
+    /**
+     * @param key      the key, as its UTF-8 bytes; now by the clock.
+     * @param permits  the cost.
+     * @param decision a caller-owned holder, filled in place.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquireNow(final CharSequence key, final long permits, final Decision decision)
+    {
+        return charge(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime(), decision);
+    }
+
+    /**
+     * Reclaim idle keys for users with their own timer (inserts already sweep a few slots each).
+     *
+     * @param nowNs    the time, on the same clock as the decisions.
+     * @param maxSlots slots to visit.
+     * @return idle keys reclaimed.
+     */
+    public int sweep(final long nowNs, final int maxSlots)
+    {
+        return table.sweep(nowNs, maxSlots);
+    }
+
+    /**
+     * @return keys holding a slot (approximate while inserts run; idle keys count until swept or reused).
+     */
+    public long liveKeys()
+    {
+        return table.liveKeys();
+    }
+
+    /**
+     * @return idle keys reclaimed since construction.
+     */
+    public long evictions()
+    {
+        return table.evictions();
+    }
+
+    /**
+     * @return requests that found the table full (each answered by the policy's code).
+     */
+    public long tableFullEvents()
+    {
+        return table.tableFullEvents();
+    }
+
+    /**
+     * @return failed TAT CASes (contention on hot keys).
+     */
+    public long casRetries()
+    {
+        return table.casRetries();
+    }
+
+    /**
+     * @return the TAT of the key's cell, or {@link SlotTable#STALE} if the key has no cell (tests, diagnostics).
+     */
+    long tatNsOf(final long keyWord)
+    {
+        final int tatOffset = table.findSlot(keyWord);
+        return tatOffset < 0 ? SlotTable.STALE : table.loadTat(tatOffset, keyWord);
+    }
+
+    /**
+     * @return the table (slot API, seed, shape).
+     */
+    public SlotTable table()
+    {
+        return table;
+    }
+
+    /**
+     * @return the limit of every key.
+     */
+    public Limit limit()
+    {
+        return limit;
+    }
+
+    /**
+     * @return the table-full policy.
+     */
+    public TableFullPolicy policy()
+    {
+        return policy;
+    }
+
+    /**
+     * @return the clock of the {@code *Now} overloads.
+     */
+    public NanoClock clock()
+    {
+        return clock;
+    }
+
+    private long charge(final long keyWord, final long incrementNs, final long nowNs, final Decision decision)
+    {
+        if (incrementNs < 1)
+        {
+            return fill(decision, Result.NEVER, Long.MIN_VALUE, nowNs, Result.NEVER);
+        }
+        final SlotTable table = this.table;
+        while (true)
+        {
+            final int tatOffset = table.claimSlot(keyWord, nowNs);
+            if (tatOffset < 0)
+            {
+                return tableFull(incrementNs, nowNs, decision);
+            }
+            long tatNs = table.loadTat(tatOffset, keyWord);
+            while (SlotTable.STALE != tatNs)
+            {
+                final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
+                if (retryAfterNs > 0)
+                {
+                    return fill(decision, retryAfterNs, tatNs, nowNs, retryAfterNs);
+                }
+                final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
+                if (Gcra.UNREPRESENTABLE == nextTatNs)
+                {
+                    return fill(decision, Result.NEVER, tatNs, nowNs, Result.NEVER);
+                }
+                if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                {
+                    return fill(decision, Result.ADMITTED, nextTatNs, nowNs, Result.ADMITTED);
+                }
+                tatNs = table.loadTat(tatOffset, keyWord);
+            }
+        }
+    }
+
+    private long tableFull(final long incrementNs, final long nowNs, final Decision decision)
+    {
+        if (TableFullPolicy.REJECT == policy)
+        {
+            return fill(decision, Result.TABLE_FULL, Long.MIN_VALUE, nowNs, Result.TABLE_FULL);
+        }
+        if (TableFullPolicy.ADMIT == policy)
+        {
+            return fill(decision, Result.ADMITTED, Long.MIN_VALUE, nowNs, ADMITTED_TABLE_FULL);
+        }
+        final int overflowOffset = table.overflowTatOffset();
+        final long code = AtomicGcra.acquire(buffer, overflowOffset, incrementNs, ceilingNs, nowNs);
+        if (null != decision)
+        {
+            decision.set(code, buffer.getLongAcquire(overflowOffset), nowNs, limit);
+        }
+        return Result.ADMITTED == code ? ADMITTED_OVERFLOW : REJECTED_OVERFLOW;
+    }
+
+    private long fill(
+        final Decision decision, final long cellCode, final long tatNs, final long nowNs, final long code)
+    {
+        if (null != decision)
+        {
+            decision.set(cellCode, tatNs, nowNs, limit);
+        }
+        return code;
+    }
+}

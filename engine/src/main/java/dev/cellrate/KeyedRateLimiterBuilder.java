@@ -1,0 +1,166 @@
+package dev.cellrate;
+
+import java.security.SecureRandom;
+
+import dev.cellrate.table.TableLayout;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+/**
+ * Configuration of a {@link KeyedRateLimiter}; every value is checked in {@link #build()}, which throws
+ * {@link IllegalArgumentException} naming the field and its allowed range.
+ * <p>
+ * Defaults: 2<sup>20</sup> slots (16 MiB, designed for {@link #DESIGNED_LOAD_PERCENT}% = 786,432 keys),
+ * 64 shards, probe bound 64 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle grace 1 s,
+ * a random seed from {@link SecureRandom}, {@link SystemNanoClock}.
+ * <p>
+ * Threading: a builder is used by one thread; the limiter it builds is thread-safe.
+ */
+public final class KeyedRateLimiterBuilder
+{
+    /** The load the defaults are designed for: keys / slots = 3/4, i.e. 21.3 bytes of slot per key. */
+    public static final int DESIGNED_LOAD_PERCENT = 75;
+
+    /** Default total slots. */
+    public static final int DEFAULT_SLOT_COUNT = 1 << 20;
+
+    /** Default shard count. */
+    public static final int DEFAULT_SHARD_COUNT = 64;
+
+    /** Default probe bound. */
+    public static final int DEFAULT_PROBE_BOUND = 64;
+
+    /** Default idle grace: 1 s. */
+    public static final long DEFAULT_IDLE_GRACE_NS = 1_000_000_000L;
+
+    final Limit limit;
+    int slotCount = DEFAULT_SLOT_COUNT;
+    int shardCount = DEFAULT_SHARD_COUNT;
+    int probeBound = -1;
+    TableFullPolicy policy = TableFullPolicy.REJECT;
+    long idleGraceNs = DEFAULT_IDLE_GRACE_NS;
+    long seed;
+    boolean seedFixed;
+    NanoClock clock = SystemNanoClock.INSTANCE;
+
+    KeyedRateLimiterBuilder(final Limit limit)
+    {
+        if (null == limit)
+        {
+            throw new IllegalArgumentException("limit must not be null");
+        }
+        this.limit = limit;
+    }
+
+    /**
+     * @param slotCount total slots (the capacity), a power of two in [shardCount, 2<sup>26</sup>].
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder slotCount(final int slotCount)
+    {
+        this.slotCount = slotCount;
+        return this;
+    }
+
+    /**
+     * Size the table for {@code keys} keys at the designed load: slots = the power of two &ge;
+     * keys * 100 / {@link #DESIGNED_LOAD_PERCENT}.
+     *
+     * @param keys expected keys, in [1, 2<sup>26</sup> * 3 / 4].
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder expectedKeys(final int keys)
+    {
+        Limit.requireRange("expectedKeys", keys, 1, (long)TableLayout.MAX_SLOTS * DESIGNED_LOAD_PERCENT / 100);
+        final long slots = ((long)keys * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT;
+        this.slotCount = (int)Math.max(1, Long.highestOneBit(slots - 1) << 1);
+        return this;
+    }
+
+    /**
+     * @param shardCount shards, a power of two in [1, min(2<sup>16</sup>, slotCount)].
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder shardCount(final int shardCount)
+    {
+        this.shardCount = shardCount;
+        return this;
+    }
+
+    /**
+     * @param probeBound most slots probed per lookup or insert, in [1, slotCount / shardCount].
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder probeBound(final int probeBound)
+    {
+        this.probeBound = probeBound;
+        return this;
+    }
+
+    /**
+     * @param policy what a new key gets when the table is full.
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder tableFullPolicy(final TableFullPolicy policy)
+    {
+        this.policy = policy;
+        return this;
+    }
+
+    /**
+     * @param idleGraceNs a key with TAT &le; now - idleGraceNs is idle and may be evicted, in
+     *                    [1, 2<sup>62</sup>]; must exceed the skew between concurrent callers' nowNs.
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder idleGraceNs(final long idleGraceNs)
+    {
+        this.idleGraceNs = idleGraceNs;
+        return this;
+    }
+
+    /**
+     * Fix the seed (tests, reproducible placement). Leave it random in production: a known seed lets an
+     * attacker aim keys at one shard or at a victim's cell.
+     *
+     * @param seed the seed of the key words.
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder seed(final long seed)
+    {
+        this.seed = seed;
+        this.seedFixed = true;
+        return this;
+    }
+
+    /**
+     * @param clock the clock of the {@code *Now} overloads.
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder clock(final NanoClock clock)
+    {
+        this.clock = clock;
+        return this;
+    }
+
+    /**
+     * @return a new limiter with a preallocated table.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public KeyedRateLimiter build()
+    {
+        if (null == policy || null == clock)
+        {
+            throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
+        }
+        Limit.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
+        Limit.requireRange("shardCount", shardCount, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
+        if (Integer.bitCount(slotCount) != 1 || Integer.bitCount(shardCount) != 1)
+        {
+            throw new IllegalArgumentException("slotCount and shardCount must be powers of two but were " +
+                slotCount + " and " + shardCount);
+        }
+        final int bound = probeBound < 0 ? Math.min(DEFAULT_PROBE_BOUND, slotCount / shardCount) : probeBound;
+        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
+        return new KeyedRateLimiter(limit, policy, clock, shardCount, slotCount, bound, idleGraceNs, tableSeed);
+    }
+}

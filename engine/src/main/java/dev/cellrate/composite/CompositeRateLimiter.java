@@ -1,0 +1,243 @@
+package dev.cellrate.composite;
+
+import dev.cellrate.CellArray;
+import dev.cellrate.Limit;
+import dev.cellrate.Result;
+import dev.cellrate.gcra.Gcra;
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * All-or-nothing admission across several GCRA legs: "10/s AND 1000/h" on one key, or "user AND tenant AND
+ * global" across keys. A request is admitted only if every leg admits it; otherwise no leg keeps its charge
+ * (except a leaked refund, see {@link Refund}).
+ * <p>
+ * Algorithm: legs are charged in order 0, 1, ..., each with the lock-free GCRA CAS loop of
+ * {@link Gcra}; when leg i rejects, legs i-1 .. 0 are refunded in reverse order with {@link Refund#undo}. The
+ * charges are kept on the call stack (one recursion level per leg), so a decision allocates nothing. The
+ * result is the rejecting leg's code (its retry-after, or {@link Result#NEVER}).
+ * <p>
+ * Legs: leg i has a {@link Limit} fixed at construction and a cell in a shared {@link CellArray}: either fixed
+ * at construction ({@link #tryAcquire(long, long)}) or chosen per call ({@link #tryAcquire(int[], long, long)},
+ * e.g. user cell, tenant cell, global cell of the caller's own key mapping). Plain
+ * {@link dev.cellrate.RateLimiter}s may share the same cells; their charges are simply never refunded.
+ * <p>
+ * Concurrency: any thread may call any method. No over-admission on any leg (proof in {@link Refund}); an
+ * observer may be rejected because of a charge that is refunded a moment later (transient
+ * under-admission). A refund that finds another admission kept on top of its charge is abandoned and counted
+ * in {@link #leakedRefunds()}.
+ */
+public final class CompositeRateLimiter
+{
+    private final CellArray cells;
+    private final AtomicBuffer buffer;
+    private final Limit[] limits;
+    private final long[] emissionIntervalsNs;
+    private final long[] ceilingsNs;
+    private final int[] fixedOffsets;
+    private final AtomicBuffer leaks;
+    private final int legCount;
+
+    /**
+     * A composite with its own cells, one per limit.
+     *
+     * @param limits the legs' limits, 1 to 64 of them.
+     * @return the composite.
+     * @throws IllegalArgumentException on a null or empty array, or more than 64 legs.
+     */
+    public static CompositeRateLimiter of(final Limit... limits)
+    {
+        if (null == limits)
+        {
+            throw new IllegalArgumentException("limits must not be null");
+        }
+        final int[] indices = new int[limits.length];
+        for (int i = 0; i < indices.length; i++)
+        {
+            indices[i] = i;
+        }
+        return new CompositeRateLimiter(CellArray.allocate(Math.max(1, limits.length)), limits, indices);
+    }
+
+    /**
+     * @param cells       the array holding the legs' cells.
+     * @param limits      leg i's limit, 1 to 64 legs.
+     * @param cellIndices leg i's fixed cell, or null if cells are always given per call.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public CompositeRateLimiter(final CellArray cells, final Limit[] limits, final int[] cellIndices)
+    {
+        if (null == cells || null == limits)
+        {
+            throw new IllegalArgumentException("cells and limits must not be null");
+        }
+        if (limits.length < 1 || limits.length > 64)
+        {
+            throw new IllegalArgumentException("limits.length must be in [1, 64] but was " + limits.length);
+        }
+        if (null != cellIndices && cellIndices.length != limits.length)
+        {
+            throw new IllegalArgumentException("cellIndices.length must be in [" + limits.length + ", " +
+                limits.length + "] but was " + cellIndices.length);
+        }
+        this.cells = cells;
+        this.buffer = cells.buffer();
+        this.legCount = limits.length;
+        this.limits = limits.clone();
+        this.emissionIntervalsNs = new long[legCount];
+        this.ceilingsNs = new long[legCount];
+        this.fixedOffsets = null == cellIndices ? null : new int[legCount];
+        for (int i = 0; i < legCount; i++)
+        {
+            if (null == this.limits[i])
+            {
+                throw new IllegalArgumentException("limits[" + i + "] must not be null");
+            }
+            emissionIntervalsNs[i] = this.limits[i].emissionIntervalNs();
+            ceilingsNs[i] = this.limits[i].ceilingNs();
+            if (null != cellIndices)
+            {
+                fixedOffsets[i] = CellArray.tatOffset(checkCell(cellIndices[i]));
+            }
+        }
+        this.leaks = CellArray.allocate(1).buffer();
+        leaks.putLongVolatile(CellArray.tatOffset(0), 0);
+    }
+
+    /**
+     * Charge {@code permits} on every fixed leg at {@code nowNs}, all or nothing.
+     *
+     * @param permits the cost on each leg; outside [1, burst] of any leg it is {@link Result#NEVER}.
+     * @param nowNs   the time of the request.
+     * @return {@link Result#ADMITTED}, or the first rejecting leg's code: a positive retry-after in ns (for
+     * that leg alone) or {@link Result#NEVER}.
+     * @throws IllegalStateException if the legs have no fixed cells (a configuration error).
+     */
+    public long tryAcquire(final long permits, final long nowNs)
+    {
+        if (null == fixedOffsets)
+        {
+            throw new IllegalStateException("this composite has no fixed cells; pass cell indices per call");
+        }
+        return charge(0, fixedOffsets, false, permits, nowNs);
+    }
+
+    /**
+     * Charge {@code permits} on leg i's cell {@code cellIndices[i]} for every leg, all or nothing. Distinct
+     * legs should use distinct cells; a cell index outside the array is {@link Result#NEVER}.
+     *
+     * @param cellIndices leg i's cell for this request (caller-owned, reused; at least one per leg).
+     * @param permits     the cost on each leg.
+     * @param nowNs       the time of the request.
+     * @return {@link Result#ADMITTED}, or the first rejecting leg's code: a positive retry-after in ns or
+     * {@link Result#NEVER}.
+     */
+    public long tryAcquire(final int[] cellIndices, final long permits, final long nowNs)
+    {
+        if (cellIndices.length < legCount)
+        {
+            return Result.NEVER;
+        }
+        return charge(0, cellIndices, true, permits, nowNs);
+    }
+
+    private long charge(final int leg, final int[] cellsOrOffsets, final boolean indices, final long permits,
+        final long nowNs)
+    {
+        final int offset;
+        if (indices)
+        {
+            final int index = cellsOrOffsets[leg];
+            if (index < 0 || index >= cells.cellCount())
+            {
+                return Result.NEVER;
+            }
+            offset = CellArray.tatOffset(index);
+        }
+        else
+        {
+            offset = cellsOrOffsets[leg];
+        }
+        final long incrementNs = permits >= 1 && permits <= limits[leg].burst() ?
+            permits * emissionIntervalsNs[leg] : Result.NEVER;
+        if (incrementNs < 1)
+        {
+            return Result.NEVER;
+        }
+        final long ceilingNs = ceilingsNs[leg];
+        long tatNs = buffer.getLongAcquire(offset);
+        long chargedNs;
+        while (true)
+        {
+            final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
+            if (retryAfterNs > 0)
+            {
+                return retryAfterNs;
+            }
+            chargedNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
+            if (Gcra.UNREPRESENTABLE == chargedNs)
+            {
+                return Result.NEVER;
+            }
+            final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, chargedNs);
+            if (witnessNs == tatNs)
+            {
+                break;
+            }
+            tatNs = witnessNs;
+        }
+        if (leg + 1 == legCount)
+        {
+            return Result.ADMITTED;
+        }
+        final long code = charge(leg + 1, cellsOrOffsets, indices, permits, nowNs);
+        if (Result.ADMITTED != code && !Refund.undo(buffer, offset, chargedNs, incrementNs))
+        {
+            leaks.getAndAddLong(CellArray.tatOffset(0), 1);
+        }
+        return code;
+    }
+
+    /**
+     * @return refunds abandoned because another admission was kept on top of the charge (each left up to
+     * one increment of under-admission on its leg until the cell went idle).
+     */
+    public long leakedRefunds()
+    {
+        return leaks.getLongVolatile(CellArray.tatOffset(0));
+    }
+
+    /**
+     * @param leg a leg, in [0, legs()).
+     * @return its limit.
+     */
+    public Limit limit(final int leg)
+    {
+        return limits[leg];
+    }
+
+    /**
+     * @return the number of legs.
+     */
+    public int legs()
+    {
+        return legCount;
+    }
+
+    /**
+     * @return the array holding the legs' cells.
+     */
+    public CellArray cells()
+    {
+        return cells;
+    }
+
+    private int checkCell(final int index)
+    {
+        if (index < 0 || index >= cells.cellCount())
+        {
+            throw new IllegalArgumentException("cellIndices must be in [0, " + (cells.cellCount() - 1) +
+                "] but was " + index);
+        }
+        return index;
+    }
+}

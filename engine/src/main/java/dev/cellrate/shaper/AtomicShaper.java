@@ -1,0 +1,104 @@
+package dev.cellrate.shaper;
+
+import dev.cellrate.Result;
+import dev.cellrate.gcra.Gcra;
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * The lock-free loops that reserve a slot on, and refund a reservation to, one TAT word in an
+ * {@link AtomicBuffer}; every shaper layout (single cell, table slot) goes through here.
+ * <p>
+ * Concurrency: as {@link dev.cellrate.gcra.AtomicGcra}: the word is read with {@code getLongAcquire} and
+ * written only by {@code compareAndExchangeLong}, whose release half pairs with the next acquire read. A
+ * reservation is linearised at its successful CAS from {@code TAT} to {@code max(t, TAT) + n * T}, so two
+ * reservations never see the same {@code TAT}: their slots are distinct and at least {@code n * T} apart. A
+ * rejection writes nothing.
+ * <p>
+ * Refund: {@link #cancel} is one CAS from the TAT a reservation left back to the TAT before it. It succeeds
+ * only while the cell still holds the TAT this reservation left. Reservations push TATs and successful
+ * cancels pop them, so the cell always holds the TAT left by the latest live reservation: the CAS succeeds
+ * iff no later reservation is live, and then restores exactly the state before the reservation. A refund
+ * therefore never lowers the TAT below what a live reservation requires.
+ */
+public final class AtomicShaper
+{
+    private AtomicShaper()
+    {
+    }
+
+    /**
+     * Reserve a slot on the word at {@code offset} if the request conforms.
+     *
+     * @param buffer      the buffer holding the word.
+     * @param offset      the word's offset (8-byte aligned).
+     * @param incrementNs {@code n * T} in [1, ceilingNs], or {@link Result#NEVER} for an impossible cost.
+     * @param ceilingNs   {@code &tau; + T}.
+     * @param immediateNs {@code N * T} of the {@link ShaperMode}.
+     * @param nowNs       the time of the request.
+     * @param reservation filled on admission and on rejection, or null.
+     * @return the delay in ns (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code
+     * (&le; {@link ShaperResult#RETRY_AFTER_BASE} - 1), see {@link ShaperResult}.
+     */
+    public static long reserve(
+        final AtomicBuffer buffer,
+        final int offset,
+        final long incrementNs,
+        final long ceilingNs,
+        final long immediateNs,
+        final long nowNs,
+        final Reservation reservation)
+    {
+        long code = Result.NEVER;
+        if (incrementNs >= 1)
+        {
+            long tatNs = buffer.getLongAcquire(offset);
+            while (true)
+            {
+                final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
+                if (retryAfterNs > 0)
+                {
+                    code = ShaperResult.encodeRetryAfter(retryAfterNs);
+                    break;
+                }
+                final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
+                if (Gcra.UNREPRESENTABLE == nextTatNs)
+                {
+                    break;
+                }
+                final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, nextTatNs);
+                if (witnessNs == tatNs)
+                {
+                    code = ShaperMath.delayNs(tatNs, nowNs, immediateNs);
+                    if (null != reservation)
+                    {
+                        reservation.admitted(code, nowNs, tatNs, incrementNs);
+                    }
+                    return code;
+                }
+                tatNs = witnessNs;
+            }
+        }
+        if (null != reservation)
+        {
+            reservation.rejected(code, nowNs);
+        }
+        return code;
+    }
+
+    /**
+     * Refund a reservation if no later reservation is live.
+     *
+     * @param buffer        the buffer holding the word.
+     * @param offset        the word's offset.
+     * @param tatAfterNs    the TAT the reservation left ({@code slot + n * T}).
+     * @param restoredTatNs the TAT to restore: the one before the reservation (or, if unknown, the slot
+     *                      {@code max(t, TAT before)}, which decides the same at every time &ge; t); must be
+     *                      below {@code tatAfterNs}, else nothing is refunded.
+     * @return true iff refunded (the cell went from {@code tatAfterNs} to {@code restoredTatNs}).
+     */
+    public static boolean cancel(
+        final AtomicBuffer buffer, final int offset, final long tatAfterNs, final long restoredTatNs)
+    {
+        return restoredTatNs < tatAfterNs && buffer.compareAndSetLong(offset, tatAfterNs, restoredTatNs);
+    }
+}

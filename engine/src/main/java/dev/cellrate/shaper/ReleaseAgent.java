@@ -1,0 +1,339 @@
+package dev.cellrate.shaper;
+
+import dev.cellrate.Result;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
+import org.jctools.queues.MpmcArrayQueue;
+import org.jctools.queues.MpscArrayQueue;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The optional release agent: producers on any thread submit their own items with a due time (typically a
+ * {@link Shaper} reservation), and one agent thread hands each item to a {@link ReleaseHandler} when it is due.
+ * Run it with {@link ReleaseRunner} (own thread, chosen {@code IdleStrategy}) or compose it into your own
+ * Agrona {@code AgentRunner} / duty cycle.
+ * <p>
+ * Design: {@code capacity} carriers ({@link ReleaseSchedule.Entry}) are allocated up front and cycle through
+ * three places: a free pool ({@link MpmcArrayQueue}), the submission queue ({@link MpscArrayQueue}, many
+ * producers to the agent) and the agent's {@link ReleaseSchedule} heap. A producer claims a free carrier,
+ * writes the item and due time into it and offers it (the queue's ordered store publishes the plain writes;
+ * the agent's poll is the paired acquire). The agent moves carriers into the heap, releases the due ones in
+ * {@code (dueNs, submission order)} order and returns each carrier to the pool. Nothing is allocated per
+ * item. At most {@code capacity} items are outstanding (queued or scheduled); beyond that a submission
+ * returns {@link Result#QUEUE_FULL} at once: it never blocks and never drops.
+ * <p>
+ * Order: items the agent holds are released in {@code (dueNs, submission order)} order, never before their
+ * due time; an item that reaches the agent after its due time goes at the next duty cycle, so it may follow
+ * an item with a later due time that was already released (a producer preempted between reserving and
+ * submitting). Items of one producer are released in its submission order when their due times are
+ * non-decreasing, as a {@link Shaper}'s slots are in reservation order: FIFO per key per producer; across keys
+ * by due time.
+ * <p>
+ * Close: {@link #onClose()} (called on the agent thread by {@code AgentRunner.close()}) first makes every
+ * later submission return {@link Result#CLOSED}, waits for submissions already in progress to finish, and
+ * then <em>hands back</em> every item not yet released through {@link ReleaseHandler#onHandBack}, in due
+ * order. So every successfully submitted item reaches the handler exactly once: released or handed back.
+ * <p>
+ * Threading: {@code submit*} and {@link #closeSubmissions()} from any thread; {@link #doWork()} and
+ * {@link #onClose()} from one agent thread at a time.
+ *
+ * @param <E> the caller's item type.
+ */
+public final class ReleaseAgent<E> implements Agent
+{
+    private static final long CLOSED_BIT = 1L << 62;
+
+    private final MpmcArrayQueue<ReleaseSchedule.Entry<E>> free;
+    private final MpscArrayQueue<ReleaseSchedule.Entry<E>> submitted;
+    private final ReleaseSchedule<E> schedule;
+    private final ReleaseHandler<E> handler;
+    private final NanoClock clock;
+    private final int capacity;
+    /** {@link #CLOSED_BIT} | the number of submissions in progress. */
+    private final AtomicLong state = new AtomicLong();
+    private long nextSeq;
+
+    /**
+     * @param capacity most outstanding items, in [2, 2<sup>30</sup>].
+     * @param handler  receives every item exactly once.
+     * @param clock    the agent's clock (the same time base as the due times).
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public ReleaseAgent(final int capacity, final ReleaseHandler<E> handler, final NanoClock clock)
+    {
+        if (capacity < 2 || capacity > 1 << 30)
+        {
+            throw new IllegalArgumentException("capacity must be in [2, " + (1 << 30) + "] but was " + capacity);
+        }
+        if (null == handler || null == clock)
+        {
+            throw new IllegalArgumentException("handler and clock must not be null");
+        }
+        this.capacity = capacity;
+        this.handler = handler;
+        this.clock = clock;
+        free = new MpmcArrayQueue<>(capacity);
+        submitted = new MpscArrayQueue<>(capacity);
+        schedule = new ReleaseSchedule<>(capacity);
+        for (int i = 0; i < capacity; i++)
+        {
+            free.offer(new ReleaseSchedule.Entry<>());
+        }
+    }
+
+    /**
+     * Submit an item to be released at {@code dueNs} (a due time in the past releases at the next duty cycle).
+     *
+     * @param item  the caller's object, not null.
+     * @param dueNs when to release it, on the agent's clock.
+     * @return {@link Result#ADMITTED} (queued; it will reach the handler exactly once),
+     * {@link Result#QUEUE_FULL} (capacity items outstanding; nothing queued) or {@link Result#CLOSED}.
+     */
+    public long submit(final E item, final long dueNs)
+    {
+        requireItem(item);
+        if (!enter())
+        {
+            return Result.CLOSED;
+        }
+        try
+        {
+            final ReleaseSchedule.Entry<E> entry = free.poll();
+            if (null == entry)
+            {
+                return Result.QUEUE_FULL;
+            }
+            publish(entry, item, dueNs);
+            return Result.ADMITTED;
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    /**
+     * Reserve {@code permits} on {@code shaper} at {@code nowNs} and, if admitted, queue the item for its
+     * release time. Room is claimed first, so a full queue or a closed agent charges nothing.
+     *
+     * @param item    the caller's object, not null.
+     * @param shaper  the shaper to reserve on (its clock must be the agent's time base).
+     * @param permits the cost.
+     * @param nowNs   the time of the request.
+     * @return the shaper's code: the delay (&ge; 0) if admitted and queued, {@link Result#NEVER} or a retry-after
+     * code (nothing queued, nothing charged); or {@link Result#QUEUE_FULL} / {@link Result#CLOSED} (nothing
+     * reserved). See {@link ShaperResult}.
+     */
+    public long submit(final E item, final Shaper shaper, final long permits, final long nowNs)
+    {
+        requireItem(item);
+        if (!enter())
+        {
+            return Result.CLOSED;
+        }
+        try
+        {
+            final ReleaseSchedule.Entry<E> entry = free.poll();
+            return null == entry ? Result.QUEUE_FULL : complete(entry, item, nowNs, shaper.reserve(permits, nowNs));
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    /**
+     * As {@link #submit(Object, Shaper, long, long)} on one key of a {@link KeyedShaper}.
+     *
+     * @param item    the caller's object, not null.
+     * @param shaper  the keyed shaper to reserve on (its clock must be the agent's time base).
+     * @param key     the key.
+     * @param permits the cost.
+     * @param nowNs   the time of the request.
+     * @return as {@link #submit(Object, Shaper, long, long)}, plus {@link Result#TABLE_FULL} (nothing queued).
+     */
+    public long submit(final E item, final KeyedShaper shaper, final long key, final long permits, final long nowNs)
+    {
+        requireItem(item);
+        if (!enter())
+        {
+            return Result.CLOSED;
+        }
+        try
+        {
+            final ReleaseSchedule.Entry<E> entry = free.poll();
+            return null == entry ? Result.QUEUE_FULL :
+                complete(entry, item, nowNs, shaper.reserve(key, permits, nowNs));
+        }
+        finally
+        {
+            exit();
+        }
+    }
+
+    /**
+     * Make every later submission return {@link Result#CLOSED}. Idempotent; {@link #onClose()} calls it too.
+     */
+    public void closeSubmissions()
+    {
+        long s;
+        do
+        {
+            s = state.get();
+            if ((s & CLOSED_BIT) != 0)
+            {
+                return;
+            }
+        }
+        while (!state.compareAndSet(s, s | CLOSED_BIT));
+    }
+
+    /**
+     * @return true once {@link #closeSubmissions()} or {@link #onClose()} was called.
+     */
+    public boolean isClosed()
+    {
+        return (state.get() & CLOSED_BIT) != 0;
+    }
+
+    /**
+     * One duty cycle: move submitted items into the schedule and release every item due by the clock.
+     *
+     * @return the number of items moved or released (0 lets the idle strategy idle).
+     */
+    public int doWork()
+    {
+        int workCount = drainSubmitted(false);
+        if (!schedule.isEmpty())
+        {
+            final long nowNs = clock.nanoTime();
+            while (!schedule.isEmpty() && schedule.peekDueNs() <= nowNs)
+            {
+                final ReleaseSchedule.Entry<E> entry = schedule.poll();
+                final E item = entry.item;
+                final long dueNs = entry.dueNs;
+                recycle(entry);
+                workCount++;
+                handler.onRelease(item, dueNs, nowNs);
+            }
+        }
+        return workCount;
+    }
+
+    /**
+     * Close (agent thread): refuse new submissions, wait for those in progress, then hand back every item not
+     * yet released, in due order, through {@link ReleaseHandler#onHandBack}. A handler exception does not stop
+     * the hand-back; the first one is rethrown at the end.
+     */
+    public void onClose()
+    {
+        closeSubmissions();
+        while ((state.get() & ~CLOSED_BIT) != 0)
+        {
+            Thread.onSpinWait();
+        }
+        drainSubmitted(true);
+        RuntimeException firstError = null;
+        while (!schedule.isEmpty())
+        {
+            final ReleaseSchedule.Entry<E> entry = schedule.poll();
+            final E item = entry.item;
+            final long dueNs = entry.dueNs;
+            recycle(entry);
+            try
+            {
+                handler.onHandBack(item, dueNs);
+            }
+            catch (final RuntimeException ex)
+            {
+                firstError = null == firstError ? ex : firstError;
+            }
+        }
+        if (null != firstError)
+        {
+            throw firstError;
+        }
+    }
+
+    /**
+     * @return "cellrate-release-agent".
+     */
+    public String roleName()
+    {
+        return "cellrate-release-agent";
+    }
+
+    /**
+     * @return the most outstanding items.
+     */
+    public int capacity()
+    {
+        return capacity;
+    }
+
+    private boolean enter()
+    {
+        if ((state.getAndIncrement() & CLOSED_BIT) != 0)
+        {
+            state.getAndDecrement();
+            return false;
+        }
+        return true;
+    }
+
+    private void exit()
+    {
+        state.getAndDecrement();
+    }
+
+    private long complete(final ReleaseSchedule.Entry<E> entry, final E item, final long nowNs, final long code)
+    {
+        if (code < 0)
+        {
+            free.offer(entry);
+        }
+        else
+        {
+            publish(entry, item, nowNs + code);
+        }
+        return code;
+    }
+
+    private void publish(final ReleaseSchedule.Entry<E> entry, final E item, final long dueNs)
+    {
+        entry.item = item;
+        entry.dueNs = dueNs;
+        if (!submitted.offer(entry))
+        {
+            throw new IllegalStateException("submission queue smaller than the carrier pool");
+        }
+    }
+
+    private int drainSubmitted(final boolean strict)
+    {
+        int count = 0;
+        ReleaseSchedule.Entry<E> entry;
+        while (null != (entry = strict ? submitted.poll() : submitted.relaxedPoll()))
+        {
+            entry.seq = nextSeq++;
+            schedule.add(entry);
+            count++;
+        }
+        return count;
+    }
+
+    private void recycle(final ReleaseSchedule.Entry<E> entry)
+    {
+        entry.item = null;
+        free.offer(entry);
+    }
+
+    private static void requireItem(final Object item)
+    {
+        if (null == item)
+        {
+            throw new NullPointerException("item");
+        }
+    }
+}

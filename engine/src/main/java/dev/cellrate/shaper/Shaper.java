@@ -1,0 +1,225 @@
+package dev.cellrate.shaper;
+
+import dev.cellrate.CellArray;
+import dev.cellrate.Limit;
+import dev.cellrate.Result;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+/**
+ * A thread-safe, lock-free, allocation-free traffic shaper (queueing leaky bucket) over one off-heap cell:
+ * it admits like {@link dev.cellrate.RateLimiter} and tells each admitted request <em>when</em> to go.
+ * <p>
+ * Algorithm: GCRA(T, &tau;) of a {@link Limit} decides admission; an admitted request gets the slot
+ * {@code max(t, TAT)} (see {@link ShaperMath}) and a release time chosen by the {@link ShaperMode}: the slot
+ * itself (delay), the slot minus up to {@code N * T} (delay=N), or {@code t} (nodelay). In delay mode the
+ * releases are spaced by at least T per permit and no release is later than {@code t + &tau;}. The shaper has
+ * no thread: the caller schedules the release (an event loop timer) or hands it to a {@link ReleaseRunner}.
+ * <p>
+ * Concurrency: any thread may call any method; one acquire read plus one CAS per admission
+ * ({@link AtomicShaper}); distinct concurrent reservations never share a slot.
+ * <p>
+ * Every {@code reserve} returns a {@link ShaperResult} code: the delay in ns (&ge; 0, 0 = go now) if
+ * admitted; {@link Result#NEVER} (-1); or a retry-after code &le; -17 (decode with
+ * {@link ShaperResult#retryAfterNs}).
+ */
+public final class Shaper
+{
+    private final AtomicBuffer buffer;
+    private final int tatOffset;
+    private final long emissionIntervalNs;
+    private final long ceilingNs;
+    private final long immediateNs;
+    private final Limit limit;
+    private final ShaperMode mode;
+    private final NanoClock clock;
+    private final CellArray cells;
+
+    /**
+     * A shaper with its own cell, reading {@link SystemNanoClock} in the {@code *Now} overloads.
+     *
+     * @param limit the limit.
+     * @param mode  the release mode.
+     */
+    public Shaper(final Limit limit, final ShaperMode mode)
+    {
+        this(limit, mode, CellArray.allocate(1), 0, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * A shaper over cell {@code cellIndex} of a shared {@link CellArray}. Two live users of one cell must
+     * share its limit.
+     *
+     * @param limit     the limit.
+     * @param mode      the release mode.
+     * @param cells     the array holding the cell.
+     * @param cellIndex the cell, in [0, cells.cellCount()).
+     * @param clock     the clock of the {@code *Now} overloads.
+     * @throws IllegalArgumentException on a null argument or an index out of range.
+     */
+    public Shaper(
+        final Limit limit, final ShaperMode mode, final CellArray cells, final int cellIndex, final NanoClock clock)
+    {
+        if (null == limit || null == mode || null == cells || null == clock)
+        {
+            throw new IllegalArgumentException("limit, mode, cells and clock must not be null");
+        }
+        if (cellIndex < 0 || cellIndex >= cells.cellCount())
+        {
+            throw new IllegalArgumentException(
+                "cellIndex must be in [0, " + (cells.cellCount() - 1) + "] but was " + cellIndex);
+        }
+        this.limit = limit;
+        this.mode = mode;
+        this.cells = cells;
+        this.clock = clock;
+        this.buffer = cells.buffer();
+        this.tatOffset = CellArray.tatOffset(cellIndex);
+        this.emissionIntervalNs = limit.emissionIntervalNs();
+        this.ceilingNs = limit.ceilingNs();
+        this.immediateNs = mode.immediateNs(emissionIntervalNs);
+    }
+
+    /**
+     * Reserve one permit at {@code nowNs}.
+     *
+     * @param nowNs the time of the request, ns.
+     * @return the delay in ns until release (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code
+     * &le; {@link ShaperResult#RETRY_AFTER_BASE} - 1.
+     */
+    public long reserve(final long nowNs)
+    {
+        return AtomicShaper.reserve(buffer, tatOffset, emissionIntervalNs, ceilingNs, immediateNs, nowNs, null);
+    }
+
+    /**
+     * Reserve {@code permits} at {@code nowNs}, all or nothing.
+     *
+     * @param permits the cost; outside [1, burst] it is {@link Result#NEVER}.
+     * @param nowNs   the time of the request, ns.
+     * @return the delay in ns until release (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code
+     * &le; {@link ShaperResult#RETRY_AFTER_BASE} - 1.
+     */
+    public long reserve(final long permits, final long nowNs)
+    {
+        return AtomicShaper.reserve(
+            buffer, tatOffset, limit.incrementNs(permits), ceilingNs, immediateNs, nowNs, null);
+    }
+
+    /**
+     * Reserve {@code permits} at {@code nowNs} and record the reservation (for {@link #cancel(Reservation)}).
+     *
+     * @param permits     the cost; outside [1, burst] it is {@link Result#NEVER}.
+     * @param nowNs       the time of the request, ns.
+     * @param reservation a caller-owned holder, filled in place.
+     * @return the delay in ns until release (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code
+     * &le; {@link ShaperResult#RETRY_AFTER_BASE} - 1.
+     */
+    public long reserve(final long permits, final long nowNs, final Reservation reservation)
+    {
+        return AtomicShaper.reserve(
+            buffer, tatOffset, limit.incrementNs(permits), ceilingNs, immediateNs, nowNs, reservation);
+    }
+
+    /**
+     * Reserve one permit now, by the clock.
+     *
+     * @return as {@link #reserve(long)}.
+     */
+    public long reserve()
+    {
+        return reserve(clock.nanoTime());
+    }
+
+    /**
+     * Reserve {@code permits} now, by the clock.
+     *
+     * @param permits the cost.
+     * @return as {@link #reserve(long, long)}.
+     */
+    public long reserveNow(final long permits)
+    {
+        return reserve(permits, clock.nanoTime());
+    }
+
+    /**
+     * Refund a reservation the caller will not use (x/time/rate {@code Reservation.Cancel}). Exact semantics:
+     * iff no later reservation on this cell is still live (made after it and not itself cancelled), the full
+     * cost is refunded and the cell returns to exactly the TAT it held before the reservation. Otherwise
+     * nothing is refunded: the later reservation's slot was computed from this one's, and lowering the TAT
+     * under it would let a new request take an earlier slot and break the spacing (never over-admit).
+     * Cancels thus undo reservations last-in first-out; refunding through the same holder twice refunds once.
+     *
+     * @param reservation a holder filled by this shaper's {@code reserve}.
+     * @return true iff refunded.
+     */
+    public boolean cancel(final Reservation reservation)
+    {
+        if (AtomicShaper.cancel(buffer, tatOffset, reservation.tatAfterNs(), reservation.tatBeforeNs()))
+        {
+            reservation.refunded();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Refund a reservation of {@code permits} whose slot was {@code slotNs} (in {@link ShaperMode#delay()}
+     * mode the slot is {@code nowNs + delay}) without a holder. As {@link #cancel(Reservation)}, except that
+     * it restores the slot {@code max(t, TAT before)} rather than the TAT before: the same decisions at every
+     * time &ge; the request's {@code t}, but an earlier reservation whose whole span ended before {@code t}
+     * can then no longer be refunded (a refund that would change no decision from then on). Call it at most
+     * once per reservation: a second call could refund a later reservation that happens to have the same slot.
+     *
+     * @param slotNs  the reservation's slot {@code max(t, TAT before)}.
+     * @param permits the reservation's cost.
+     * @return true iff refunded.
+     */
+    public boolean cancel(final long slotNs, final long permits)
+    {
+        final long incrementNs = limit.incrementNs(permits);
+        return incrementNs >= 1 && slotNs <= Long.MAX_VALUE - incrementNs &&
+            AtomicShaper.cancel(buffer, tatOffset, slotNs + incrementNs, slotNs);
+    }
+
+    /**
+     * @return the cell's current TAT (acquire read), {@link CellArray#FRESH_TAT_NS} if never charged.
+     */
+    public long tatNs()
+    {
+        return buffer.getLongAcquire(tatOffset);
+    }
+
+    /**
+     * @return the limit.
+     */
+    public Limit limit()
+    {
+        return limit;
+    }
+
+    /**
+     * @return the release mode.
+     */
+    public ShaperMode mode()
+    {
+        return mode;
+    }
+
+    /**
+     * @return the clock of the {@code *Now} overloads.
+     */
+    public NanoClock clock()
+    {
+        return clock;
+    }
+
+    /**
+     * @return the cell array holding this shaper's cell.
+     */
+    public CellArray cells()
+    {
+        return cells;
+    }
+}

@@ -1,0 +1,579 @@
+package dev.cellrate.table;
+
+import static dev.cellrate.table.TableLayout.CAS_RETRIES_OFFSET;
+import static dev.cellrate.table.TableLayout.CELL_TAT_OFFSET;
+import static dev.cellrate.table.TableLayout.EMPTY_KEY;
+import static dev.cellrate.table.TableLayout.EMPTY_KEY_CELL_OFFSET;
+import static dev.cellrate.table.TableLayout.EVICTIONS_OFFSET;
+import static dev.cellrate.table.TableLayout.FRESH_TAT_NS;
+import static dev.cellrate.table.TableLayout.KEY_OFFSET;
+import static dev.cellrate.table.TableLayout.LIVE_KEYS_OFFSET;
+import static dev.cellrate.table.TableLayout.LOCK_OFFSET;
+import static dev.cellrate.table.TableLayout.OVERFLOW_CELL_OFFSET;
+import static dev.cellrate.table.TableLayout.RECLAIMING;
+import static dev.cellrate.table.TableLayout.SHARD_SHIFT;
+import static dev.cellrate.table.TableLayout.SLOT_LENGTH;
+import static dev.cellrate.table.TableLayout.SWEEP_CURSOR_OFFSET;
+import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
+import static dev.cellrate.table.TableLayout.TAT_OFFSET;
+import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
+import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
+
+import org.agrona.BufferUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A fixed-capacity, sharded, off-heap table of one-word cells keyed by 64-bit key words, with TTL eviction
+ * of idle cells. Layout: {@link TableLayout}. This is the low-level <b>slot API</b> on which
+ * {@code dev.cellrate.KeyedRateLimiter} (and any algorithm whose per-key state is one monotone word, such as
+ * the shaper) runs its own CAS loop.
+ * <p>
+ * <b>Slot API contract.</b> A caller holding a key word {@code k} (from {@link #keyWord}) runs:
+ * <pre>
+ *   int off = table.claimSlot(k, nowNs);              // FULL (&lt; 0): no cell, apply your policy
+ *   long tat = table.loadTat(off, k);                 // STALE: the slot left k; claim again
+ *   loop: decide on tat; next must be &gt; tat (the word only ever grows)
+ *         witness = table.compareAndExchangeTat(off, tat, next);
+ *         witness == tat: done; else tat = table.loadTat(off, k) and loop (STALE: claim again)
+ * </pre>
+ * Rules: (1) the next value must be strictly greater than the expected one and never {@link #STALE};
+ * (2) after a failed CAS, never reuse the witness without {@link #loadTat}, which re-validates the key;
+ * (3) a word read through {@link #loadTat} may be older than the cell's current value but never larger:
+ * a decision that <em>rejects</em> on it is also right for the current value; an admission happens only
+ * through a successful CAS, which succeeds only on the key's current value.
+ * <p>
+ * <b>Concurrency.</b> Memory ordering convention: key and TAT words are read with {@code getLongAcquire},
+ * written by CAS (volatile) or, under the shard lock, by {@code putLongRelease}. Decisions on present keys
+ * are lock-free: probe the key words (acquire), read the TAT (acquire), re-read the key (acquire), CAS the
+ * TAT. Every change of a slot's key (insert, reclaim, sweep) happens under the shard's insert lock: a
+ * spin-lock word in the shard header, held for at most one probe chain. A lock, not a CAS on the key word,
+ * because reclaiming an idle slot is a three-word transition (TAT to {@link #STALE}, key, TAT) and two
+ * inserters of one key must agree on a single slot even when they could pick different idle slots; inserts
+ * are rare next to decisions, and the lock is never touched by a decision on a present key.
+ * <p>
+ * <b>ABA.</b> Invariant: across a slot's whole life, whatever keys it holds, its TAT word, ignoring
+ * {@link TableLayout#RECLAIMING}, only grows. Reclaiming idle word X for key B does CAS X to RECLAIMING
+ * (fails if a decider charged the cell: then it is active and kept), release key := B, release
+ * TAT := max(X + 1, now - grace + 1). A stale decider expects some value v &le; X; the word never returns
+ * to v, so its CAS fails. A decider that reads the new TAT sees key B on its re-read (the key was released
+ * first) and goes back to probing.
+ * <p>
+ * <b>Eviction.</b> A cell whose TAT &le; now - grace is idle: for every caller time t &ge; now - grace it is
+ * a full bucket, exactly like an empty slot, so reclaiming it changes no decision. Idle slots are reused
+ * lazily by inserts on their probe path and turned into tombstones by an amortised sweep (a few slots per
+ * insert) or by {@link #sweep}. A cell whose TAT &gt; now - grace is never evicted. The grace must cover
+ * the skew between the {@code nowNs} values of concurrent callers.
+ * <p>
+ * Memory: one direct buffer, owned by this object, freed only by the GC; no {@code close()}. Publish the
+ * table to other threads safely (a final field, a volatile write, a queue).
+ */
+public final class SlotTable
+{
+    /** {@link #claimSlot} result: no present, free or idle slot within the probe bound. */
+    public static final int FULL = -2;
+
+    /** {@link #loadTat} result: the slot no longer belongs to the key (or is mid-reclaim). */
+    public static final long STALE = RECLAIMING;
+
+    private static final int SWEEP_PER_INSERT = 2;
+    private static final int SWEEP_CHUNK = 64;
+
+    private final AtomicBuffer buffer;
+    private final int shardMask;
+    private final int slotMask;
+    private final int shardBits;
+    private final int slotsPerShardBits;
+    private final int probeBound;
+    private final int slotsOffset;
+    private final long idleGraceNs;
+    private final long seed;
+    private int nextSweepShard;
+
+    /**
+     * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
+     * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
+     * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
+     * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
+     * @param seed          seed of the key words.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlotTable(
+        final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs, final long seed)
+    {
+        requirePowerOfTwo("shardCount", shardCount, TableLayout.MAX_SHARDS);
+        requirePowerOfTwo("slotsPerShard", slotsPerShard, TableLayout.MAX_SLOTS / shardCount);
+        requireRange("probeBound", probeBound, 1, slotsPerShard);
+        requireRange("idleGraceNs", idleGraceNs, 1, 1L << 62);
+        this.shardMask = shardCount - 1;
+        this.slotMask = slotsPerShard - 1;
+        this.shardBits = Integer.numberOfTrailingZeros(shardCount);
+        this.slotsPerShardBits = Integer.numberOfTrailingZeros(slotsPerShard);
+        this.probeBound = probeBound;
+        this.idleGraceNs = idleGraceNs;
+        this.seed = seed;
+        this.slotsOffset = TableLayout.slotsOffset(shardCount);
+        final int length = TableLayout.length(shardCount, shardCount * slotsPerShard);
+        buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, TableLayout.ALIGNMENT));
+        buffer.verifyAlignment();
+        buffer.putLong(EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
+        buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
+        buffer.putLong(OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
+        for (int offset = slotsOffset + TAT_OFFSET; offset < length; offset += SLOT_LENGTH)
+        {
+            buffer.putLong(offset, FRESH_TAT_NS);
+        }
+        buffer.putLongVolatile(TableLayout.shardHeaderOffset(0) + LOCK_OFFSET, 0);
+    }
+
+    /**
+     * @param key a long key.
+     * @return its key word (bijective, see {@link KeyHash#mixLong}).
+     */
+    public long keyWord(final long key)
+    {
+        return KeyHash.mixLong(key, seed);
+    }
+
+    /**
+     * @param key characters, hashed as UTF-8.
+     * @return its key word (see {@link KeyHash#hashCharSequence}).
+     */
+    public long keyWord(final CharSequence key)
+    {
+        return KeyHash.hashCharSequence(key, seed);
+    }
+
+    /**
+     * @param key    bytes.
+     * @param offset first byte.
+     * @param length byte count.
+     * @return its key word (see {@link KeyHash#hashBytes}).
+     */
+    public long keyWord(final byte[] key, final int offset, final int length)
+    {
+        return KeyHash.hashBytes(key, offset, length, seed);
+    }
+
+    /**
+     * @param key    buffer.
+     * @param offset first byte.
+     * @param length byte count.
+     * @return its key word (see {@link KeyHash#hashBuffer}).
+     */
+    public long keyWord(final DirectBuffer key, final int offset, final int length)
+    {
+        return KeyHash.hashBuffer(key, offset, length, seed);
+    }
+
+    /**
+     * Find the key's cell, inserting the key if absent (reusing a free, swept or idle slot on its probe
+     * path). Lock-free if the key is present; takes the shard lock to insert.
+     *
+     * @param keyWord the key word.
+     * @param nowNs   the caller's time (decides which cells are idle).
+     * @return the offset of the cell's TAT word in {@link #buffer()}, or {@link #FULL} (counted).
+     */
+    public int claimSlot(final long keyWord, final long nowNs)
+    {
+        if (EMPTY_KEY == keyWord)
+        {
+            return EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
+        }
+        if (TOMBSTONE_KEY == keyWord)
+        {
+            return TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
+        }
+        final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
+        final int home = (int)keyWord & slotMask;
+        final int found = find(keyWord, shard, home);
+        return found >= 0 ? found : insert(keyWord, shard, home, nowNs);
+    }
+
+    /**
+     * Find the key's cell without inserting (lock-free).
+     *
+     * @param keyWord the key word.
+     * @return the offset of the cell's TAT word, or -1 if the key has no cell.
+     */
+    public int findSlot(final long keyWord)
+    {
+        if (EMPTY_KEY == keyWord)
+        {
+            return EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
+        }
+        if (TOMBSTONE_KEY == keyWord)
+        {
+            return TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
+        }
+        return find(keyWord, (int)(keyWord >>> SHARD_SHIFT) & shardMask, (int)keyWord & slotMask);
+    }
+
+    /**
+     * Validated load: the TAT (acquire), then the key again (acquire).
+     *
+     * @param tatOffset from {@link #claimSlot}.
+     * @param keyWord   the key word it was claimed for.
+     * @return the TAT, or {@link #STALE} if the slot no longer belongs to the key or is mid-reclaim.
+     */
+    public long loadTat(final int tatOffset, final long keyWord)
+    {
+        final long tatNs = buffer.getLongAcquire(tatOffset);
+        if (tatOffset < slotsOffset)
+        {
+            return tatNs;
+        }
+        if (RECLAIMING == tatNs || buffer.getLongAcquire(tatOffset - TAT_OFFSET + KEY_OFFSET) != keyWord)
+        {
+            return STALE;
+        }
+        return tatNs;
+    }
+
+    /**
+     * CAS the TAT word (volatile); a failure is counted as a CAS retry in the slot's shard.
+     *
+     * @param tatOffset  from {@link #claimSlot}.
+     * @param expectedNs a value returned by {@link #loadTat}.
+     * @param nextNs     the new value, strictly greater than {@code expectedNs}.
+     * @return the witness: {@code expectedNs} iff the word was swapped.
+     */
+    public long compareAndExchangeTat(final int tatOffset, final long expectedNs, final long nextNs)
+    {
+        final long witnessNs = buffer.compareAndExchangeLong(tatOffset, expectedNs, nextNs);
+        if (witnessNs != expectedNs)
+        {
+            buffer.getAndAddLong(headerOf(tatOffset) + CAS_RETRIES_OFFSET, 1);
+        }
+        return witnessNs;
+    }
+
+    /**
+     * Turn up to {@code maxSlots} idle slots into tombstones, round-robin over the shards, for users who run
+     * their own timer. Takes each shard's lock for at most 64 slots at a time. Any thread.
+     *
+     * @param nowNs    the time (same clock as the decisions).
+     * @param maxSlots slots to visit, &ge; 0.
+     * @return the number of idle keys reclaimed.
+     */
+    public int sweep(final long nowNs, final int maxSlots)
+    {
+        final long idleBeforeNs = idleBeforeNs(nowNs);
+        int reclaimed = 0;
+        int remaining = maxSlots;
+        while (remaining > 0)
+        {
+            final int shard = nextSweepShard++ & shardMask;
+            final int visit = Math.min(remaining, Math.min(SWEEP_CHUNK, slotMask + 1));
+            final int header = TableLayout.shardHeaderOffset(shard);
+            lock(header);
+            try
+            {
+                reclaimed += sweepShard(shard, header, visit, idleBeforeNs);
+            }
+            finally
+            {
+                buffer.putLongRelease(header + LOCK_OFFSET, 0);
+            }
+            remaining -= visit;
+        }
+        return reclaimed;
+    }
+
+    /**
+     * @return the offset of the shared overflow cell's TAT word (table-full policy {@code OVERFLOW}).
+     */
+    public int overflowTatOffset()
+    {
+        return OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET;
+    }
+
+    /**
+     * @return slots holding a key, summed over shards; idle keys count until swept or reused. Approximate
+     * while inserts run; allocation-free, any thread.
+     */
+    public long liveKeys()
+    {
+        return sumHeaders(LIVE_KEYS_OFFSET);
+    }
+
+    /**
+     * @return idle keys reclaimed (by inserts or sweeps) since construction.
+     */
+    public long evictions()
+    {
+        return sumHeaders(EVICTIONS_OFFSET);
+    }
+
+    /**
+     * @return {@link #claimSlot} calls that returned {@link #FULL}.
+     */
+    public long tableFullEvents()
+    {
+        return sumHeaders(TABLE_FULL_OFFSET);
+    }
+
+    /**
+     * @return failed TAT CASes (contention).
+     */
+    public long casRetries()
+    {
+        return sumHeaders(CAS_RETRIES_OFFSET);
+    }
+
+    /**
+     * @return the buffer holding the table (never release it yourself).
+     */
+    public AtomicBuffer buffer()
+    {
+        return buffer;
+    }
+
+    /**
+     * @return total slots.
+     */
+    public int slotCount()
+    {
+        return (slotMask + 1) << shardBits;
+    }
+
+    /**
+     * @return shards.
+     */
+    public int shardCount()
+    {
+        return shardMask + 1;
+    }
+
+    /**
+     * @return the probe bound.
+     */
+    public int probeBound()
+    {
+        return probeBound;
+    }
+
+    /**
+     * @return the idle grace in ns.
+     */
+    public long idleGraceNs()
+    {
+        return idleGraceNs;
+    }
+
+    /**
+     * @return the seed of the key words.
+     */
+    public long seed()
+    {
+        return seed;
+    }
+
+    /**
+     * Diagnostics and tests: how many slots hold this key word (must be 0 or 1). Reads racily.
+     *
+     * @param keyWord the key word.
+     * @return the number of slots whose key word equals it.
+     */
+    public int countSlots(final long keyWord)
+    {
+        int count = 0;
+        final int end = TableLayout.length(shardCount(), slotCount());
+        for (int offset = slotsOffset + KEY_OFFSET; offset < end; offset += SLOT_LENGTH)
+        {
+            if (buffer.getLongAcquire(offset) == keyWord)
+            {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private int find(final long keyWord, final int shard, final int home)
+    {
+        final AtomicBuffer buffer = this.buffer;
+        for (int probe = 0; probe < probeBound; probe++)
+        {
+            final int slot = slotOffset(shard, (home + probe) & slotMask);
+            final long key = buffer.getLongAcquire(slot + KEY_OFFSET);
+            if (key == keyWord)
+            {
+                return slot + TAT_OFFSET;
+            }
+            if (EMPTY_KEY == key)
+            {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    private int insert(final long keyWord, final int shard, final int home, final long nowNs)
+    {
+        final long idleBeforeNs = idleBeforeNs(nowNs);
+        final int header = TableLayout.shardHeaderOffset(shard);
+        lock(header);
+        try
+        {
+            while (true)
+            {
+                int candidate = -1;
+                for (int probe = 0; probe < probeBound; probe++)
+                {
+                    final int slot = slotOffset(shard, (home + probe) & slotMask);
+                    final long key = buffer.getLong(slot + KEY_OFFSET);
+                    if (key == keyWord)
+                    {
+                        return slot + TAT_OFFSET;
+                    }
+                    if (EMPTY_KEY == key)
+                    {
+                        candidate = candidate < 0 ? slot : candidate;
+                        break;
+                    }
+                    if (candidate < 0 && (TOMBSTONE_KEY == key || isIdle(slot, idleBeforeNs)))
+                    {
+                        candidate = slot;
+                    }
+                }
+                if (candidate < 0)
+                {
+                    buffer.getAndAddLong(header + TABLE_FULL_OFFSET, 1);
+                    return FULL;
+                }
+                if (take(candidate, keyWord, header, idleBeforeNs))
+                {
+                    sweepShard(shard, header, SWEEP_PER_INSERT, idleBeforeNs);
+                    return candidate + TAT_OFFSET;
+                }
+            }
+        }
+        finally
+        {
+            buffer.putLongRelease(header + LOCK_OFFSET, 0);
+        }
+    }
+
+    private boolean take(final int slot, final long keyWord, final int header, final long idleBeforeNs)
+    {
+        final long oldKey = buffer.getLong(slot + KEY_OFFSET);
+        final long tatNs = buffer.getLongVolatile(slot + TAT_OFFSET);
+        if (EMPTY_KEY == oldKey || TOMBSTONE_KEY == oldKey)
+        {
+            // No decider can match this key word; stale ones expect a smaller TAT. TAT first, then key.
+            buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs, idleBeforeNs + 1));
+            buffer.putLongRelease(slot + KEY_OFFSET, keyWord);
+            buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) + 1);
+            return true;
+        }
+        if (!reclaim(slot, tatNs, keyWord, idleBeforeNs))
+        {
+            return false;
+        }
+        buffer.putLongRelease(header + EVICTIONS_OFFSET, buffer.getLong(header + EVICTIONS_OFFSET) + 1);
+        return true;
+    }
+
+    private boolean reclaim(final int slot, final long tatNs, final long newKey, final long idleBeforeNs)
+    {
+        if (RECLAIMING == tatNs || tatNs > idleBeforeNs ||
+            !buffer.compareAndSetLong(slot + TAT_OFFSET, tatNs, RECLAIMING))
+        {
+            return false;
+        }
+        buffer.putLongRelease(slot + KEY_OFFSET, newKey);
+        buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs + 1, idleBeforeNs + 1));
+        return true;
+    }
+
+    private int sweepShard(final int shard, final int header, final int visit, final long idleBeforeNs)
+    {
+        int cursor = (int)buffer.getLong(header + SWEEP_CURSOR_OFFSET);
+        int reclaimed = 0;
+        for (int i = 0; i < visit; i++)
+        {
+            final int slot = slotOffset(shard, cursor);
+            cursor = (cursor + 1) & slotMask;
+            final long key = buffer.getLong(slot + KEY_OFFSET);
+            if (EMPTY_KEY != key && TOMBSTONE_KEY != key &&
+                reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs))
+            {
+                reclaimed++;
+            }
+        }
+        buffer.putLong(header + SWEEP_CURSOR_OFFSET, cursor);
+        if (reclaimed > 0)
+        {
+            buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) - reclaimed);
+            buffer.putLongRelease(header + EVICTIONS_OFFSET, buffer.getLong(header + EVICTIONS_OFFSET) + reclaimed);
+        }
+        return reclaimed;
+    }
+
+    private boolean isIdle(final int slot, final long idleBeforeNs)
+    {
+        final long tatNs = buffer.getLongVolatile(slot + TAT_OFFSET);
+        return RECLAIMING != tatNs && tatNs <= idleBeforeNs;
+    }
+
+    private long idleBeforeNs(final long nowNs)
+    {
+        final long idleBeforeNs = nowNs - idleGraceNs;
+        return idleBeforeNs > nowNs ? Long.MIN_VALUE : idleBeforeNs;
+    }
+
+    private void lock(final int header)
+    {
+        int spins = 0;
+        while (!buffer.compareAndSetLong(header + LOCK_OFFSET, 0, 1))
+        {
+            if ((++spins & 63) == 0)
+            {
+                Thread.yield();
+            }
+            else
+            {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private int slotOffset(final int shard, final int index)
+    {
+        return slotsOffset + (((shard << slotsPerShardBits) + index) * SLOT_LENGTH);
+    }
+
+    private int headerOf(final int tatOffset)
+    {
+        final int shard = tatOffset < slotsOffset ? 0 : ((tatOffset - slotsOffset) / SLOT_LENGTH) >>> slotsPerShardBits;
+        return TableLayout.shardHeaderOffset(shard);
+    }
+
+    private long sumHeaders(final int fieldOffset)
+    {
+        long sum = 0;
+        for (int shard = 0; shard <= shardMask; shard++)
+        {
+            sum += buffer.getLongVolatile(TableLayout.shardHeaderOffset(shard) + fieldOffset);
+        }
+        return sum;
+    }
+
+    private static void requirePowerOfTwo(final String field, final int value, final int max)
+    {
+        requireRange(field, value, 1, max);
+        if (Integer.bitCount(value) != 1)
+        {
+            throw new IllegalArgumentException(field + " must be a power of two in [1, " + max + "] but was " + value);
+        }
+    }
+
+    static void requireRange(final String field, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "] but was " + value);
+        }
+    }
+}

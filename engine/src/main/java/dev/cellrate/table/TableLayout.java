@@ -1,0 +1,164 @@
+package dev.cellrate.table;
+
+import static org.agrona.BitUtil.SIZE_OF_LONG;
+
+/**
+ * Off-heap layout of a {@link SlotTable}: one direct buffer, three regions, every offset named here.
+ * <pre>
+ *  region            offset                                   length
+ *  +--------------------------------------+  0
+ *  | dedicated cells: EMPTY_KEY word,     |  RESERVED_CELLS_OFFSET    3 * CELL_LENGTH
+ *  | TOMBSTONE_KEY word, overflow cell    |
+ *  +--------------------------------------+  SHARD_HEADERS_OFFSET
+ *  | shard header 0 .. shardCount-1       |                           shardCount * SHARD_HEADER_LENGTH
+ *  +--------------------------------------+  slotsOffset(shardCount)
+ *  | shard 0 slots | shard 1 slots | ...  |                           slotCount * SLOT_LENGTH
+ *  +--------------------------------------+
+ *
+ *  dedicated cell (128 B, TAT alone on its cache-line pair)
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                        TAT (ns, signed)                       |  CELL_TAT_OFFSET
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                     padding to 128 bytes                      |
+ *  +---------------------------------------------------------------+
+ *
+ *  shard header (128 B; lock-guarded words on the first line, atomic counters on the second)
+ *  +---------------------------------------------------------------+
+ *  |                  insert lock (0 free, 1 held)                  |  LOCK_OFFSET
+ *  +---------------------------------------------------------------+
+ *  |                 live keys (slots holding a key)               |  LIVE_KEYS_OFFSET
+ *  +---------------------------------------------------------------+
+ *  |               evictions (idle keys reclaimed)                 |  EVICTIONS_OFFSET
+ *  +---------------------------------------------------------------+
+ *  |              sweep cursor (slot index in shard)               |  SWEEP_CURSOR_OFFSET
+ *  +---------------------------------------------------------------+
+ *  |                  padding to byte 64                           |
+ *  +---------------------------------------------------------------+
+ *  |                  table-full events                            |  TABLE_FULL_OFFSET
+ *  +---------------------------------------------------------------+
+ *  |                  CAS retries                                  |  CAS_RETRIES_OFFSET
+ *  +---------------------------------------------------------------+
+ *  |                  padding to byte 128                          |
+ *  +---------------------------------------------------------------+
+ *
+ *  slot (16 B, 16-aligned, so never split across cache lines)
+ *  +---------------------------------------------------------------+
+ *  |   key word: EMPTY_KEY, TOMBSTONE_KEY or a mixed/hashed key    |  KEY_OFFSET
+ *  +---------------------------------------------------------------+
+ *  |   TAT (ns): RECLAIMING, or a value that only ever increases   |  TAT_OFFSET
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * Slot {@code i} of shard {@code s} is at {@code slotsOffset(shardCount) + (s * slotsPerShard + i) * SLOT_LENGTH}.
+ */
+public final class TableLayout
+{
+    /** Alignment of the buffer, of the cells and of the shard headers. */
+    public static final int ALIGNMENT = 128;
+
+    /** Bytes per dedicated (padded) cell. */
+    public static final int CELL_LENGTH = 128;
+
+    /** Offset of the TAT word in a dedicated cell. */
+    public static final int CELL_TAT_OFFSET = 0;
+
+    /** Offset of the dedicated cells region. */
+    public static final int RESERVED_CELLS_OFFSET = 0;
+
+    /** Cell of the one key whose word is {@link #EMPTY_KEY}. */
+    public static final int EMPTY_KEY_CELL_OFFSET = RESERVED_CELLS_OFFSET;
+
+    /** Cell of the one key whose word is {@link #TOMBSTONE_KEY}. */
+    public static final int TOMBSTONE_KEY_CELL_OFFSET = EMPTY_KEY_CELL_OFFSET + CELL_LENGTH;
+
+    /** The shared overflow cell (table-full policy {@code OVERFLOW}). */
+    public static final int OVERFLOW_CELL_OFFSET = TOMBSTONE_KEY_CELL_OFFSET + CELL_LENGTH;
+
+    /** Offset of the first shard header. */
+    public static final int SHARD_HEADERS_OFFSET = OVERFLOW_CELL_OFFSET + CELL_LENGTH;
+
+    /** Offset of the insert lock in a shard header. */
+    public static final int LOCK_OFFSET = 0;
+
+    /** Offset of the live-key count (written under the lock). */
+    public static final int LIVE_KEYS_OFFSET = LOCK_OFFSET + SIZE_OF_LONG;
+
+    /** Offset of the eviction count (written under the lock). */
+    public static final int EVICTIONS_OFFSET = LIVE_KEYS_OFFSET + SIZE_OF_LONG;
+
+    /** Offset of the sweep cursor (written under the lock). */
+    public static final int SWEEP_CURSOR_OFFSET = EVICTIONS_OFFSET + SIZE_OF_LONG;
+
+    /** Offset of the table-full count (atomic add), on the header's second cache line. */
+    public static final int TABLE_FULL_OFFSET = 64;
+
+    /** Offset of the CAS-retry count (atomic add). */
+    public static final int CAS_RETRIES_OFFSET = TABLE_FULL_OFFSET + SIZE_OF_LONG;
+
+    /** Bytes per shard header. */
+    public static final int SHARD_HEADER_LENGTH = 128;
+
+    /** Offset of the key word in a slot. */
+    public static final int KEY_OFFSET = 0;
+
+    /** Offset of the TAT word in a slot. */
+    public static final int TAT_OFFSET = KEY_OFFSET + SIZE_OF_LONG;
+
+    /** Bytes per slot. */
+    public static final int SLOT_LENGTH = TAT_OFFSET + SIZE_OF_LONG;
+
+    /** Key word of a never-used slot (memory starts zeroed). No real key is stored under it in a slot. */
+    public static final long EMPTY_KEY = 0;
+
+    /** Key word of a slot whose idle key was swept; lookups pass over it, inserts may take it. */
+    public static final long TOMBSTONE_KEY = -1;
+
+    /** TAT value while a slot is being reclaimed under the shard lock; never a real TAT. */
+    public static final long RECLAIMING = Long.MIN_VALUE;
+
+    /** TAT of a never-used slot: the lowest value other than {@link #RECLAIMING} (a full bucket). */
+    public static final long FRESH_TAT_NS = Long.MIN_VALUE + 1;
+
+    /** Largest total slot count (the buffer is indexed by {@code int}). */
+    public static final int MAX_SLOTS = 1 << 26;
+
+    /** Largest shard count. */
+    public static final int MAX_SHARDS = 1 << 16;
+
+    /** The shard is taken from the key word's bits from here up; the home slot from its low bits. */
+    public static final int SHARD_SHIFT = 38;
+
+    private TableLayout()
+    {
+    }
+
+    /**
+     * @param shard shard index.
+     * @return offset of that shard's header.
+     */
+    public static int shardHeaderOffset(final int shard)
+    {
+        return SHARD_HEADERS_OFFSET + shard * SHARD_HEADER_LENGTH;
+    }
+
+    /**
+     * @param shardCount number of shards.
+     * @return offset of the first slot.
+     */
+    public static int slotsOffset(final int shardCount)
+    {
+        return SHARD_HEADERS_OFFSET + shardCount * SHARD_HEADER_LENGTH;
+    }
+
+    /**
+     * @param shardCount number of shards.
+     * @param slotCount  total slots.
+     * @return total buffer length in bytes.
+     */
+    public static int length(final int shardCount, final int slotCount)
+    {
+        return slotsOffset(shardCount) + slotCount * SLOT_LENGTH;
+    }
+}

@@ -1,0 +1,45 @@
+package dev.cellrate.translate;
+
+import dev.cellrate.Limit;
+import dev.cellrate.PayLaterRateLimiter;
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * A translated Guava {@code RateLimiter.create(r)} ({@code SmoothBursty}, one second of stored permits):
+ * the limit GCRA(T, M&middot;T) with {@code M = r * 1 s}, plus Guava's two departures from a plain GCRA cell:
+ * <ol>
+ *     <li><b>Empty start.</b> Guava stores no permits at construction and fills while idle, so the cell's
+ *     first TAT is {@code created + &tau;} ({@link #initialTatNs(long)}), not a full bucket.</li>
+ *     <li><b>Pay later.</b> {@code tryAcquire(n)} admits whenever one permit would be admitted and charges
+ *     all n ({@link PayLaterRateLimiter}).</li>
+ * </ol>
+ *
+ * @param limit GCRA(T, &tau;) with &tau; = M&middot;T (1 s when T is exact).
+ */
+public record GuavaBursty(Limit limit)
+{
+    /**
+     * @param createdNs the time the Guava limiter would have been created.
+     * @return the TAT of a cell that starts as Guava does (no stored permits): {@code created + &tau;},
+     * saturated.
+     */
+    public long initialTatNs(final long createdNs)
+    {
+        final long toleranceNs = limit.toleranceNs();
+        return createdNs > Long.MAX_VALUE - toleranceNs ? Long.MAX_VALUE : createdNs + toleranceNs;
+    }
+
+    /**
+     * A lock-free limiter that decides as this Guava limiter created at {@code createdNs} would
+     * ({@code tryAcquire(n)} for n up to {@link Integer#MAX_VALUE}, or as many as fit 2<sup>62</sup> ns).
+     *
+     * @param createdNs the creation time, on the same clock as later {@code nowNs} values.
+     * @param clock     the clock of the {@code *Now} overloads.
+     * @return the limiter, starting empty.
+     */
+    public PayLaterRateLimiter newRateLimiter(final long createdNs, final NanoClock clock)
+    {
+        final long maxPermits = Math.min(Integer.MAX_VALUE, Limit.MAX_CEILING_NS / limit.emissionIntervalNs());
+        return new PayLaterRateLimiter(limit, maxPermits, initialTatNs(createdNs), clock);
+    }
+}
