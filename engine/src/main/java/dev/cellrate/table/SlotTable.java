@@ -37,11 +37,20 @@ import org.agrona.concurrent.UnsafeBuffer;
  *         witness = table.compareAndExchangeTat(off, tat, next);
  *         witness == tat: done; else tat = table.loadTat(off, k) and loop (STALE: claim again)
  * </pre>
- * Rules: (1) the next value must be strictly greater than the expected one and never {@link #STALE};
+ * Rules: (1) the next value must be strictly greater than the expected one and never {@link #STALE}
+ * (a caller that lowers the word, e.g. a refund, gives up the ABA guarantee below for stale CASes that
+ * expect a value above the lowered one: if the slot is then reclaimed and the new key's TAT passes through
+ * exactly that value, such a CAS lands on the new key's cell; it needs a decider paused between its
+ * validated read and its CAS for about the idle grace, see {@code docs/keyed-table.md});
  * (2) after a failed CAS, never reuse the witness without {@link #loadTat}, which re-validates the key;
  * (3) a word read through {@link #loadTat} may be older than the cell's current value but never larger:
  * a decision that <em>rejects</em> on it is also right for the current value; an admission happens only
  * through a successful CAS, which succeeds only on the key's current value.
+ * <p>
+ * <b>Algorithm.</b> Shard = bits {@link TableLayout#SHARD_SHIFT}.. of the key word, home slot = its low bits;
+ * linear probing inside the shard up to the probe bound. Slots never return to EMPTY (swept ones become
+ * tombstones), so a probe that reaches EMPTY proves the key absent. The two reserved key words have
+ * dedicated cells in the table header, so no key is ever stored under a reserved word.
  * <p>
  * <b>Concurrency.</b> Memory ordering convention: key and TAT words are read with {@code getLongAcquire},
  * written by CAS (volatile) or, under the shard lock, by {@code putLongRelease}. Decisions on present keys
