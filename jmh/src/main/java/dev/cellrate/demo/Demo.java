@@ -5,8 +5,21 @@ import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.SingleThreadedRateLimiter;
+import dev.cellrate.PayLaterRateLimiter;
+import dev.cellrate.composite.CompositeRateLimiter;
+import dev.cellrate.shaper.KeyedShaper;
 import dev.cellrate.shaper.Shaper;
 import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.table.SlotTable;
+import dev.cellrate.tcm.Colour;
+import dev.cellrate.tcm.SrTcm;
+import dev.cellrate.tcm.TrTcm;
+import dev.cellrate.translate.Envoy;
+import dev.cellrate.translate.Guava;
+import dev.cellrate.translate.Nginx;
+import dev.cellrate.translate.RedisCell;
+import dev.cellrate.warmup.WarmingUpRateLimiter;
+import org.agrona.concurrent.SystemNanoClock;
 import dev.cellrate.window.FixedWindowLimiter;
 import dev.cellrate.window.SlidingCounterLimiter;
 import dev.cellrate.window.SlidingLogLimiter;
@@ -17,6 +30,7 @@ import io.github.bucket4j.TimeMeter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -56,11 +70,18 @@ public final class Demo
         System.out.println("cellrate demo: every limiter on the seed's reference traces, limit 10/s, burst 10");
         System.out.println("(\"max in any 1 s\" counts releases: for the delay shaper, when it lets a request go)");
         System.out.println();
+        printDialects();
         for (final Trace trace : List.of(Trace.fixedWindowBoundary(), Trace.slidingCounterAdversary(),
             Trace.burstAfterIdle()))
         {
             printTrace(trace, rows());
         }
+        System.out.println("Notes: Guava's create(10) (PayLaterRateLimiter) stores a full second, so it is burst 11: one more");
+        System.out.println("than GCRA everywhere. The colour markers (RFC 2697/2698) add whole tokens at ticks of 1/rate, so");
+        System.out.println("0.901 s after 1.999 s they have 10 new tokens where GCRA has 9.01. WarmingUpRateLimiter starts cold");
+        System.out.println("(Guava SmoothWarmingUp: permits up to 3x further apart). ConcurrencyLimiter caps requests in");
+        System.out.println("flight, not a rate, so it has no row.");
+        System.out.println();
         keyedWorkload();
         System.out.printf(Locale.ROOT, "%ndemo finished in %.1f s%n", (System.nanoTime() - startNs) / 1e9);
     }
@@ -85,6 +106,23 @@ public final class Demo
                 return nowNs -> KeyedRateLimiter.isAdmitted(limiter.tryAcquire(42L, nowNs)) ?
                     0 : TraceLimiter.REJECTED;
             }),
+            new Row("PayLaterRateLimiter (Guava create(10))", () ->
+            {
+                final PayLaterRateLimiter limiter = Guava.create(PER_SECOND).newRateLimiter(0, SystemNanoClock.INSTANCE);
+                return nowNs -> policed(limiter.tryAcquire(nowNs));
+            }),
+            new Row("WarmingUpRateLimiter (Guava create(10, 1 s))", () ->
+            {
+                final WarmingUpRateLimiter limiter = WarmingUpRateLimiter.guava(
+                    PER_SECOND, 1, TimeUnit.SECONDS, 0, SystemNanoClock.INSTANCE);
+                return nowNs -> policed(limiter.tryAcquire(nowNs));
+            }),
+            new Row("CompositeRateLimiter (10/s b10 + 30/min b30)", () ->
+            {
+                final CompositeRateLimiter limiter =
+                    CompositeRateLimiter.of(limit, Limit.of(30, 1, TimeUnit.MINUTES, 30));
+                return nowNs -> policed(limiter.tryAcquire(1, nowNs));
+            }),
             new Row("Shaper, delay (leaky queue, NGINX default)", () ->
             {
                 final Shaper shaper = new Shaper(limit, ShaperMode.delay());
@@ -94,6 +132,12 @@ public final class Demo
             {
                 final Shaper shaper = new Shaper(limit, ShaperMode.nodelay());
                 return nowNs -> shaped(shaper.reserve(nowNs));
+            }),
+            new Row("KeyedShaper, delay (one key)", () ->
+            {
+                final KeyedShaper shaper = new KeyedShaper(
+                    limit, ShaperMode.delay(), new SlotTable(16, 64, 64, Trace.SECOND_NS, 7), SystemNanoClock.INSTANCE);
+                return nowNs -> shaped(shaper.reserve(42L, nowNs));
             }),
             new Row("FixedWindowLimiter (10 per aligned 1 s)", () ->
             {
@@ -110,12 +154,52 @@ public final class Demo
                 final SlidingLogLimiter limiter = new SlidingLogLimiter(BURST, Trace.SECOND_NS);
                 return nowNs -> policed(limiter.tryAcquire(nowNs));
             }),
+            new Row("srTCM green (CIR 10/s, CBS 10, EBS 10)", () -> marked(
+                new SrTcm(PER_SECOND, BURST, BURST), false)),
+            new Row("srTCM green or yellow", () -> marked(new SrTcm(PER_SECOND, BURST, BURST), true)),
+            new Row("trTCM green (PIR 20/s PBS 10, CIR 10/s CBS 10)", () -> marked(
+                new TrTcm(2 * PER_SECOND, BURST, PER_SECOND, BURST), false)),
+            new Row("trTCM green or yellow", () -> marked(
+                new TrTcm(2 * PER_SECOND, BURST, PER_SECOND, BURST), true)),
             new Row("reference: Bucket4j 8.14 greedy bucket", Demo::bucket4j));
     }
 
     private static long policed(final long code)
     {
         return Result.ADMITTED == code ? 0 : TraceLimiter.REJECTED;
+    }
+
+    private static TraceLimiter marked(final SrTcm marker, final boolean yellowPasses)
+    {
+        return nowNs -> passes(marker.mark(1, nowNs), yellowPasses);
+    }
+
+    private static TraceLimiter marked(final TrTcm marker, final boolean yellowPasses)
+    {
+        return nowNs -> passes(marker.mark(1, nowNs), yellowPasses);
+    }
+
+    private static long passes(final int colour, final boolean yellowPasses)
+    {
+        return Colour.GREEN == colour || (yellowPasses && Colour.YELLOW == colour) ? 0 : TraceLimiter.REJECTED;
+    }
+
+    /**
+     * "10 per second, bursts of 10" in each peer's dialect, translated: the off-by-ones the seed warns about.
+     */
+    static void printDialects()
+    {
+        System.out.println("\"10 per second, bursts of 10\" in each system's dialect, translated to GCRA(T, tau):");
+        final String format = "  %-44s %s%n";
+        System.out.printf(format, "NGINX  rate=10r/s burst=9", Nginx.limitReq(PER_SECOND, Nginx.RateUnit.PER_SECOND,
+            BURST - 1).limit());
+        System.out.printf(format, "redis-cell  CL.THROTTLE key 9 10 1", RedisCell.throttle(BURST - 1, PER_SECOND, 1));
+        System.out.printf(format, "Envoy  max_tokens 10, 10 per 1 s", Envoy.tokenBucket(BURST, PER_SECOND, 1,
+            TimeUnit.SECONDS));
+        System.out.printf(format, "Guava  RateLimiter.create(10)", Guava.create(PER_SECOND).limit());
+        System.out.printf(format, "cellrate  Limit.perSecond(10, 10)", Limit.perSecond(PER_SECOND, BURST));
+        System.out.println("  -> the same 10 written 9, 9, 10 and 10; Guava's create(10) is burst 11 (one second stored + 1)");
+        System.out.println();
     }
 
     private static long shaped(final long code)
@@ -152,7 +236,7 @@ public final class Demo
     static void printTrace(final Trace trace, final List<Row> rows)
     {
         System.out.printf("Trace: %s%n  %s%n", trace.name(), trace.description());
-        final String format = "  %-44s %9s %16s %18s %10s%n";
+        final String format = "  %-47s %9s %15s %17s %10s%n";
         System.out.printf(format, "limiter", "admitted", "max in any 1 s", "first rejection", "max delay");
         for (final Row row : rows)
         {

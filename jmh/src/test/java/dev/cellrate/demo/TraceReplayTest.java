@@ -11,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The demo prints what the seed article says, row by row: {admitted, max in any 1 s, first rejected index
  * (0-based, -1 for none), max delay in ms}. GCRA rows (every token-bucket-equivalent limiter and the Bucket4j
- * reference) share one expectation; worked by hand in the comments.
+ * reference) share one expectation; worked by hand in the comments. The Guava-translated, warm-up, composite
+ * and colour-marker rows are pinned to the values first printed (Guava's burst is 11; the markers refill in
+ * whole tokens at ticks of 1/rate, RFC 2697/2698), so a change in any of them shows here.
  */
 final class TraceReplayTest
 {
@@ -19,6 +21,38 @@ final class TraceReplayTest
 
     private static String kind(final String rowName)
     {
+        if (rowName.startsWith("PayLater"))
+        {
+            return "guava";
+        }
+        if (rowName.startsWith("WarmingUp"))
+        {
+            return "warmup";
+        }
+        if (rowName.startsWith("Composite"))
+        {
+            return "composite";
+        }
+        if (rowName.startsWith("srTCM green or"))
+        {
+            return "srtcm-gy";
+        }
+        if (rowName.startsWith("srTCM green"))
+        {
+            return "srtcm-g";
+        }
+        if (rowName.startsWith("trTCM green or"))
+        {
+            return "trtcm-gy";
+        }
+        if (rowName.startsWith("trTCM green"))
+        {
+            return "trtcm-g";
+        }
+        if (rowName.startsWith("KeyedShaper, delay"))
+        {
+            return "delay";
+        }
         if (rowName.startsWith("Shaper, delay"))
         {
             return "delay";
@@ -38,13 +72,16 @@ final class TraceReplayTest
         return GCRA;
     }
 
-    private static void check(final Trace trace, final Map<String, long[]> expected)
+    private static void check(final Trace trace, final Map<String, long[]> policers, final Map<String, long[]> others)
     {
+        final Map<String, long[]> expected = new java.util.HashMap<>(policers);
+        expected.putAll(others);
         final List<Demo.Row> rows = Demo.rows();
-        assertTrue(rows.size() >= 9, "every limiter has a row");
+        assertTrue(rows.size() >= 17, "every limiter has a row");
         for (final Demo.Row row : rows)
         {
             final long[] want = expected.get(kind(row.name()));
+            assertTrue(null != want, "no expectation for " + row.name());
             final TraceReplay replay = TraceReplay.replay(trace, row.factory().get());
             final String what = trace.name() + " / " + row.name();
             assertEquals(want[0], replay.admitted, what + ": admitted");
@@ -67,7 +104,15 @@ final class TraceReplayTest
             "delay", new long[]{11, 10, 11, 900},
             "fixed", new long[]{20, 20, -1, 0},
             "counter", new long[]{10, 10, 10, 0},
-            "log", new long[]{10, 10, 10, 0}));
+            "log", new long[]{10, 10, 10, 0}),
+            Map.of(
+                "guava", new long[]{12, 12, 12, 0},
+                "warmup", new long[]{1, 1, 1, 0},
+                "composite", new long[]{11, 11, 11, 0},
+                "srtcm-g", new long[]{11, 11, 11, 0},
+                "srtcm-gy", new long[]{20, 20, -1, 0},
+                "trtcm-g", new long[]{11, 11, 11, 0},
+                "trtcm-gy", new long[]{13, 13, 12, 0}));
     }
 
     /**
@@ -83,7 +128,15 @@ final class TraceReplayTest
             "delay", new long[]{19, 10, 19, 900},
             "fixed", new long[]{20, 20, -1, 0},
             "counter", new long[]{19, 19, 19, 0},
-            "log", new long[]{10, 10, 10, 0}));
+            "log", new long[]{10, 10, 10, 0}),
+            Map.of(
+                "guava", new long[]{20, 20, -1, 0},
+                "warmup", new long[]{2, 2, 1, 0},
+                "composite", new long[]{19, 19, 19, 0},
+                "srtcm-g", new long[]{20, 20, -1, 0},
+                "srtcm-gy", new long[]{20, 20, -1, 0},
+                "trtcm-g", new long[]{20, 20, -1, 0},
+                "trtcm-gy", new long[]{20, 20, -1, 0}));
     }
 
     /**
@@ -99,7 +152,15 @@ final class TraceReplayTest
             "delay", new long[]{39, 10, 10, 900},
             "fixed", new long[]{30, 10, 10, 0},
             "counter", new long[]{28, 10, 10, 0},
-            "log", new long[]{30, 10, 10, 0}));
+            "log", new long[]{30, 10, 10, 0}),
+            Map.of(
+                "guava", new long[]{40, 20, 11, 0},
+                "warmup", new long[]{22, 10, 1, 0},
+                "composite", new long[]{31, 19, 10, 0},
+                "srtcm-g", new long[]{39, 19, 10, 0},
+                "srtcm-gy", new long[]{49, 29, 20, 0},
+                "trtcm-g", new long[]{39, 19, 10, 0},
+                "trtcm-gy", new long[]{69, 29, 10, 0}));
         assertEquals(89, Trace.burstAfterIdle().timesNs().length);
         assertEquals(4_950_000_000L, Trace.burstAfterIdle().timesNs()[88]);
     }
