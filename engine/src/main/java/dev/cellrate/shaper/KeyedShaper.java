@@ -65,7 +65,7 @@ public final class KeyedShaper
      */
     public long reserve(final long key, final long nowNs)
     {
-        return reserveKeyWord(table.keyWord(key), emissionIntervalNs, nowNs, null);
+        return reserveIncrement(table.keyWord(key), emissionIntervalNs, nowNs, null);
     }
 
     /**
@@ -76,7 +76,7 @@ public final class KeyedShaper
      */
     public long reserve(final long key, final long permits, final long nowNs)
     {
-        return reserveKeyWord(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
+        return reserveIncrement(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -88,7 +88,7 @@ public final class KeyedShaper
      */
     public long reserve(final long key, final long permits, final long nowNs, final Reservation reservation)
     {
-        return reserveKeyWord(table.keyWord(key), limit.incrementNs(permits), nowNs, reservation);
+        return reserveIncrement(table.keyWord(key), limit.incrementNs(permits), nowNs, reservation);
     }
 
     /**
@@ -100,7 +100,7 @@ public final class KeyedShaper
      */
     public long reserve(final CharSequence key, final long permits, final long nowNs, final Reservation reservation)
     {
-        return reserveKeyWord(table.keyWord(key), limit.incrementNs(permits), nowNs, reservation);
+        return reserveIncrement(table.keyWord(key), limit.incrementNs(permits), nowNs, reservation);
     }
 
     /**
@@ -109,7 +109,7 @@ public final class KeyedShaper
      */
     public long reserveNow(final long key)
     {
-        return reserveKeyWord(table.keyWord(key), emissionIntervalNs, clock.nanoTime(), null);
+        return reserveIncrement(table.keyWord(key), emissionIntervalNs, clock.nanoTime(), null);
     }
 
     /**
@@ -137,31 +137,17 @@ public final class KeyedShaper
     }
 
     /**
-     * Reserve on a key word from {@link SlotTable#keyWord} of {@link #table()}.
+     * Reserve on a key word from {@link SlotTable#keyWord} of {@link #table()} (callers that hash once).
      *
      * @param keyWord     the key word.
-     * @param incrementNs {@code permits * T} from {@link Limit#incrementNs}, or {@link Result#NEVER}.
+     * @param permits     the cost.
      * @param nowNs       the time of the request, ns.
      * @param reservation a caller-owned holder filled in place, or null.
      * @return as {@link #reserve(long, long)}.
      */
-    public long reserveKeyWord(
-        final long keyWord, final long incrementNs, final long nowNs, final Reservation reservation)
+    public long reserveKeyWord(final long keyWord, final long permits, final long nowNs, final Reservation reservation)
     {
-        long code = Result.NEVER;
-        if (incrementNs >= 1)
-        {
-            code = charge(keyWord, incrementNs, nowNs, reservation);
-            if (code >= 0)
-            {
-                return code;
-            }
-        }
-        if (null != reservation)
-        {
-            reservation.rejected(code, nowNs);
-        }
-        return code;
+        return reserveIncrement(keyWord, limit.incrementNs(permits), nowNs, reservation);
     }
 
     /**
@@ -226,6 +212,25 @@ public final class KeyedShaper
         final long keyWord = table.keyWord(key);
         final int tatOffset = table.findSlot(keyWord);
         return tatOffset < 0 ? SlotTable.STALE : table.loadTat(tatOffset, keyWord);
+    }
+
+    private long reserveIncrement(
+        final long keyWord, final long incrementNs, final long nowNs, final Reservation reservation)
+    {
+        long code = Result.NEVER;
+        if (incrementNs >= 1)
+        {
+            code = charge(keyWord, incrementNs, nowNs, reservation);
+            if (code >= 0)
+            {
+                return code;
+            }
+        }
+        if (null != reservation)
+        {
+            reservation.rejected(code, nowNs);
+        }
+        return code;
     }
 
     private long charge(final long keyWord, final long incrementNs, final long nowNs, final Reservation reservation)

@@ -6,6 +6,8 @@ import org.agrona.concurrent.NanoClock;
 import org.jctools.queues.MpmcArrayQueue;
 import org.jctools.queues.MpscArrayQueue;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * The optional release agent: producers on any thread submit their own items with a due time (typically a
  * {@link Shaper} reservation), and one agent thread hands each item to a {@link ReleaseHandler} when it is due.
@@ -33,6 +35,9 @@ import org.jctools.queues.MpscArrayQueue;
  * then <em>hands back</em> every item not yet released through {@link ReleaseHandler#onHandBack}, in due
  * order. So every successfully submitted item reaches the handler exactly once: released or handed back.
  * <p>
+ * Counters: {@link #releasedCount()}, {@link #handedBackCount()} and {@link #maxLatenessNs()} are written by
+ * the agent thread only (lazySet) and readable from any thread.
+ * <p>
  * Threading: {@code submit*} and {@link #closeSubmissions()} from any thread; {@link #doWork()} and
  * {@link #onClose()} from one agent thread at a time.
  *
@@ -47,6 +52,10 @@ public final class ReleaseAgent<E> implements Agent
     private final NanoClock clock;
     private final int capacity;
     private final SubmissionGate gate = new SubmissionGate();
+    /** Written by the agent thread only ({@code lazySet}: release); read by anyone (acquire). */
+    private final AtomicLong releasedCount = new AtomicLong();
+    private final AtomicLong handedBackCount = new AtomicLong();
+    private final AtomicLong maxLatenessNs = new AtomicLong();
     private long nextSeq;
 
     /**
@@ -201,6 +210,11 @@ public final class ReleaseAgent<E> implements Agent
                 final long dueNs = entry.dueNs;
                 recycle(entry);
                 workCount++;
+                releasedCount.lazySet(releasedCount.get() + 1);
+                if (nowNs - dueNs > maxLatenessNs.get())
+                {
+                    maxLatenessNs.lazySet(nowNs - dueNs);
+                }
                 handler.onRelease(item, dueNs, nowNs);
             }
         }
@@ -224,6 +238,7 @@ public final class ReleaseAgent<E> implements Agent
             final E item = entry.item;
             final long dueNs = entry.dueNs;
             recycle(entry);
+            handedBackCount.lazySet(handedBackCount.get() + 1);
             try
             {
                 handler.onHandBack(item, dueNs);
@@ -245,6 +260,31 @@ public final class ReleaseAgent<E> implements Agent
     public String roleName()
     {
         return "cellrate-release-agent";
+    }
+
+    /**
+     * @return items released so far (published by the agent thread; any thread may read).
+     */
+    public long releasedCount()
+    {
+        return releasedCount.get();
+    }
+
+    /**
+     * @return items handed back at close so far (any thread may read).
+     */
+    public long handedBackCount()
+    {
+        return handedBackCount.get();
+    }
+
+    /**
+     * @return the largest release lateness seen, {@code nowNs - dueNs} by the agent's clock reading of the
+     * duty cycle that released the item (a difference that overflows a long is ignored). Any thread may read.
+     */
+    public long maxLatenessNs()
+    {
+        return maxLatenessNs.get();
     }
 
     /**

@@ -41,10 +41,14 @@ class ReleaseAgentTest
         assertEquals(List.of("a1", "a2", "b"), handler.released);
         assertEquals(List.of(100L, 100L, 200L), handler.releasedDueNs);
         assertEquals(List.of(200L, 200L, 200L), handler.releasedNowNs);
+        assertEquals(3, agent.releasedCount());
+        assertEquals(100, agent.maxLatenessNs());
         clockNs[0] = 1_000;
         agent.doWork();
         assertEquals(List.of("a1", "a2", "b", "c"), handler.released);
         assertEquals(0, agent.doWork());
+        assertEquals(4, agent.releasedCount());
+        assertEquals(700, agent.maxLatenessNs());
     }
 
     @Test
@@ -125,6 +129,8 @@ class ReleaseAgentTest
         agent.onClose();
         assertEquals(List.of("due"), handler.released);
         assertEquals(List.of("early", "queued-not-drained", "late"), handler.handedBack);
+        assertEquals(1, agent.releasedCount());
+        assertEquals(3, agent.handedBackCount());
         assertEquals(Result.CLOSED, agent.submit("after", 0));
         assertEquals(Result.CLOSED, agent.submit("after", new Shaper(Limit.ofGcra(1, 0), ShaperMode.delay()), 1, 0));
         assertTrue(agent.isClosed());

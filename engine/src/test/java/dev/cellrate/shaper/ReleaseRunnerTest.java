@@ -97,6 +97,7 @@ class ReleaseRunnerTest
         runner.close();
         assertNull(error.get());
         assertEquals(PRODUCERS * ITEMS_PER_PRODUCER, recorder.releasedCount.get(), "count");
+        assertEquals(PRODUCERS * ITEMS_PER_PRODUCER, agent.releasedCount(), "published counter");
         assertEquals(0, recorder.handedBackCount.get());
         final int[] nextIndex = new int[PRODUCERS];
         for (int k = 0; k < recorder.releasedCount.get(); k++)

@@ -14,8 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Cancel semantics: a reservation is refunded in full, restoring exactly the TAT before it, iff no later
- * reservation is live (LIFO); otherwise nothing changes. After any sequence of reservations and cancels (monotone time), the live reservations
- * are exactly what a fresh GCRA would have admitted, at the same slots, had the cancelled ones never come.
+ * reservation is live (LIFO); otherwise nothing changes. After any sequence of reservations and cancels
+ * (monotone time), the live reservations are exactly what a fresh GCRA would have admitted, at the same
+ * slots, had the cancelled ones never come.
  */
 class ShaperCancelTest
 {

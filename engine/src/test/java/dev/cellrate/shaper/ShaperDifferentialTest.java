@@ -39,10 +39,14 @@ class ShaperDifferentialTest
     }
 
     private static void runTrace(
-        final SplittableRandom random, final long emissionIntervalNs, final long toleranceNs, final long immediateExcess)
+        final SplittableRandom random,
+        final long emissionIntervalNs,
+        final long toleranceNs,
+        final long immediateExcess)
     {
         final Limit limit = Limit.ofGcra(emissionIntervalNs, toleranceNs);
-        final ShaperMode mode = Long.MAX_VALUE == immediateExcess ? ShaperMode.nodelay() : ShaperMode.delay(immediateExcess);
+        final ShaperMode mode =
+            Long.MAX_VALUE == immediateExcess ? ShaperMode.nodelay() : ShaperMode.delay(immediateExcess);
         final Shaper shaper = new Shaper(limit, mode);
         final ShaperModel model = new ShaperModel(emissionIntervalNs, toleranceNs, immediateExcess);
         final String context = limit + " " + mode;
