@@ -39,7 +39,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *     <li>in flight never exceeds {@code maxInFlight}: every increment is guarded by {@code c < N};</li>
  *     <li>the count never goes negative and is never decremented twice for one acquire: each decrement
  *     follows the one successful release CAS of a slot claimed after an increment;</li>
- *     <li>a release without a matching outstanding ticket (double release, forged or stale ticket, a negative
+ *     <li>a release without a matching outstanding ticket (second release, forged or stale ticket, a negative
  *     code passed back by mistake) returns false and raises no capacity;</li>
  *     <li>a reserved acquirer always finds a free slot: held slots plus reserved acquirers never exceed the
  *     count, which is at most {@code N} (a slot is freed before the count drops), so its scan terminates.</li>

@@ -6,8 +6,6 @@ import org.agrona.concurrent.NanoClock;
 import org.jctools.queues.MpmcArrayQueue;
 import org.jctools.queues.MpscArrayQueue;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * The optional release agent: producers on any thread submit their own items with a due time (typically a
  * {@link Shaper} reservation), and one agent thread hands each item to a {@link ReleaseHandler} when it is due.
@@ -42,16 +40,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ReleaseAgent<E> implements Agent
 {
-    private static final long CLOSED_BIT = 1L << 62;
-
     private final MpmcArrayQueue<ReleaseSchedule.Entry<E>> free;
     private final MpscArrayQueue<ReleaseSchedule.Entry<E>> submitted;
     private final ReleaseSchedule<E> schedule;
     private final ReleaseHandler<E> handler;
     private final NanoClock clock;
     private final int capacity;
-    /** {@link #CLOSED_BIT} | the number of submissions in progress. */
-    private final AtomicLong state = new AtomicLong();
+    private final SubmissionGate gate = new SubmissionGate();
     private long nextSeq;
 
     /**
@@ -93,7 +88,7 @@ public final class ReleaseAgent<E> implements Agent
     public long submit(final E item, final long dueNs)
     {
         requireItem(item);
-        if (!enter())
+        if (!gate.enter())
         {
             return Result.CLOSED;
         }
@@ -109,7 +104,7 @@ public final class ReleaseAgent<E> implements Agent
         }
         finally
         {
-            exit();
+            gate.exit();
         }
     }
 
@@ -128,7 +123,7 @@ public final class ReleaseAgent<E> implements Agent
     public long submit(final E item, final Shaper shaper, final long permits, final long nowNs)
     {
         requireItem(item);
-        if (!enter())
+        if (!gate.enter())
         {
             return Result.CLOSED;
         }
@@ -139,7 +134,7 @@ public final class ReleaseAgent<E> implements Agent
         }
         finally
         {
-            exit();
+            gate.exit();
         }
     }
 
@@ -156,7 +151,7 @@ public final class ReleaseAgent<E> implements Agent
     public long submit(final E item, final KeyedShaper shaper, final long key, final long permits, final long nowNs)
     {
         requireItem(item);
-        if (!enter())
+        if (!gate.enter())
         {
             return Result.CLOSED;
         }
@@ -168,7 +163,7 @@ public final class ReleaseAgent<E> implements Agent
         }
         finally
         {
-            exit();
+            gate.exit();
         }
     }
 
@@ -177,16 +172,7 @@ public final class ReleaseAgent<E> implements Agent
      */
     public void closeSubmissions()
     {
-        long s;
-        do
-        {
-            s = state.get();
-            if ((s & CLOSED_BIT) != 0)
-            {
-                return;
-            }
-        }
-        while (!state.compareAndSet(s, s | CLOSED_BIT));
+        gate.close();
     }
 
     /**
@@ -194,7 +180,7 @@ public final class ReleaseAgent<E> implements Agent
      */
     public boolean isClosed()
     {
-        return (state.get() & CLOSED_BIT) != 0;
+        return gate.isClosed();
     }
 
     /**
@@ -228,11 +214,8 @@ public final class ReleaseAgent<E> implements Agent
      */
     public void onClose()
     {
-        closeSubmissions();
-        while ((state.get() & ~CLOSED_BIT) != 0)
-        {
-            Thread.onSpinWait();
-        }
+        gate.close();
+        gate.awaitQuiescent();
         drainSubmitted(true);
         RuntimeException firstError = null;
         while (!schedule.isEmpty())
@@ -270,21 +253,6 @@ public final class ReleaseAgent<E> implements Agent
     public int capacity()
     {
         return capacity;
-    }
-
-    private boolean enter()
-    {
-        if ((state.getAndIncrement() & CLOSED_BIT) != 0)
-        {
-            state.getAndDecrement();
-            return false;
-        }
-        return true;
-    }
-
-    private void exit()
-    {
-        state.getAndDecrement();
     }
 
     private long complete(final ReleaseSchedule.Entry<E> entry, final E item, final long nowNs, final long code)

@@ -1,7 +1,7 @@
 package dev.cellrate.tcm;
 
 /**
- * RFC 2697/2698 token updates in integer nanoseconds, as pure functions: no memory, no {@code double}.
+ * RFC 2697/2698 token updates in integer nanoseconds, as pure functions: no memory, no floating point.
  * <p>
  * The RFCs increment a token count by one, {@code rate} times per second. Here the k-th increment happens at
  * the first integer ns {@code t} with {@code t * rate >= k * 10^9} (a grid anchored at t = 0, so the phase of

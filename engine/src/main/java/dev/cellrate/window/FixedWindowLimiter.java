@@ -21,7 +21,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * <p>
  * Concurrency: any thread may call any method. A decision is one acquire read plus, if admitted, one CAS;
  * a rejection writes nothing. A failed CAS re-decides on the witness value, so a roll-over and an
- * increment never overwrite each other (no lost update, no double roll).
+ * increment never overwrite each other (no lost update, no second roll).
  * <p>
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns (until the window ends), or {@link Result#NEVER} (-1) for a cost outside [1, limit].

@@ -4,7 +4,7 @@ import dev.cellrate.Result;
 
 /**
  * The sliding-window-counter decision (Cloudflare's two-window estimate [1]) as pure functions over
- * {@code long}s, in integer cross-multiplication: no division on the decision path, no {@code double}.
+ * {@code long}s, in integer cross-multiplication: no division on the decision path, no floating point.
  * <p>
  * Algorithm: windows are aligned, {@code k = floorDiv(t, W)}, {@code e = t - k W}. With {@code p} permits
  * charged to window {@code k - 1} and {@code c} to window {@code k}, the estimate of the last {@code W} ns is

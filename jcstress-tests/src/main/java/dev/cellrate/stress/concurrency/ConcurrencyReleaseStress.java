@@ -52,7 +52,8 @@ public final class ConcurrencyReleaseStress
 
     /**
      * N = 1. Actor 1 acquires, releases, then releases the same ticket again (a bug in the caller); actor 2
-     * tries to acquire up to 100 times (so it often lands between actor 1's two releases) and keeps its ticket. The double release must fail and must not free actor 2's permit,
+     * tries to acquire up to 100 times and keeps its ticket. Actor 1 waits (bounded) for the slot to be taken
+     * before its second release, so the stale ticket often meets the same slot re-acquired by actor 2. The double release must fail and must not free actor 2's permit,
      * even though actor 2 may hold the very same slot by then.
      * <p>
      * Result: (actor 1 admitted, actor 1's successful releases, actor 2 admitted, final in-flight count).
@@ -77,7 +78,12 @@ public final class ConcurrencyReleaseStress
         {
             final long ticket = limiter.tryAcquire();
             acquired1 = ticket >= 0 ? 1 : 0;
-            releases1 = (limiter.release(ticket) ? 1 : 0) + (limiter.release(ticket) ? 1 : 0);
+            releases1 = limiter.release(ticket) ? 1 : 0;
+            for (int i = 0; i < 1_000 && 0 == limiter.inFlight(); i++)
+            {
+                Thread.onSpinWait(); // bounded: give actor 2 a chance to take the slot before the bad release
+            }
+            releases1 += limiter.release(ticket) ? 1 : 0;
         }
 
         @Actor

@@ -1,9 +1,12 @@
 package dev.cellrate.stress.shaper;
 
 import dev.cellrate.Limit;
+import dev.cellrate.shaper.KeyedShaper;
 import dev.cellrate.shaper.Shaper;
 import dev.cellrate.shaper.ShaperMode;
 import dev.cellrate.shaper.ShaperResult;
+import dev.cellrate.table.SlotTable;
+import org.agrona.concurrent.SystemNanoClock;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -72,17 +75,65 @@ public final class ShaperSlotStress
         @Arbiter
         public void arbiter(final JJ_Result r)
         {
-            final long[] slots = {slot11, slot12, slot21, slot22};
-            long union = 0;
-            long admitted = 0;
-            for (final long slot : slots)
-            {
-                admitted += 0 != slot ? 1 : 0;
-                union = (union & slot) != 0 ? Long.MIN_VALUE : union | slot;
-            }
-            r.r1 = admitted;
-            r.r2 = union;
+            distinct(r, slot11, slot12, slot21, slot22);
         }
+    }
+
+    /**
+     * The same on one key of a {@link KeyedShaper} (the table's slot API instead of a plain cell).
+     */
+    @JCStressTest
+    @Description("4 concurrent reservations on one key get 4 distinct slots now + kT, k = 0..3")
+    @Outcome(id = "4, 15", expect = ACCEPTABLE, desc = "four admissions on four distinct consecutive slots")
+    @Outcome(expect = FORBIDDEN, desc = "two reservations of one key shared a release slot, or one was lost")
+    @State
+    public static class KeyedDistinctSlots
+    {
+        final KeyedShaper shaper = new KeyedShaper(Limit.ofGcra(T_NS, 10 * T_NS), ShaperMode.delay(),
+            new SlotTable(1, 4, 4, 1_000_000_000L, 42), SystemNanoClock.INSTANCE);
+        long slot11;
+        long slot12;
+        long slot21;
+        long slot22;
+
+        long slotBit()
+        {
+            final long code = shaper.reserve(7L, NOW_NS);
+            return ShaperResult.isAdmitted(code) ? 1L << (code / T_NS) : 0;
+        }
+
+        @Actor
+        public void a1()
+        {
+            slot11 = slotBit();
+            slot12 = slotBit();
+        }
+
+        @Actor
+        public void a2()
+        {
+            slot21 = slotBit();
+            slot22 = slotBit();
+        }
+
+        @Arbiter
+        public void arbiter(final JJ_Result r)
+        {
+            distinct(r, slot11, slot12, slot21, slot22);
+        }
+    }
+
+    static void distinct(final JJ_Result r, final long... slots)
+    {
+        long union = 0;
+        long admitted = 0;
+        for (final long slot : slots)
+        {
+            admitted += 0 != slot ? 1 : 0;
+            union = (union & slot) != 0 ? Long.MIN_VALUE : union | slot;
+        }
+        r.r1 = admitted;
+        r.r2 = union;
     }
 
     /**
