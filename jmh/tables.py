@@ -77,8 +77,10 @@ def fmt(x, digits=2):
 def fmt_alloc(x):
     if x is None:
         return "–"
-    if x < 0.01:
-        return "%.3f" % x if x >= 0.001 else "≈ 0"
+    if x < 0.001:
+        return "≈ 0"
+    if x < 1:
+        return "%.3f" % x
     return "%.1f" % x
 
 
