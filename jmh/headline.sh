@@ -27,7 +27,7 @@ java -jar jmh/target/benchmarks.jar \
     "RejectTwoThreadsBenchmark\.($SINGLE)\$" \
     "AdmitLatencyBenchmark\.(cellrateCallerTime|guava|bucket4jLockFree)\$" \
     "KeyedBenchmark\.(longKey|stringKey)\$" \
-    -p keys=1000000 -p distribution=uniform \
+    -p keys=1000000 -p distribution=uniform -p target=cellrate,randomCas,bucket4jMap,bucket4jCaffeine \
     $SHAPE \
     -prof gc \
     -rf json -rff "$OUT.json" \

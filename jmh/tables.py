@@ -31,6 +31,7 @@ SINGLE_ROWS = [
 
 KEYED_ROWS = [
     ("cellrate", "cellrate `KeyedRateLimiter`"),
+    ("cellrateShaper", "cellrate `KeyedShaper.reserve` (delay)"),
     ("randomCas", "baseline: random CAS, same footprint"),
     ("bucket4jMap", "Bucket4j + `ConcurrentHashMap`"),
     ("bucket4jCaffeine", "Bucket4j + Caffeine `expireAfterAccess`"),
@@ -76,8 +77,10 @@ def fmt(x, digits=2):
 def fmt_alloc(x):
     if x is None:
         return "–"
-    if x < 0.01:
-        return "%.3f" % x if x >= 0.001 else "≈ 0"
+    if x < 0.001:
+        return "≈ 0"
+    if x < 1:
+        return "%.3f" % x
     return "%.1f" % x
 
 
@@ -163,6 +166,22 @@ def shaper_table(r):
     return ["#### Shaper `reserve`", "", "| benchmark | threads | ops/µs | B/op |", "| --- | ---: | ---: | ---: |"] + rows + [""]
 
 
+def family_table(r):
+    ref = r.score("AdmitOneThreadBenchmark", "cellrateCallerTime")
+    rows = []
+    for e in r.entries:
+        if ".FamilyBenchmark." not in e["benchmark"]:
+            continue
+        score = e["primaryMetric"]["score"]
+        rows.append("| `%s` | %s | %s | %s |" % (e["benchmark"].rsplit(".", 1)[1], fmt(score),
+                                               fmt_alloc((e.get("secondaryMetrics", {}).get("gc.alloc.rate.norm") or {}).get("score")),
+                                               fmt_ratio(ratio(score, ref))))
+    if not rows:
+        return []
+    return ["#### The family, admit path, 1 thread, caller time", "",
+            "| benchmark | ops/µs | B/op | ÷ `RateLimiter` caller time |", "| --- | ---: | ---: | ---: |"] + rows + [""]
+
+
 def parse_memory(path):
     """Lines like '  bucket4jMap   389,144,944   0   355.6' -> {target: bytes per key}."""
     per_key = {}
@@ -215,7 +234,8 @@ def targets_table(r, memory):
     allocs = []
     for e in r.entries:
         name = e["benchmark"].rsplit(".", 1)[1]
-        is_cellrate = name.startswith("cellrate") or (e.get("params") or {}).get("target") == "cellrate" \
+        is_cellrate = name.startswith("cellrate") or (e.get("params") or {}).get("target", "").startswith("cellrate") \
+            or ".FamilyBenchmark." in e["benchmark"] \
             or re.search(r"\.Shaper\w*Benchmark\.", e["benchmark"]) is not None
         m = e.get("secondaryMetrics", {}).get("gc.alloc.rate.norm")
         # SampleTime forks allocate JMH's own sample storage (~0.1 B/op even for a bare AtomicLong), so
@@ -259,6 +279,7 @@ def render(entries, memory):
         for distribution in ("uniform", "zipf"):
             out += keyed_table(r, keys, distribution)
     out += shaper_table(r)
+    out += family_table(r)
     out += memory_table(memory)
     return "\n".join(out)
 

@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *     <li>{@code cellrate}: {@link dev.cellrate.KeyedRateLimiter} sized with {@code expectedKeys(keys)}
  *     ({@link CellrateKeyedTarget});</li>
+ *     <li>{@code cellrateShaper}: {@link dev.cellrate.shaper.KeyedShaper} {@code reserve} in delay mode on a table
+ *     of the same shape ({@link CellrateKeyedShaperTarget});</li>
  *     <li>{@code randomCas}: the baseline, one random CAS on an off-heap array of a table's footprint
  *     ({@link RandomCasTarget});</li>
  *     <li>{@code bucket4jMap}: Bucket4j buckets in a {@code ConcurrentHashMap} with {@code computeIfAbsent}
@@ -47,7 +49,7 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Benchmark)
 public class KeyedBenchmark
 {
-    @Param({"cellrate", "randomCas", "bucket4jMap", "bucket4jCaffeine"})
+    @Param({"cellrate", "cellrateShaper", "randomCas", "bucket4jMap", "bucket4jCaffeine"})
     public String target;
 
     @Param({"1000", "1000000", "10000000"})
@@ -130,6 +132,8 @@ public class KeyedBenchmark
         {
             case "cellrate":
                 return new CellrateKeyedTarget(keys);
+            case "cellrateShaper":
+                return new CellrateKeyedShaperTarget(keys);
             case "randomCas":
                 return new RandomCasTarget(keys);
             case "bucket4jMap":

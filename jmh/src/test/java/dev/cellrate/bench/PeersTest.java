@@ -59,7 +59,7 @@ final class PeersTest
     void keyedTargetsAdmitPresentKeys()
     {
         final int keys = 1_000;
-        for (final String name : new String[]{"cellrate", "randomCas", "bucket4jMap", "bucket4jCaffeine"})
+        for (final String name : new String[]{"cellrate", "cellrateShaper", "randomCas", "bucket4jMap", "bucket4jCaffeine"})
         {
             // One key type per target, as in a benchmark fork.
             final KeyedTarget longs = KeyedBenchmark.newTarget(name, keys);
