@@ -38,6 +38,26 @@ public final class Decision
     }
 
     /**
+     * Fill this holder from an already computed outcome, for limiters that are not GCRA (windows, logs).
+     * Called by limiters; allocation-free.
+     *
+     * @param code         the result code of the decision (see {@link Result}).
+     * @param remaining    single permits that would still be admitted at the same instant, &ge; 0.
+     * @param resetAfterNs ns until the limiter is back to its idle state if nothing else arrives, &ge; 0.
+     * @param limit        the most permits the limiter admits per window (the {@code RateLimit-Limit} value).
+     * @return this.
+     */
+    public Decision setOutcome(final long code, final long remaining, final long resetAfterNs, final long limit)
+    {
+        this.code = code;
+        this.retryAfterNs = code > 0 ? code : (Result.ADMITTED == code ? 0 : Long.MAX_VALUE);
+        this.remaining = remaining;
+        this.resetAfterNs = resetAfterNs;
+        this.limit = limit;
+        return this;
+    }
+
+    /**
      * @return the result code (see {@link Result}).
      */
     public long code()

@@ -11,7 +11,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link IllegalArgumentException} naming the field and its allowed range.
  * <p>
  * Defaults: 2<sup>20</sup> slots (16 MiB, designed for {@link #DESIGNED_LOAD_PERCENT}% = 786,432 keys),
- * 64 shards, probe bound 64 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle grace 1 s,
+ * 64 shards, probe bound 128 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle grace 1 s,
  * a random seed from {@link SecureRandom}, {@link SystemNanoClock}.
  * <p>
  * Threading: a builder is used by one thread; the limiter it builds is thread-safe.
@@ -28,7 +28,7 @@ public final class KeyedRateLimiterBuilder
     public static final int DEFAULT_SHARD_COUNT = 64;
 
     /** Default probe bound. */
-    public static final int DEFAULT_PROBE_BOUND = 64;
+    public static final int DEFAULT_PROBE_BOUND = 128;
 
     /** Default idle grace: 1 s. */
     public static final long DEFAULT_IDLE_GRACE_NS = 1_000_000_000L;

@@ -6,8 +6,11 @@ import java.util.concurrent.TimeUnit;
  * An immutable GCRA(T, &tau;) contract in integer nanoseconds: emission interval {@code T} (the cost of one
  * permit) and tolerance {@code &tau;} (how far ahead of the schedule a request may arrive).
  * <p>
- * The same limit is a token bucket of capacity {@code burst = 1 + floor(&tau; / T)} refilled at one token
- * per {@code T}: the two decide identically on every request (see {@code docs/design.md}).
+ * On non-decreasing times the same limit is a token bucket that starts full, holds {@code (&tau; + T) / T}
+ * tokens and refills one token per {@code T}: the two decide identically on every request (see
+ * {@code docs/design.md}). That capacity is the integer {@code burst = 1 + floor(&tau; / T)} exactly when
+ * {@code T} divides {@code &tau;}, as for every limit built by {@link #of} and {@link #perSecond}; a limit from
+ * {@link #ofGcra} with {@code T} not dividing {@code &tau;} is a bucket of fractional capacity.
  * <p>
  * <b>Bounds.</b> Every decision compares lags against the <em>ceiling</em> {@code &tau; + T}. A limit is
  * accepted only when {@code T >= 1}, {@code &tau; >= 0} and {@code &tau; + T <= }{@link #MAX_CEILING_NS}

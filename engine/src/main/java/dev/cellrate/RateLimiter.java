@@ -8,8 +8,9 @@ import org.agrona.concurrent.SystemNanoClock;
 /**
  * A thread-safe, lock-free, allocation-free GCRA limiter over one off-heap cell.
  * <p>
- * Algorithm: GCRA(T, &tau;) of a {@link Limit}, identical to a token bucket of capacity {@code burst} and rate
- * {@code 1 / T} that starts full (see {@link dev.cellrate.gcra.Gcra}). Time is the caller's {@code nowNs}
+ * Algorithm: GCRA(T, &tau;) of a {@link Limit}, identical to a token bucket of capacity {@code (&tau; + T) / T}
+ * (= {@code burst} when T divides &tau;) and rate {@code 1 / T} that starts full (see
+ * {@link dev.cellrate.gcra.Gcra}). Time is the caller's {@code nowNs}
  * (any monotonic source in ns; values may be negative, as {@link System#nanoTime()} may be) or, for the
  * {@code *Now} overloads, the injected {@link NanoClock}.
  * <p>

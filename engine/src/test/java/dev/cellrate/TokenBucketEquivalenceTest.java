@@ -32,6 +32,7 @@ final class TokenBucketEquivalenceTest
             final long startNs = GcraDifferentialTest.startNs(variant, limit, new SplittableRandom(~seed));
             decisions += runTrace(seed, limit, startNs);
         }
+        System.out.println("TokenBucketEquivalenceTest: " + decisions + " decisions");
         assertTrue(decisions >= 100_000, "only " + decisions + " decisions");
     }
 
@@ -65,7 +66,8 @@ final class TokenBucketEquivalenceTest
         final ReferenceTokenBucket bucket = new ReferenceTokenBucket(limit.emissionIntervalNs(), limit.toleranceNs());
         final CellArray cells = CellArray.allocate(2);
         final RateLimiter atomic = new RateLimiter(limit, cells, 0, SystemNanoClock.INSTANCE);
-        final SingleThreadedRateLimiter single = new SingleThreadedRateLimiter(limit, cells, 1, SystemNanoClock.INSTANCE);
+        final SingleThreadedRateLimiter single =
+            new SingleThreadedRateLimiter(limit, cells, 1, SystemNanoClock.INSTANCE);
         final Decision atomicDecision = new Decision();
         final Decision singleDecision = new Decision();
         final long lastRepresentableNs = Long.MAX_VALUE - limit.ceilingNs();

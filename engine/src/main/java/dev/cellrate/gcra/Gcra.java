@@ -8,8 +8,9 @@ package dev.cellrate.gcra;
  * {@code I = n * T}. Its <em>lag</em> is {@code max(0, TAT - t)}; it conforms iff
  * {@code lag + I <= &tau; + T} (the <em>ceiling</em>), and then {@code TAT <- max(TAT, t) + I}; otherwise the
  * state is unchanged. A cell whose {@code TAT <= t} is a full bucket, which is why the fresh value
- * {@link Long#MIN_VALUE} needs no special case. A token bucket of capacity {@code 1 + floor(&tau; / T)}
- * refilled at {@code 1 / T} holds {@code b - lag / T} tokens and decides identically [2].
+ * {@link Long#MIN_VALUE} needs no special case. A token bucket of capacity {@code C = (&tau; + T) / T}
+ * (the integer burst {@code 1 + floor(&tau; / T)} when T divides &tau;) refilled at {@code 1 / T} holds
+ * {@code C - lag / T} tokens and decides identically on non-decreasing times [2].
  * <p>
  * Arithmetic: callers guarantee {@code 1 <= I <= ceiling <= 2^62} (see {@code Limit}). Lags saturate at
  * {@link Long#MAX_VALUE} and compare against {@code ceiling - I >= 0}, so no step overflows; the one sum

@@ -6,8 +6,6 @@ import org.agrona.concurrent.NanoClock;
 import org.jctools.queues.MpmcArrayQueue;
 import org.jctools.queues.MpscArrayQueue;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * The optional release agent: producers on any thread submit their own items with a due time (typically a
  * {@link Shaper} reservation), and one agent thread hands each item to a {@link ReleaseHandler} when it is due.
@@ -23,9 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * item. At most {@code capacity} items are outstanding (queued or scheduled); beyond that a submission
  * returns {@link Result#QUEUE_FULL} at once: it never blocks and never drops.
  * <p>
- * Order: globally by due time, ties in submission order. A {@link Shaper} in delay mode gives the items of
- * one cell strictly increasing slots in reservation order, so per key the release order is the reservation
- * order (FIFO per key); across keys it is by due time.
+ * Order: items the agent holds are released in {@code (dueNs, submission order)} order, never before their
+ * due time; an item that reaches the agent after its due time goes at the next duty cycle, so it may follow
+ * an item with a later due time that was already released (a producer preempted between reserving and
+ * submitting). Items of one producer are released in its submission order when their due times are
+ * non-decreasing, as a {@link Shaper}'s slots are in reservation order: FIFO per key per producer; across keys
+ * by due time.
  * <p>
  * Close: {@link #onClose()} (called on the agent thread by {@code AgentRunner.close()}) first makes every
  * later submission return {@link Result#CLOSED}, waits for submissions already in progress to finish, and
@@ -39,16 +40,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ReleaseAgent<E> implements Agent
 {
-    private static final long CLOSED_BIT = 1L << 62;
-
     private final MpmcArrayQueue<ReleaseSchedule.Entry<E>> free;
     private final MpscArrayQueue<ReleaseSchedule.Entry<E>> submitted;
     private final ReleaseSchedule<E> schedule;
     private final ReleaseHandler<E> handler;
     private final NanoClock clock;
     private final int capacity;
-    /** {@link #CLOSED_BIT} | the number of submissions in progress. */
-    private final AtomicLong state = new AtomicLong();
+    private final SubmissionGate gate = new SubmissionGate();
     private long nextSeq;
 
     /**
@@ -90,7 +88,7 @@ public final class ReleaseAgent<E> implements Agent
     public long submit(final E item, final long dueNs)
     {
         requireItem(item);
-        if (!enter())
+        if (!gate.enter())
         {
             return Result.CLOSED;
         }
@@ -106,7 +104,7 @@ public final class ReleaseAgent<E> implements Agent
         }
         finally
         {
-            exit();
+            gate.exit();
         }
     }
 
@@ -125,29 +123,47 @@ public final class ReleaseAgent<E> implements Agent
     public long submit(final E item, final Shaper shaper, final long permits, final long nowNs)
     {
         requireItem(item);
-        if (!enter())
+        if (!gate.enter())
         {
             return Result.CLOSED;
         }
         try
         {
             final ReleaseSchedule.Entry<E> entry = free.poll();
-            if (null == entry)
-            {
-                return Result.QUEUE_FULL;
-            }
-            final long code = shaper.reserve(permits, nowNs);
-            if (code < 0)
-            {
-                free.offer(entry);
-                return code;
-            }
-            publish(entry, item, nowNs + code);
-            return code;
+            return null == entry ? Result.QUEUE_FULL : complete(entry, item, nowNs, shaper.reserve(permits, nowNs));
         }
         finally
         {
-            exit();
+            gate.exit();
+        }
+    }
+
+    /**
+     * As {@link #submit(Object, Shaper, long, long)} on one key of a {@link KeyedShaper}.
+     *
+     * @param item    the caller's object, not null.
+     * @param shaper  the keyed shaper to reserve on (its clock must be the agent's time base).
+     * @param key     the key.
+     * @param permits the cost.
+     * @param nowNs   the time of the request.
+     * @return as {@link #submit(Object, Shaper, long, long)}, plus {@link Result#TABLE_FULL} (nothing queued).
+     */
+    public long submit(final E item, final KeyedShaper shaper, final long key, final long permits, final long nowNs)
+    {
+        requireItem(item);
+        if (!gate.enter())
+        {
+            return Result.CLOSED;
+        }
+        try
+        {
+            final ReleaseSchedule.Entry<E> entry = free.poll();
+            return null == entry ? Result.QUEUE_FULL :
+                complete(entry, item, nowNs, shaper.reserve(key, permits, nowNs));
+        }
+        finally
+        {
+            gate.exit();
         }
     }
 
@@ -156,16 +172,7 @@ public final class ReleaseAgent<E> implements Agent
      */
     public void closeSubmissions()
     {
-        long s;
-        do
-        {
-            s = state.get();
-            if ((s & CLOSED_BIT) != 0)
-            {
-                return;
-            }
-        }
-        while (!state.compareAndSet(s, s | CLOSED_BIT));
+        gate.close();
     }
 
     /**
@@ -173,7 +180,7 @@ public final class ReleaseAgent<E> implements Agent
      */
     public boolean isClosed()
     {
-        return (state.get() & CLOSED_BIT) != 0;
+        return gate.isClosed();
     }
 
     /**
@@ -207,11 +214,8 @@ public final class ReleaseAgent<E> implements Agent
      */
     public void onClose()
     {
-        closeSubmissions();
-        while ((state.get() & ~CLOSED_BIT) != 0)
-        {
-            Thread.onSpinWait();
-        }
+        gate.close();
+        gate.awaitQuiescent();
         drainSubmitted(true);
         RuntimeException firstError = null;
         while (!schedule.isEmpty())
@@ -251,19 +255,17 @@ public final class ReleaseAgent<E> implements Agent
         return capacity;
     }
 
-    private boolean enter()
+    private long complete(final ReleaseSchedule.Entry<E> entry, final E item, final long nowNs, final long code)
     {
-        if ((state.getAndIncrement() & CLOSED_BIT) != 0)
+        if (code < 0)
         {
-            state.getAndDecrement();
-            return false;
+            free.offer(entry);
         }
-        return true;
-    }
-
-    private void exit()
-    {
-        state.getAndDecrement();
+        else
+        {
+            publish(entry, item, nowNs + code);
+        }
+        return code;
     }
 
     private void publish(final ReleaseSchedule.Entry<E> entry, final E item, final long dueNs)

@@ -1,5 +1,7 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Result;
+
 /**
  * A caller-owned, reusable record of one admitted reservation: what {@code cancel} needs to refund it, and
  * the times a scheduler needs. Shapers fill it only when the caller passes one; nothing is allocated.
@@ -8,7 +10,7 @@ package dev.cellrate.shaper;
  */
 public final class Reservation
 {
-    private long code = dev.cellrate.Result.NEVER;
+    private long code = Result.NEVER;
     private long nowNs;
     private long slotNs;
     private long releaseNs;

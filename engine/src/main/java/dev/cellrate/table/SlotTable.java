@@ -13,7 +13,6 @@ import static dev.cellrate.table.TableLayout.OVERFLOW_CELL_OFFSET;
 import static dev.cellrate.table.TableLayout.RECLAIMING;
 import static dev.cellrate.table.TableLayout.SHARD_SHIFT;
 import static dev.cellrate.table.TableLayout.SLOT_LENGTH;
-import static dev.cellrate.table.TableLayout.SWEEP_CURSOR_OFFSET;
 import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
 import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
@@ -77,7 +76,6 @@ public final class SlotTable
     /** {@link #loadTat} result: the slot no longer belongs to the key (or is mid-reclaim). */
     public static final long STALE = RECLAIMING;
 
-    private static final int SWEEP_PER_INSERT = 2;
     private static final int SWEEP_CHUNK = 64;
 
     private final AtomicBuffer buffer;
@@ -89,6 +87,7 @@ public final class SlotTable
     private final int slotsOffset;
     private final long idleGraceNs;
     private final long seed;
+    private final ShardWriter writer;
     private int nextSweepShard;
 
     /**
@@ -124,6 +123,7 @@ public final class SlotTable
         {
             buffer.putLong(offset, FRESH_TAT_NS);
         }
+        writer = new ShardWriter(buffer, slotsOffset, slotsPerShardBits, probeBound, idleGraceNs);
         buffer.putLongVolatile(TableLayout.shardHeaderOffset(0) + LOCK_OFFSET, 0);
     }
 
@@ -188,7 +188,7 @@ public final class SlotTable
         final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
         final int home = (int)keyWord & slotMask;
         final int found = find(keyWord, shard, home);
-        return found >= 0 ? found : insert(keyWord, shard, home, nowNs);
+        return found >= 0 ? found : writer.insert(keyWord, shard, home, nowNs);
     }
 
     /**
@@ -259,23 +259,12 @@ public final class SlotTable
      */
     public int sweep(final long nowNs, final int maxSlots)
     {
-        final long idleBeforeNs = idleBeforeNs(nowNs);
         int reclaimed = 0;
         int remaining = maxSlots;
         while (remaining > 0)
         {
-            final int shard = nextSweepShard++ & shardMask;
             final int visit = Math.min(remaining, Math.min(SWEEP_CHUNK, slotMask + 1));
-            final int header = TableLayout.shardHeaderOffset(shard);
-            lock(header);
-            try
-            {
-                reclaimed += sweepShard(shard, header, visit, idleBeforeNs);
-            }
-            finally
-            {
-                buffer.putLongRelease(header + LOCK_OFFSET, 0);
-            }
+            reclaimed += writer.sweep(nextSweepShard++ & shardMask, visit, nowNs);
             remaining -= visit;
         }
         return reclaimed;
@@ -409,139 +398,9 @@ public final class SlotTable
         return -1;
     }
 
-    private int insert(final long keyWord, final int shard, final int home, final long nowNs)
-    {
-        final long idleBeforeNs = idleBeforeNs(nowNs);
-        final int header = TableLayout.shardHeaderOffset(shard);
-        lock(header);
-        try
-        {
-            while (true)
-            {
-                int candidate = -1;
-                for (int probe = 0; probe < probeBound; probe++)
-                {
-                    final int slot = slotOffset(shard, (home + probe) & slotMask);
-                    final long key = buffer.getLong(slot + KEY_OFFSET);
-                    if (key == keyWord)
-                    {
-                        return slot + TAT_OFFSET;
-                    }
-                    if (EMPTY_KEY == key)
-                    {
-                        candidate = candidate < 0 ? slot : candidate;
-                        break;
-                    }
-                    if (candidate < 0 && (TOMBSTONE_KEY == key || isIdle(slot, idleBeforeNs)))
-                    {
-                        candidate = slot;
-                    }
-                }
-                if (candidate < 0)
-                {
-                    buffer.getAndAddLong(header + TABLE_FULL_OFFSET, 1);
-                    return FULL;
-                }
-                if (take(candidate, keyWord, header, idleBeforeNs))
-                {
-                    sweepShard(shard, header, SWEEP_PER_INSERT, idleBeforeNs);
-                    return candidate + TAT_OFFSET;
-                }
-            }
-        }
-        finally
-        {
-            buffer.putLongRelease(header + LOCK_OFFSET, 0);
-        }
-    }
-
-    private boolean take(final int slot, final long keyWord, final int header, final long idleBeforeNs)
-    {
-        final long oldKey = buffer.getLong(slot + KEY_OFFSET);
-        final long tatNs = buffer.getLongVolatile(slot + TAT_OFFSET);
-        if (EMPTY_KEY == oldKey || TOMBSTONE_KEY == oldKey)
-        {
-            // No decider can match this key word; stale ones expect a smaller TAT. TAT first, then key.
-            buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs, idleBeforeNs + 1));
-            buffer.putLongRelease(slot + KEY_OFFSET, keyWord);
-            buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) + 1);
-            return true;
-        }
-        if (!reclaim(slot, tatNs, keyWord, idleBeforeNs))
-        {
-            return false;
-        }
-        buffer.putLongRelease(header + EVICTIONS_OFFSET, buffer.getLong(header + EVICTIONS_OFFSET) + 1);
-        return true;
-    }
-
-    private boolean reclaim(final int slot, final long tatNs, final long newKey, final long idleBeforeNs)
-    {
-        if (RECLAIMING == tatNs || tatNs > idleBeforeNs ||
-            !buffer.compareAndSetLong(slot + TAT_OFFSET, tatNs, RECLAIMING))
-        {
-            return false;
-        }
-        buffer.putLongRelease(slot + KEY_OFFSET, newKey);
-        buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs + 1, idleBeforeNs + 1));
-        return true;
-    }
-
-    private int sweepShard(final int shard, final int header, final int visit, final long idleBeforeNs)
-    {
-        int cursor = (int)buffer.getLong(header + SWEEP_CURSOR_OFFSET);
-        int reclaimed = 0;
-        for (int i = 0; i < visit; i++)
-        {
-            final int slot = slotOffset(shard, cursor);
-            cursor = (cursor + 1) & slotMask;
-            final long key = buffer.getLong(slot + KEY_OFFSET);
-            if (EMPTY_KEY != key && TOMBSTONE_KEY != key &&
-                reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs))
-            {
-                reclaimed++;
-            }
-        }
-        buffer.putLong(header + SWEEP_CURSOR_OFFSET, cursor);
-        if (reclaimed > 0)
-        {
-            buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) - reclaimed);
-            buffer.putLongRelease(header + EVICTIONS_OFFSET, buffer.getLong(header + EVICTIONS_OFFSET) + reclaimed);
-        }
-        return reclaimed;
-    }
-
-    private boolean isIdle(final int slot, final long idleBeforeNs)
-    {
-        final long tatNs = buffer.getLongVolatile(slot + TAT_OFFSET);
-        return RECLAIMING != tatNs && tatNs <= idleBeforeNs;
-    }
-
-    private long idleBeforeNs(final long nowNs)
-    {
-        final long idleBeforeNs = nowNs - idleGraceNs;
-        return idleBeforeNs > nowNs ? Long.MIN_VALUE : idleBeforeNs;
-    }
-
-    private void lock(final int header)
-    {
-        int spins = 0;
-        while (!buffer.compareAndSetLong(header + LOCK_OFFSET, 0, 1))
-        {
-            if ((++spins & 63) == 0)
-            {
-                Thread.yield();
-            }
-            else
-            {
-                Thread.onSpinWait();
-            }
-        }
-    }
-
     private int slotOffset(final int shard, final int index)
     {
-        return slotsOffset + (((shard << slotsPerShardBits) + index) * SLOT_LENGTH);
+        return TableLayout.slotOffset(slotsOffset, slotsPerShardBits, shard, index);
     }
 
     private int headerOf(final int tatOffset)

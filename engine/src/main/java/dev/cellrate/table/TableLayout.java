@@ -144,6 +144,18 @@ public final class TableLayout
     }
 
     /**
+     * @param slotsOffset       {@link #slotsOffset(int)} of the table.
+     * @param slotsPerShardBits log2 of the slots per shard.
+     * @param shard             shard index.
+     * @param index             slot index inside the shard.
+     * @return offset of that slot (its key word).
+     */
+    public static int slotOffset(final int slotsOffset, final int slotsPerShardBits, final int shard, final int index)
+    {
+        return slotsOffset + ((shard << slotsPerShardBits) + index) * SLOT_LENGTH;
+    }
+
+    /**
      * @param shardCount number of shards.
      * @return offset of the first slot.
      */

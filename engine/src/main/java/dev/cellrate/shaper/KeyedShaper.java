@@ -1,0 +1,267 @@
+package dev.cellrate.shaper;
+
+import dev.cellrate.Limit;
+import dev.cellrate.Result;
+import dev.cellrate.gcra.Gcra;
+import dev.cellrate.table.SlotTable;
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * A thread-safe, allocation-free {@link Shaper} per key (client, account, venue, route) over an off-heap
+ * {@link SlotTable}: one {@link Limit} and one {@link ShaperMode} for every key.
+ * <p>
+ * Algorithm: each key's cell decides and shapes exactly like a single-cell {@link Shaper} (see
+ * {@link ShaperMath}); codes are the same ({@link ShaperResult}), plus {@link Result#TABLE_FULL} when no
+ * cell can be claimed for a new key (fail closed, nothing charged, counted by the table).
+ * <p>
+ * Concurrency: the table's slot API (see {@link SlotTable}): a validated TAT read and one CAS per admission,
+ * lock-free on present keys; a new key takes its shard's insert lock once. A rejection writes nothing.
+ * <p>
+ * Cancel: as {@link Shaper#cancel(Reservation)} (LIFO per key: refunded iff no later reservation of the key
+ * is live, restoring exactly the TAT before), with one more condition: a reservation whose span has ended
+ * ({@code tatAfter <= nowNs}) is not refunded. Refunding it could change no decision at or after
+ * {@code nowNs}, and skipping it means a cancel never touches a cell that idled out and was reused. The
+ * refund lowers the word, which the table allows here: the restored value is one the same key held before,
+ * so it is above every value of the slot's previous keys (the table's ABA argument is unchanged).
+ */
+public final class KeyedShaper
+{
+    private final SlotTable table;
+    private final Limit limit;
+    private final ShaperMode mode;
+    private final NanoClock clock;
+    private final long emissionIntervalNs;
+    private final long ceilingNs;
+    private final long immediateNs;
+
+    /**
+     * @param limit the limit of every key.
+     * @param mode  the release mode of every key.
+     * @param table a table used by this shaper only (e.g. {@code new SlotTable(64, 16384, 64, 1_000_000_000L,
+     *              seed)}); its idle grace must cover the skew between concurrent callers' {@code nowNs}.
+     * @param clock the clock of the {@code *Now} overloads.
+     * @throws IllegalArgumentException on a null argument.
+     */
+    public KeyedShaper(final Limit limit, final ShaperMode mode, final SlotTable table, final NanoClock clock)
+    {
+        if (null == limit || null == mode || null == table || null == clock)
+        {
+            throw new IllegalArgumentException("limit, mode, table and clock must not be null");
+        }
+        this.limit = limit;
+        this.mode = mode;
+        this.table = table;
+        this.clock = clock;
+        this.emissionIntervalNs = limit.emissionIntervalNs();
+        this.ceilingNs = limit.ceilingNs();
+        this.immediateNs = mode.immediateNs(emissionIntervalNs);
+    }
+
+    /**
+     * @param key   the key.
+     * @param nowNs the time of the request, ns.
+     * @return the delay in ns (&ge; 0) if admitted; {@link Result#NEVER}; {@link Result#TABLE_FULL}; or a
+     * retry-after code &le; {@link ShaperResult#RETRY_AFTER_BASE} - 1.
+     */
+    public long reserve(final long key, final long nowNs)
+    {
+        return reserveKeyWord(table.keyWord(key), emissionIntervalNs, nowNs, null);
+    }
+
+    /**
+     * @param key     the key.
+     * @param permits the cost; outside [1, burst] it is {@link Result#NEVER} (no cell is claimed).
+     * @param nowNs   the time of the request, ns.
+     * @return as {@link #reserve(long, long)}.
+     */
+    public long reserve(final long key, final long permits, final long nowNs)
+    {
+        return reserveKeyWord(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
+    }
+
+    /**
+     * @param key         the key.
+     * @param permits     the cost.
+     * @param nowNs       the time of the request, ns.
+     * @param reservation a caller-owned holder, filled in place (for {@link #cancel(long, Reservation, long)}).
+     * @return as {@link #reserve(long, long)}.
+     */
+    public long reserve(final long key, final long permits, final long nowNs, final Reservation reservation)
+    {
+        return reserveKeyWord(table.keyWord(key), limit.incrementNs(permits), nowNs, reservation);
+    }
+
+    /**
+     * @param key         the key, as its UTF-8 bytes.
+     * @param permits     the cost.
+     * @param nowNs       the time of the request, ns.
+     * @param reservation a caller-owned holder filled in place, or null.
+     * @return as {@link #reserve(long, long)}.
+     */
+    public long reserve(final CharSequence key, final long permits, final long nowNs, final Reservation reservation)
+    {
+        return reserveKeyWord(table.keyWord(key), limit.incrementNs(permits), nowNs, reservation);
+    }
+
+    /**
+     * @param key     the key; one permit, now by the clock.
+     * @return as {@link #reserve(long, long)}.
+     */
+    public long reserveNow(final long key)
+    {
+        return reserveKeyWord(table.keyWord(key), emissionIntervalNs, clock.nanoTime(), null);
+    }
+
+    /**
+     * Refund a reservation of {@code key} (see the class comment for the exact semantics).
+     *
+     * @param key         the key it was made for.
+     * @param reservation the holder its {@code reserve} filled.
+     * @param nowNs       the time of the cancel.
+     * @return true iff refunded.
+     */
+    public boolean cancel(final long key, final Reservation reservation, final long nowNs)
+    {
+        return cancelKeyWord(table.keyWord(key), reservation, nowNs);
+    }
+
+    /**
+     * @param key         the key it was made for, as its UTF-8 bytes.
+     * @param reservation the holder its {@code reserve} filled.
+     * @param nowNs       the time of the cancel.
+     * @return true iff refunded.
+     */
+    public boolean cancel(final CharSequence key, final Reservation reservation, final long nowNs)
+    {
+        return cancelKeyWord(table.keyWord(key), reservation, nowNs);
+    }
+
+    /**
+     * Reserve on a key word from {@link SlotTable#keyWord} of {@link #table()}.
+     *
+     * @param keyWord     the key word.
+     * @param incrementNs {@code permits * T} from {@link Limit#incrementNs}, or {@link Result#NEVER}.
+     * @param nowNs       the time of the request, ns.
+     * @param reservation a caller-owned holder filled in place, or null.
+     * @return as {@link #reserve(long, long)}.
+     */
+    public long reserveKeyWord(
+        final long keyWord, final long incrementNs, final long nowNs, final Reservation reservation)
+    {
+        long code = Result.NEVER;
+        if (incrementNs >= 1)
+        {
+            code = charge(keyWord, incrementNs, nowNs, reservation);
+            if (code >= 0)
+            {
+                return code;
+            }
+        }
+        if (null != reservation)
+        {
+            reservation.rejected(code, nowNs);
+        }
+        return code;
+    }
+
+    /**
+     * @param keyWord     the key word the reservation was made on.
+     * @param reservation the holder its {@code reserve} filled.
+     * @param nowNs       the time of the cancel.
+     * @return true iff refunded.
+     */
+    public boolean cancelKeyWord(final long keyWord, final Reservation reservation, final long nowNs)
+    {
+        if (reservation.tatAfterNs() <= nowNs)
+        {
+            return false;
+        }
+        final int tatOffset = table.findSlot(keyWord);
+        if (tatOffset >= 0 && table.loadTat(tatOffset, keyWord) == reservation.tatAfterNs() &&
+            AtomicShaper.cancel(table.buffer(), tatOffset, reservation.tatAfterNs(), reservation.tatBeforeNs()))
+        {
+            reservation.refunded();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * @return the table (slot API, counters).
+     */
+    public SlotTable table()
+    {
+        return table;
+    }
+
+    /**
+     * @return the limit of every key.
+     */
+    public Limit limit()
+    {
+        return limit;
+    }
+
+    /**
+     * @return the release mode of every key.
+     */
+    public ShaperMode mode()
+    {
+        return mode;
+    }
+
+    /**
+     * @return the clock of the {@code *Now} overloads.
+     */
+    public NanoClock clock()
+    {
+        return clock;
+    }
+
+    /**
+     * @return the key's TAT, or {@link SlotTable#STALE} if it has no cell (tests, diagnostics).
+     */
+    long tatNsOf(final long key)
+    {
+        final long keyWord = table.keyWord(key);
+        final int tatOffset = table.findSlot(keyWord);
+        return tatOffset < 0 ? SlotTable.STALE : table.loadTat(tatOffset, keyWord);
+    }
+
+    private long charge(final long keyWord, final long incrementNs, final long nowNs, final Reservation reservation)
+    {
+        final SlotTable table = this.table;
+        while (true)
+        {
+            final int tatOffset = table.claimSlot(keyWord, nowNs);
+            if (tatOffset < 0)
+            {
+                return Result.TABLE_FULL;
+            }
+            long tatNs = table.loadTat(tatOffset, keyWord);
+            while (SlotTable.STALE != tatNs)
+            {
+                final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
+                if (retryAfterNs > 0)
+                {
+                    return ShaperResult.encodeRetryAfter(retryAfterNs);
+                }
+                final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
+                if (Gcra.UNREPRESENTABLE == nextTatNs)
+                {
+                    return Result.NEVER;
+                }
+                if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                {
+                    final long delayNs = ShaperMath.delayNs(tatNs, nowNs, immediateNs);
+                    if (null != reservation)
+                    {
+                        reservation.admitted(delayNs, nowNs, tatNs, incrementNs);
+                    }
+                    return delayNs;
+                }
+                tatNs = table.loadTat(tatOffset, keyWord);
+            }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package dev.cellrate.table;
+
+import static dev.cellrate.table.TableLayout.EMPTY_KEY;
+import static dev.cellrate.table.TableLayout.EVICTIONS_OFFSET;
+import static dev.cellrate.table.TableLayout.KEY_OFFSET;
+import static dev.cellrate.table.TableLayout.LIVE_KEYS_OFFSET;
+import static dev.cellrate.table.TableLayout.LOCK_OFFSET;
+import static dev.cellrate.table.TableLayout.RECLAIMING;
+import static dev.cellrate.table.TableLayout.SWEEP_CURSOR_OFFSET;
+import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
+import static dev.cellrate.table.TableLayout.TAT_OFFSET;
+import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
+
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * Everything that changes a slot's key word in a {@link SlotTable}: insert, reclaim of an idle slot, sweep
+ * to a tombstone. All of it runs under the shard's insert lock (a spin-lock word in the shard header, see
+ * {@link TableLayout}), so per shard there is one key writer at a time; decisions never take the lock.
+ * <p>
+ * Ordering: under the lock, key words are read plain (only lock holders write them; the lock's CAS and
+ * release order them) and TAT words with volatile reads (deciders CAS them). A claimed EMPTY or TOMBSTONE
+ * slot gets its TAT raised (release) before its key (release); a reclaimed idle slot goes TAT X to
+ * {@link TableLayout#RECLAIMING} (CAS), key (release), TAT max(X + 1, now - grace + 1) (release). See the
+ * ABA argument in {@link SlotTable}.
+ */
+final class ShardWriter
+{
+    private static final int SWEEP_PER_INSERT = 2;
+
+    private final AtomicBuffer buffer;
+    private final int slotsOffset;
+    private final int slotsPerShardBits;
+    private final int slotMask;
+    private final int probeBound;
+    private final long idleGraceNs;
+
+    ShardWriter(
+        final AtomicBuffer buffer,
+        final int slotsOffset,
+        final int slotsPerShardBits,
+        final int probeBound,
+        final long idleGraceNs)
+    {
+        this.buffer = buffer;
+        this.slotsOffset = slotsOffset;
+        this.slotsPerShardBits = slotsPerShardBits;
+        this.slotMask = (1 << slotsPerShardBits) - 1;
+        this.probeBound = probeBound;
+        this.idleGraceNs = idleGraceNs;
+    }
+
+    /**
+     * Sweep {@code visit} slots of one shard from its cursor, under its lock.
+     *
+     * @return idle keys turned into tombstones.
+     */
+    int sweep(final int shard, final int visit, final long nowNs)
+    {
+        final int header = TableLayout.shardHeaderOffset(shard);
+        lock(header);
+        try
+        {
+            return sweepShard(shard, header, visit, idleBeforeNs(nowNs));
+        }
+        finally
+        {
+            buffer.putLongRelease(header + LOCK_OFFSET, 0);
+        }
+    }
+
+    /**
+     * Under the shard lock: the key's slot if present, else the first EMPTY, swept or idle slot, claimed.
+     *
+     * @return the TAT offset, or {@link SlotTable#FULL} (counted).
+     */
+    int insert(final long keyWord, final int shard, final int home, final long nowNs)
+    {
+        final long idleBeforeNs = idleBeforeNs(nowNs);
+        final int header = TableLayout.shardHeaderOffset(shard);
+        lock(header);
+        try
+        {
+            while (true)
+            {
+                int candidate = -1;
+                for (int probe = 0; probe < probeBound; probe++)
+                {
+                    final int slot = slotOffset(shard, (home + probe) & slotMask);
+                    final long key = buffer.getLong(slot + KEY_OFFSET);
+                    if (key == keyWord)
+                    {
+                        return slot + TAT_OFFSET;
+                    }
+                    if (EMPTY_KEY == key)
+                    {
+                        candidate = candidate < 0 ? slot : candidate;
+                        break;
+                    }
+                    if (candidate < 0 && (TOMBSTONE_KEY == key || isIdle(slot, idleBeforeNs)))
+                    {
+                        candidate = slot;
+                    }
+                }
+                if (candidate < 0)
+                {
+                    buffer.getAndAddLong(header + TABLE_FULL_OFFSET, 1);
+                    return SlotTable.FULL;
+                }
+                if (take(candidate, keyWord, header, idleBeforeNs))
+                {
+                    sweepShard(shard, header, SWEEP_PER_INSERT, idleBeforeNs);
+                    return candidate + TAT_OFFSET;
+                }
+            }
+        }
+        finally
+        {
+            buffer.putLongRelease(header + LOCK_OFFSET, 0);
+        }
+    }
+
+    private boolean take(final int slot, final long keyWord, final int header, final long idleBeforeNs)
+    {
+        final long oldKey = buffer.getLong(slot + KEY_OFFSET);
+        final long tatNs = buffer.getLongVolatile(slot + TAT_OFFSET);
+        if (EMPTY_KEY == oldKey || TOMBSTONE_KEY == oldKey)
+        {
+            // No decider can match this key word; stale ones expect a smaller TAT. TAT first, then key.
+            buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs, idleBeforeNs + 1));
+            buffer.putLongRelease(slot + KEY_OFFSET, keyWord);
+            buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) + 1);
+            return true;
+        }
+        if (!reclaim(slot, tatNs, keyWord, idleBeforeNs))
+        {
+            return false;
+        }
+        buffer.putLongRelease(header + EVICTIONS_OFFSET, buffer.getLong(header + EVICTIONS_OFFSET) + 1);
+        return true;
+    }
+
+    private boolean reclaim(final int slot, final long tatNs, final long newKey, final long idleBeforeNs)
+    {
+        if (RECLAIMING == tatNs || tatNs > idleBeforeNs ||
+            !buffer.compareAndSetLong(slot + TAT_OFFSET, tatNs, RECLAIMING))
+        {
+            return false;
+        }
+        buffer.putLongRelease(slot + KEY_OFFSET, newKey);
+        buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs + 1, idleBeforeNs + 1));
+        return true;
+    }
+
+    int sweepShard(final int shard, final int header, final int visit, final long idleBeforeNs)
+    {
+        int cursor = (int)buffer.getLong(header + SWEEP_CURSOR_OFFSET);
+        int reclaimed = 0;
+        for (int i = 0; i < visit; i++)
+        {
+            final int slot = slotOffset(shard, cursor);
+            cursor = (cursor + 1) & slotMask;
+            final long key = buffer.getLong(slot + KEY_OFFSET);
+            if (EMPTY_KEY != key && TOMBSTONE_KEY != key &&
+                reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs))
+            {
+                reclaimed++;
+            }
+        }
+        buffer.putLong(header + SWEEP_CURSOR_OFFSET, cursor);
+        if (reclaimed > 0)
+        {
+            buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) - reclaimed);
+            buffer.putLongRelease(header + EVICTIONS_OFFSET, buffer.getLong(header + EVICTIONS_OFFSET) + reclaimed);
+        }
+        return reclaimed;
+    }
+
+    private boolean isIdle(final int slot, final long idleBeforeNs)
+    {
+        final long tatNs = buffer.getLongVolatile(slot + TAT_OFFSET);
+        return RECLAIMING != tatNs && tatNs <= idleBeforeNs;
+    }
+
+    long idleBeforeNs(final long nowNs)
+    {
+        final long idleBeforeNs = nowNs - idleGraceNs;
+        return idleBeforeNs > nowNs ? Long.MIN_VALUE : idleBeforeNs;
+    }
+
+    void lock(final int header)
+    {
+        int spins = 0;
+        while (!buffer.compareAndSetLong(header + LOCK_OFFSET, 0, 1))
+        {
+            if ((++spins & 63) == 0)
+            {
+                Thread.yield();
+            }
+            else
+            {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private int slotOffset(final int shard, final int index)
+    {
+        return TableLayout.slotOffset(slotsOffset, slotsPerShardBits, shard, index);
+    }
+}

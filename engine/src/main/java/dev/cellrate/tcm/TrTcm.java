@@ -1,0 +1,208 @@
+package dev.cellrate.tcm;
+
+import dev.cellrate.CellArray;
+import dev.cellrate.lock.SeqLock;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+import static org.agrona.BitUtil.SIZE_OF_LONG;
+
+/**
+ * A thread-safe, allocation-free two rate three colour marker (trTCM, RFC 2698 [1]): colours each packet
+ * GREEN, YELLOW or RED ({@link Colour}) against a peak rate PIR and a committed rate CIR (bytes per second) with
+ * their bursts PBS and CBS (bytes). Rules in {@link TrTcmRules}; token arithmetic in integer bytes and ns
+ * ({@link TokenTicks}), exactly the RFC's one-token-at-a-time updates.
+ * <p>
+ * State: the two token counts and the time of the last update do not fit one word, so they share one padded
+ * {@link CellArray} cell with a {@link SeqLock} stamp:
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                 stamp (SeqLock word: even = free)             |  STAMP_OFFSET = 0
+ *  +---------------------------------------------------------------+
+ *  |                 time of the last update (ns)                  |  LAST_UPDATE_OFFSET = 8
+ *  +---------------------------------------------------------------+
+ *  |                 Tp: peak tokens, bytes in [0, PBS]            |  PEAK_OFFSET = 16
+ *  +---------------------------------------------------------------+
+ *  |                 Tc: committed tokens, bytes in [0, CBS]       |  COMMITTED_OFFSET = 24
+ *  +---------------------------------------------------------------+
+ *  |                 padding to the 128-byte cell                  |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * Concurrency: any thread may call any method. Each marking takes the stamp (CAS even to odd), refills and
+ * debits both counts (plain loads, release stores), and releases the stamp (release store), so markings are
+ * serialised and both counts always move together; the CAS's acquire pairs with the previous release. It
+ * blocks (spins) only while another marking is inside, a few dozen instructions.
+ * <p>
+ * Time: the caller's {@code nowNs}. Time going backwards adds no tokens to either bucket and leaves the last-update time where
+ * it was (the monotonised clock), so it can only make colours worse.
+ * <p>
+ * [1] J. Heinanen, R. Guerin, "A Two Rate Three Color Marker", RFC 2698, 1999.
+ */
+public final class TrTcm
+{
+    /** Offset of the {@link SeqLock} stamp. */
+    public static final int STAMP_OFFSET = 0;
+
+    /** Offset of the time of the last update. */
+    public static final int LAST_UPDATE_OFFSET = STAMP_OFFSET + SIZE_OF_LONG;
+
+    /** Offset of Tp. */
+    public static final int PEAK_OFFSET = LAST_UPDATE_OFFSET + SIZE_OF_LONG;
+
+    /** Offset of Tc. */
+    public static final int COMMITTED_OFFSET = PEAK_OFFSET + SIZE_OF_LONG;
+
+    /** Largest PBS or CBS: 2<sup>61</sup> bytes (so that sums of counts and ticks cannot overflow). */
+    public static final long MAX_BURST_BYTES = 1L << 61;
+
+    private final AtomicBuffer buffer;
+    private final long pirBytesPerSecond;
+    private final long pbsBytes;
+    private final long cirBytesPerSecond;
+    private final long cbsBytes;
+    private final NanoClock clock;
+
+    /**
+     * @param pirBytesPerSecond PIR, in [CIR, {@link TokenTicks#MAX_RATE_PER_SECOND}].
+     * @param pbsBytes          PBS, in [1, {@link #MAX_BURST_BYTES}].
+     * @param cirBytesPerSecond CIR, in [1, {@link TokenTicks#MAX_RATE_PER_SECOND}].
+     * @param cbsBytes          CBS, in [1, {@link #MAX_BURST_BYTES}].
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public TrTcm(final long pirBytesPerSecond, final long pbsBytes, final long cirBytesPerSecond, final long cbsBytes)
+    {
+        this(pirBytesPerSecond, pbsBytes, cirBytesPerSecond, cbsBytes, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * @param pirBytesPerSecond PIR, in [CIR, {@link TokenTicks#MAX_RATE_PER_SECOND}].
+     * @param pbsBytes          PBS, in [1, {@link #MAX_BURST_BYTES}].
+     * @param cirBytesPerSecond CIR, in [1, {@link TokenTicks#MAX_RATE_PER_SECOND}].
+     * @param cbsBytes          CBS, in [1, {@link #MAX_BURST_BYTES}].
+     * @param clock             the clock of the {@code *Now} overloads.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public TrTcm(
+        final long pirBytesPerSecond,
+        final long pbsBytes,
+        final long cirBytesPerSecond,
+        final long cbsBytes,
+        final NanoClock clock)
+    {
+        if (null == clock)
+        {
+            throw new IllegalArgumentException("clock must not be null");
+        }
+        SrTcm.requireRange("cirBytesPerSecond", cirBytesPerSecond, 1, TokenTicks.MAX_RATE_PER_SECOND);
+        SrTcm.requireRange("pirBytesPerSecond", pirBytesPerSecond, cirBytesPerSecond, TokenTicks.MAX_RATE_PER_SECOND);
+        SrTcm.requireRange("pbsBytes", pbsBytes, 1, MAX_BURST_BYTES);
+        SrTcm.requireRange("cbsBytes", cbsBytes, 1, MAX_BURST_BYTES);
+        this.pirBytesPerSecond = pirBytesPerSecond;
+        this.pbsBytes = pbsBytes;
+        this.cirBytesPerSecond = cirBytesPerSecond;
+        this.cbsBytes = cbsBytes;
+        this.clock = clock;
+        this.buffer = CellArray.allocate(1).buffer();
+        final long stamp = SeqLock.lock(buffer, STAMP_OFFSET);
+        buffer.putLong(LAST_UPDATE_OFFSET, Long.MIN_VALUE);
+        buffer.putLong(PEAK_OFFSET, pbsBytes);
+        buffer.putLong(COMMITTED_OFFSET, cbsBytes);
+        SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
+    }
+
+    /**
+     * Colour-blind marking.
+     *
+     * @param bytes B, the packet size; negative is {@link Colour#RED}.
+     * @param nowNs the arrival time, ns.
+     * @return {@link Colour#GREEN}, {@link Colour#YELLOW} or {@link Colour#RED}.
+     */
+    public int mark(final long bytes, final long nowNs)
+    {
+        return mark(bytes, Colour.GREEN, nowNs);
+    }
+
+    /**
+     * Colour-aware marking.
+     *
+     * @param bytes     B, the packet size; negative is {@link Colour#RED}.
+     * @param preColour the packet's colour so far; an unknown code is {@link Colour#RED}.
+     * @param nowNs     the arrival time, ns.
+     * @return {@link Colour#GREEN}, {@link Colour#YELLOW} or {@link Colour#RED}.
+     */
+    public int mark(final long bytes, final int preColour, final long nowNs)
+    {
+        final AtomicBuffer buffer = this.buffer;
+        final long stamp = SeqLock.lock(buffer, STAMP_OFFSET);
+        final long lastNs = buffer.getLong(LAST_UPDATE_OFFSET);
+        long peakNow = TrTcmRules.afterRefill(buffer.getLong(PEAK_OFFSET),
+            TokenTicks.ticks(lastNs, nowNs, pirBytesPerSecond, pbsBytes), pbsBytes);
+        long committedNow = TrTcmRules.afterRefill(buffer.getLong(COMMITTED_OFFSET),
+            TokenTicks.ticks(lastNs, nowNs, cirBytesPerSecond, cbsBytes), cbsBytes);
+        final int colour = TrTcmRules.colour(peakNow, committedNow, bytes, preColour);
+        if (Colour.RED != colour)
+        {
+            peakNow -= bytes;
+            if (Colour.GREEN == colour)
+            {
+                committedNow -= bytes;
+            }
+        }
+        buffer.putLongRelease(LAST_UPDATE_OFFSET, Math.max(lastNs, nowNs));
+        buffer.putLongRelease(PEAK_OFFSET, peakNow);
+        buffer.putLongRelease(COMMITTED_OFFSET, committedNow);
+        SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
+        return colour;
+    }
+
+    /**
+     * @param bytes B.
+     * @return the colour-blind colour now, by the clock.
+     */
+    public int markNow(final long bytes)
+    {
+        return mark(bytes, Colour.GREEN, clock.nanoTime());
+    }
+
+    /**
+     * @param bytes     B.
+     * @param preColour the packet's colour so far.
+     * @return the colour-aware colour now, by the clock.
+     */
+    public int markNow(final long bytes, final int preColour)
+    {
+        return mark(bytes, preColour, clock.nanoTime());
+    }
+
+    /**
+     * @return Tp as of the last marking (a consistent read).
+     */
+    public long peakTokens()
+    {
+        return read(PEAK_OFFSET);
+    }
+
+    /**
+     * @return Tc as of the last marking (a consistent read).
+     */
+    public long committedTokens()
+    {
+        return read(COMMITTED_OFFSET);
+    }
+
+    private long read(final int offset)
+    {
+        while (true)
+        {
+            final long stamp = SeqLock.awaitStamp(buffer, STAMP_OFFSET);
+            final long value = buffer.getLongAcquire(offset);
+            if (SeqLock.validate(buffer, STAMP_OFFSET, stamp))
+            {
+                return value;
+            }
+        }
+    }
+}

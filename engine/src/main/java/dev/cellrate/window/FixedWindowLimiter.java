@@ -1,0 +1,215 @@
+package dev.cellrate.window;
+
+import dev.cellrate.CellArray;
+import dev.cellrate.Decision;
+import dev.cellrate.Result;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+/**
+ * A thread-safe, lock-free, allocation-free fixed-window limiter: at most {@code limit} permits per aligned
+ * window {@code [k W, (k + 1) W)} of the caller's clock.
+ * <p>
+ * Algorithm: {@link FixedWindow}. Beware its worst case: {@code 2 limit} admissions within less than one
+ * window across a boundary; use {@link SlidingLogLimiter} for an exact "at most L in any W".
+ * <p>
+ * State: one word {@code [window index][count]} in a {@link CellArray} cell (at
+ * {@link CellArray#TAT_OFFSET}), layout in {@link FixedWindow}. Bit budget: {@code c = countBits(limit)} low
+ * bits hold the count, the other {@code 64 - c} the signed window index; construction demands
+ * {@code windowNs >= 2^c} so the index of any 64-bit time fits exactly (no wrap).
+ * <p>
+ * Concurrency: any thread may call any method. A decision is one acquire read plus, if admitted, one CAS;
+ * a rejection writes nothing. A failed CAS re-decides on the witness value, so a roll-over and an
+ * increment never overwrite each other (no lost update, no second roll).
+ * <p>
+ * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
+ * in ns (until the window ends), or {@link Result#NEVER} (-1) for a cost outside [1, limit].
+ */
+public final class FixedWindowLimiter
+{
+    /** Largest {@code limit}: 2<sup>40</sup> - 1. */
+    public static final long MAX_LIMIT = (1L << 40) - 1;
+
+    private final AtomicBuffer buffer;
+    private final int wordOffset;
+    private final long limit;
+    private final long windowNs;
+    private final int countBits;
+    private final NanoClock clock;
+
+    /**
+     * @param limit    permits per window, in [1, {@link #MAX_LIMIT}].
+     * @param windowNs window length in ns, in [2^countBits(limit), {@link Long#MAX_VALUE}].
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public FixedWindowLimiter(final long limit, final long windowNs)
+    {
+        this(limit, windowNs, CellArray.allocate(1), 0, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * @param limit     permits per window, in [1, {@link #MAX_LIMIT}].
+     * @param windowNs  window length in ns, in [2^countBits(limit), {@link Long#MAX_VALUE}].
+     * @param cells     the array holding the cell; it must start fresh or hold this limiter's state.
+     * @param cellIndex the cell, in [0, cells.cellCount()).
+     * @param clock     the clock of the {@code *Now} overloads.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public FixedWindowLimiter(
+        final long limit, final long windowNs, final CellArray cells, final int cellIndex, final NanoClock clock)
+    {
+        if (null == cells || null == clock)
+        {
+            throw new IllegalArgumentException("cells and clock must not be null");
+        }
+        requireRange("limit", limit, 1, MAX_LIMIT);
+        this.countBits = FixedWindow.countBits(limit);
+        requireRange("windowNs", windowNs, 1L << countBits, Long.MAX_VALUE);
+        requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
+        this.limit = limit;
+        this.windowNs = windowNs;
+        this.clock = clock;
+        this.buffer = cells.buffer();
+        this.wordOffset = CellArray.tatOffset(cellIndex);
+    }
+
+    /**
+     * @param nowNs the time of the request, ns.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long nowNs)
+    {
+        return tryAcquire(1, nowNs);
+    }
+
+    /**
+     * @param permits the cost; outside [1, limit] it is {@link Result#NEVER}.
+     * @param nowNs   the time of the request, ns.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long permits, final long nowNs)
+    {
+        final long windowIndex = FixedWindow.windowIndex(nowNs, windowNs);
+        long word = buffer.getLongAcquire(wordOffset);
+        while (true)
+        {
+            final long code = FixedWindow.retryAfterNs(word, windowIndex, nowNs, permits, limit, windowNs, countBits);
+            if (code != 0)
+            {
+                return code;
+            }
+            final long next = FixedWindow.next(word, windowIndex, permits, countBits);
+            final long witness = buffer.compareAndExchangeLong(wordOffset, word, next);
+            if (witness == word)
+            {
+                return Result.ADMITTED;
+            }
+            word = witness;
+        }
+    }
+
+    /**
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
+     */
+    public long tryAcquire()
+    {
+        return tryAcquire(1, clock.nanoTime());
+    }
+
+    /**
+     * @param permits the cost.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
+     */
+    public long tryAcquireNow(final long permits)
+    {
+        return tryAcquire(permits, clock.nanoTime());
+    }
+
+    /**
+     * As {@link #tryAcquire(long, long)}, and fill {@code decision}: remaining = permits left in the
+     * window, reset-after = ns until the window ends (0 if it is empty), limit = {@code limit}.
+     *
+     * @param permits  the cost.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled in place.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long permits, final long nowNs, final Decision decision)
+    {
+        final long windowIndex = FixedWindow.windowIndex(nowNs, windowNs);
+        long word = buffer.getLongAcquire(wordOffset);
+        long code;
+        while (true)
+        {
+            code = FixedWindow.retryAfterNs(word, windowIndex, nowNs, permits, limit, windowNs, countBits);
+            if (code != 0)
+            {
+                break;
+            }
+            final long next = FixedWindow.next(word, windowIndex, permits, countBits);
+            final long witness = buffer.compareAndExchangeLong(wordOffset, word, next);
+            if (witness == word)
+            {
+                word = next;
+                break;
+            }
+            word = witness;
+        }
+        final long count = FixedWindow.countSeen(word, windowIndex, countBits);
+        final long endNs = FixedWindow.untilWindowNs(
+            Math.max(windowIndex, FixedWindow.windowIndexOf(word, countBits)) + 1, nowNs, windowNs);
+        decision.setOutcome(code, limit - count, 0 == count ? 0 : (endNs < 0 ? Long.MAX_VALUE : endNs), limit);
+        return code;
+    }
+
+    /**
+     * @param permits  the cost.
+     * @param decision a caller-owned holder, filled in place.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
+     */
+    public long tryAcquireNow(final long permits, final Decision decision)
+    {
+        return tryAcquire(permits, clock.nanoTime(), decision);
+    }
+
+    /**
+     * @return the raw state word (acquire read); decode with {@link FixedWindow}.
+     */
+    public long word()
+    {
+        return buffer.getLongAcquire(wordOffset);
+    }
+
+    /**
+     * @return permits per window.
+     */
+    public long limit()
+    {
+        return limit;
+    }
+
+    /**
+     * @return the window length, ns.
+     */
+    public long windowNs()
+    {
+        return windowNs;
+    }
+
+    /**
+     * @return c, the count's bit budget.
+     */
+    public int countBits()
+    {
+        return countBits;
+    }
+
+    static void requireRange(final String field, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "] but was " + value);
+        }
+    }
+}

@@ -1,0 +1,283 @@
+package dev.cellrate.window;
+
+import dev.cellrate.Decision;
+import dev.cellrate.Result;
+import dev.cellrate.lock.SeqLock;
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import static org.agrona.BitUtil.SIZE_OF_LONG;
+
+/**
+ * A thread-safe, allocation-free, exact sliding-window-log limiter: at most {@code limit} permits in any span of
+ * {@code windowNs} consecutive ns (see {@link SlidingLog}). Memory is O(limit): one {@code long} per permit.
+ * <p>
+ * Layout: its own direct buffer, a padded header then a ring of {@code limit} admission times.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                 stamp (SeqLock word: even = free)             |  STAMP_OFFSET = 0
+ *  +---------------------------------------------------------------+
+ *  |                 admissions so far (sequence)                  |  SEQUENCE_OFFSET = 8
+ *  +---------------------------------------------------------------+
+ *  |                 padding to HEADER_LENGTH = 128 bytes          |
+ *  +---------------------------------------------------------------+
+ *  |       time of admission k, in slot k mod limit (ns)           |  RING_OFFSET = 128, 8 bytes a slot
+ *  ...                                                           ...
+ *  +---------------------------------------------------------------+
+ *  |                 padding to a multiple of 128 bytes            |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * The oldest of the last {@code limit} admissions is in slot {@code sequence mod limit}; slots of admissions
+ * that never happened ({@code k < 0}) are never read as times: they count as expired.
+ * <p>
+ * Concurrency: the ring and sequence cannot be one word, so they are guarded by a {@link SeqLock}. A decision
+ * reads the stamp, the sequence and two slots (the newest and the {@code n}-th oldest) optimistically. A
+ * rejection is returned only if the stamp validates (a consistent snapshot; nothing written, so a flood of
+ * rejections is read-only). An admission takes the lock with a CAS from the very stamp it read, which proves
+ * the snapshot is still current; it then writes {@code n} slots and the sequence and releases the stamp.
+ * Admissions are therefore serialised in stamp order and each is decided on the state left by the previous
+ * one: the log invariant of {@link SlidingLog} holds under any interleaving. The lock is held for {@code n + 1}
+ * stores; it is not lock-free (a descheduled writer makes others spin).
+ * <p>
+ * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after in
+ * ns (exact, if nothing else is admitted meanwhile), or {@link Result#NEVER} (-1) for a cost outside
+ * [1, limit] or a retry time beyond {@link Long#MAX_VALUE}.
+ */
+public final class SlidingLogLimiter
+{
+    /** Offset of the {@link SeqLock} stamp. */
+    public static final int STAMP_OFFSET = 0;
+
+    /** Offset of the number of permits admitted so far. */
+    public static final int SEQUENCE_OFFSET = STAMP_OFFSET + SIZE_OF_LONG;
+
+    /** Header length: the two words padded to a cache-line pair. */
+    public static final int HEADER_LENGTH = 128;
+
+    /** Offset of slot 0 of the ring. */
+    public static final int RING_OFFSET = HEADER_LENGTH;
+
+    /** Alignment of the buffer and padding unit of its end. */
+    public static final int ALIGNMENT = 128;
+
+    /** Largest {@code limit}: 2<sup>20</sup> slots (8 MiB). */
+    public static final long MAX_LIMIT = 1L << 20;
+
+    private final AtomicBuffer buffer;
+    private final long limit;
+    private final long windowNs;
+    private final NanoClock clock;
+
+    /**
+     * @param limit    permits in any window, in [1, {@link #MAX_LIMIT}].
+     * @param windowNs window length in ns, in [1, {@link Long#MAX_VALUE}].
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlidingLogLimiter(final long limit, final long windowNs)
+    {
+        this(limit, windowNs, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * @param limit    permits in any window, in [1, {@link #MAX_LIMIT}].
+     * @param windowNs window length in ns, in [1, {@link Long#MAX_VALUE}].
+     * @param clock    the clock of the {@code *Now} overloads.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlidingLogLimiter(final long limit, final long windowNs, final NanoClock clock)
+    {
+        if (null == clock)
+        {
+            throw new IllegalArgumentException("clock must not be null");
+        }
+        FixedWindowLimiter.requireRange("limit", limit, 1, MAX_LIMIT);
+        FixedWindowLimiter.requireRange("windowNs", windowNs, 1, Long.MAX_VALUE);
+        this.limit = limit;
+        this.windowNs = windowNs;
+        this.clock = clock;
+        final int length = BitUtil.align(RING_OFFSET + (int)limit * SIZE_OF_LONG, ALIGNMENT);
+        this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, ALIGNMENT));
+        buffer.putLongVolatile(STAMP_OFFSET, 0);
+    }
+
+    /**
+     * @param nowNs the time of the request, ns.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long nowNs)
+    {
+        return tryAcquire(1, nowNs);
+    }
+
+    /**
+     * @param permits the cost; outside [1, limit] it is {@link Result#NEVER}.
+     * @param nowNs   the time of the request, ns.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long permits, final long nowNs)
+    {
+        if (permits < 1 || permits > limit)
+        {
+            return Result.NEVER;
+        }
+        final AtomicBuffer buffer = this.buffer;
+        while (true)
+        {
+            final long stamp = SeqLock.awaitStamp(buffer, STAMP_OFFSET);
+            final long admissions = buffer.getLongAcquire(SEQUENCE_OFFSET);
+            final long decisionNs = admissions > 0 ?
+                SlidingLog.monotonised(nowNs, slot(SlidingLog.slotIndex(admissions, limit - 1, limit))) : nowNs;
+            if (admissions - limit + permits - 1 >= 0)
+            {
+                final long oldestNs = slot(SlidingLog.slotIndex(admissions, permits - 1, limit));
+                if (!SlidingLog.expired(oldestNs, decisionNs, windowNs))
+                {
+                    if (SeqLock.validate(buffer, STAMP_OFFSET, stamp))
+                    {
+                        return SlidingLog.retryAfterNs(oldestNs, nowNs, windowNs);
+                    }
+                    continue;
+                }
+            }
+            if (SeqLock.tryLock(buffer, STAMP_OFFSET, stamp))
+            {
+                for (long i = 0; i < permits; i++)
+                {
+                    buffer.putLongRelease(slotOffset(SlidingLog.slotIndex(admissions, i, limit)), decisionNs);
+                }
+                buffer.putLongRelease(SEQUENCE_OFFSET, admissions + permits);
+                SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
+                return Result.ADMITTED;
+            }
+        }
+    }
+
+    /**
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
+     */
+    public long tryAcquire()
+    {
+        return tryAcquire(1, clock.nanoTime());
+    }
+
+    /**
+     * @param permits the cost.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
+     */
+    public long tryAcquireNow(final long permits)
+    {
+        return tryAcquire(permits, clock.nanoTime());
+    }
+
+    /**
+     * As {@link #tryAcquire(long, long)}, and fill {@code decision} from a consistent snapshot taken just after:
+     * remaining = permits whose slots have expired at the decision time (binary search over the sorted ring),
+     * reset-after = ns until the newest admission leaves the window, limit = {@code limit}.
+     *
+     * @param permits  the cost.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled in place.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long permits, final long nowNs, final Decision decision)
+    {
+        final long code = tryAcquire(permits, nowNs);
+        while (true)
+        {
+            final long stamp = SeqLock.awaitStamp(buffer, STAMP_OFFSET);
+            final long admissions = buffer.getLongAcquire(SEQUENCE_OFFSET);
+            long remaining = limit;
+            long resetAfterNs = 0;
+            if (admissions > 0)
+            {
+                final long newestNs = slot(SlidingLog.slotIndex(admissions, limit - 1, limit));
+                final long decisionNs = SlidingLog.monotonised(nowNs, newestNs);
+                final long firstWritten = Math.max(0, limit - admissions);
+                long low = firstWritten;
+                long high = limit;
+                while (low < high)
+                {
+                    final long middle = (low + high) >>> 1;
+                    if (SlidingLog.expired(slot(SlidingLog.slotIndex(admissions, middle, limit)), decisionNs, windowNs))
+                    {
+                        low = middle + 1;
+                    }
+                    else
+                    {
+                        high = middle;
+                    }
+                }
+                remaining = low;
+                if (low < limit)
+                {
+                    final long untilNs = SlidingLog.retryAfterNs(newestNs, nowNs, windowNs);
+                    resetAfterNs = untilNs < 0 ? Long.MAX_VALUE : untilNs;
+                }
+            }
+            if (SeqLock.validate(buffer, STAMP_OFFSET, stamp))
+            {
+                decision.setOutcome(code, remaining, resetAfterNs, limit);
+                return code;
+            }
+        }
+    }
+
+    /**
+     * @param permits  the cost.
+     * @param decision a caller-owned holder, filled in place.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
+     */
+    public long tryAcquireNow(final long permits, final Decision decision)
+    {
+        return tryAcquire(permits, clock.nanoTime(), decision);
+    }
+
+    /**
+     * @return permits admitted so far (acquire read).
+     */
+    public long admissions()
+    {
+        return buffer.getLongAcquire(SEQUENCE_OFFSET);
+    }
+
+    /**
+     * @param admission an admission number in [admissions() - limit, admissions()).
+     * @return its recorded time (for tests and diagnostics; read it while no decision runs).
+     */
+    public long admissionTimeNs(final long admission)
+    {
+        return slot((int)(admission % limit));
+    }
+
+    /**
+     * @return permits in any window.
+     */
+    public long limit()
+    {
+        return limit;
+    }
+
+    /**
+     * @return the window length, ns.
+     */
+    public long windowNs()
+    {
+        return windowNs;
+    }
+
+    private long slot(final int index)
+    {
+        return buffer.getLongAcquire(slotOffset(index));
+    }
+
+    private static int slotOffset(final int index)
+    {
+        return RING_OFFSET + index * SIZE_OF_LONG;
+    }
+}

@@ -1,0 +1,85 @@
+package dev.cellrate;
+
+import org.agrona.concurrent.CachedNanoClock;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The decision paths allocate nothing: the current thread's allocated-bytes counter
+ * ({@code com.sun.management.ThreadMXBean}) does not move across a million decisions on every overload,
+ * admitted and rejected, with and without a {@link Decision}.
+ */
+final class AllocationTest
+{
+    static final int DECISIONS = 1_000_000;
+
+    @Test
+    void decisionsAllocateNothing()
+    {
+        final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+        Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)bean;
+        Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+
+        final CachedNanoClock clock = new CachedNanoClock();
+        final RateLimiter atomic = new RateLimiter(Limit.perSecond(1_000, 10), clock);
+        final SingleThreadedRateLimiter single = new SingleThreadedRateLimiter(Limit.perSecond(1_000, 10), clock);
+        final Decision decision = new Decision();
+        final long threadId = Thread.currentThread().getId();
+
+        run(atomic, single, clock, decision);
+        final long beforeBytes = threads.getThreadAllocatedBytes(threadId);
+        final long admitted = run(atomic, single, clock, decision);
+        final long afterBytes = threads.getThreadAllocatedBytes(threadId);
+        assertEquals(0, afterBytes - beforeBytes, "bytes allocated by " + DECISIONS + " decisions, " + admitted +
+            " admitted");
+    }
+
+    static long run(
+        final RateLimiter atomic, final SingleThreadedRateLimiter single, final CachedNanoClock clock,
+        final Decision decision)
+    {
+        long admitted = 0;
+        long nowNs = 0;
+        for (int i = 0; i < DECISIONS; i++)
+        {
+            nowNs += 100_000 * (i & 7);
+            clock.update(nowNs);
+            final long permits = 1 + (i & 15);
+            long code;
+            switch (i & 7)
+            {
+                case 0:
+                    code = atomic.tryAcquire(nowNs) | single.tryAcquire(nowNs);
+                    break;
+                case 1:
+                    code = atomic.tryAcquire(permits, nowNs) | single.tryAcquire(permits, nowNs);
+                    break;
+                case 2:
+                    code = atomic.tryAcquire(permits, nowNs, decision) | single.tryAcquire(permits, nowNs, decision);
+                    break;
+                case 3:
+                    code = atomic.tryAcquire() | single.tryAcquire();
+                    break;
+                case 4:
+                    code = atomic.tryAcquireNow(permits) | single.tryAcquireNow(permits);
+                    break;
+                case 5:
+                    code = atomic.tryAcquireNow(permits, decision) | single.tryAcquireNow(permits, decision);
+                    break;
+                case 6:
+                    code = atomic.tryAcquire(permits, Long.MAX_VALUE) | single.tryAcquire(-permits, nowNs);
+                    break;
+                default:
+                    code = atomic.tryAcquire(permits, Long.MIN_VALUE, decision);
+                    break;
+            }
+            admitted += Result.isAdmitted(code) ? 1 : 0;
+        }
+        return admitted;
+    }
+}

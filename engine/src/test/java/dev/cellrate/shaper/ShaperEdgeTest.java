@@ -1,0 +1,127 @@
+package dev.cellrate.shaper;
+
+import dev.cellrate.CellArray;
+import dev.cellrate.Limit;
+import dev.cellrate.Result;
+import org.agrona.concurrent.SystemNanoClock;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Validation, code encoding and odd times: the shaper never throws on the hot path, never wraps, and a
+ * rejection can never be read as "go now".
+ */
+class ShaperEdgeTest
+{
+    private static final long T_NS = 1_000;
+    private static final Limit LIMIT = Limit.ofGcra(T_NS, 3 * T_NS);
+
+    @Test
+    void badConfigurationNamesTheField()
+    {
+        final IllegalArgumentException ex =
+            assertThrows(IllegalArgumentException.class, () -> ShaperMode.delay(-1));
+        assertTrue(ex.getMessage().startsWith("immediateExcess must be in [0, "), ex.getMessage());
+        final CellArray cells = CellArray.allocate(2);
+        final IllegalArgumentException index = assertThrows(IllegalArgumentException.class,
+            () -> new Shaper(LIMIT, ShaperMode.delay(), cells, 2, SystemNanoClock.INSTANCE));
+        assertEquals("cellIndex must be in [0, 1] but was 2", index.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new Shaper(null, ShaperMode.delay()));
+        assertThrows(IllegalArgumentException.class, () -> new Shaper(LIMIT, null));
+    }
+
+    @Test
+    void modesMapToImmediateNs()
+    {
+        assertEquals(0, ShaperMode.delay().immediateNs(T_NS));
+        assertEquals(ShaperMode.delay(), ShaperMode.delay(0));
+        assertEquals(7 * T_NS, ShaperMode.delay(7).immediateNs(T_NS));
+        assertEquals(Long.MAX_VALUE, ShaperMode.nodelay().immediateNs(1));
+        assertEquals(Long.MAX_VALUE, ShaperMode.delay(Long.MAX_VALUE / 2).immediateNs(3));
+        assertEquals("delay=7", ShaperMode.delay(7).toString());
+    }
+
+    @Test
+    void codesAreUnambiguous()
+    {
+        assertTrue(ShaperResult.isAdmitted(0));
+        assertFalse(ShaperResult.isRetryAfter(0));
+        assertEquals(-17, ShaperResult.encodeRetryAfter(1));
+        assertEquals(1, ShaperResult.retryAfterNs(-17));
+        assertEquals(Long.MIN_VALUE, ShaperResult.encodeRetryAfter(Long.MAX_VALUE));
+        assertEquals(ShaperResult.MAX_RETRY_AFTER_NS, ShaperResult.retryAfterNs(Long.MIN_VALUE));
+        for (long code = -16; code < 0; code++)
+        {
+            assertFalse(ShaperResult.isAdmitted(code));
+            assertFalse(ShaperResult.isRetryAfter(code), "reserved or Result codes carry no retry-after");
+            assertEquals(0, ShaperResult.retryAfterNs(code));
+        }
+        assertEquals("DELAY", ShaperResult.name(0));
+        assertEquals("RETRY_AFTER", ShaperResult.name(-17));
+        assertEquals("QUEUE_FULL", ShaperResult.name(Result.QUEUE_FULL));
+    }
+
+    @Test
+    void impossibleCostsAreNever()
+    {
+        final Shaper shaper = new Shaper(LIMIT, ShaperMode.delay());
+        final Reservation r = new Reservation();
+        assertEquals(Result.NEVER, shaper.reserve(0, 0));
+        assertEquals(Result.NEVER, shaper.reserve(-1, 0));
+        assertEquals(Result.NEVER, shaper.reserve(5, 0, r));
+        assertEquals(Result.NEVER, shaper.reserve(Long.MIN_VALUE, 0));
+        assertFalse(r.admitted());
+        assertEquals(CellArray.FRESH_TAT_NS, shaper.tatNs());
+        assertEquals(0, shaper.reserve(4, 0));
+    }
+
+    @Test
+    void timesAtTheEdgesOfTheLongRangeSaturate()
+    {
+        final Shaper shaper = new Shaper(LIMIT, ShaperMode.delay());
+        assertEquals(Result.NEVER, shaper.reserve(Long.MAX_VALUE), "TAT would not fit");
+        assertEquals(0, shaper.reserve(Long.MAX_VALUE - T_NS));
+        assertEquals(Long.MAX_VALUE, shaper.tatNs());
+        assertEquals(Result.NEVER, shaper.reserve(Long.MAX_VALUE - T_NS));
+        final long code = shaper.reserve(Long.MIN_VALUE);
+        assertTrue(ShaperResult.isRetryAfter(code), "clock centuries backwards is a rejection");
+        assertEquals(ShaperResult.MAX_RETRY_AFTER_NS, ShaperResult.retryAfterNs(code),
+            "true retry-after is about 2^64 ns: saturated by Gcra, clamped by the encoding, never wrapped");
+        assertEquals(Long.MAX_VALUE / 2 - 3 * T_NS + 1, ShaperResult.retryAfterNs(shaper.reserve(Long.MAX_VALUE / 2)),
+            "exact where representable");
+        final Shaper tight = new Shaper(Limit.ofGcra(1, 0), ShaperMode.delay());
+        assertEquals(0, tight.reserve(Long.MAX_VALUE - 1));
+        assertEquals(ShaperResult.MAX_RETRY_AFTER_NS, ShaperResult.retryAfterNs(tight.reserve(Long.MIN_VALUE)),
+            "retry-after beyond the encodable range is clamped, still a rejection");
+
+        final Shaper fromMin = new Shaper(LIMIT, ShaperMode.delay());
+        assertEquals(0, fromMin.reserve(Long.MIN_VALUE));
+        assertEquals(T_NS, fromMin.reserve(Long.MIN_VALUE));
+        assertEquals(0, fromMin.reserve(Long.MAX_VALUE - T_NS));
+    }
+
+    @Test
+    void clockGoingBackwardsOnlyDelaysMore()
+    {
+        final Shaper shaper = new Shaper(LIMIT, ShaperMode.delay());
+        assertEquals(0, shaper.reserve(10_000));
+        assertEquals(T_NS + 500, shaper.reserve(9_500));
+        assertEquals(3 * T_NS, shaper.reserve(9_000));
+        assertTrue(ShaperResult.isRetryAfter(shaper.reserve(8_999)));
+    }
+
+    @Test
+    void clockOverloadsReadTheClock()
+    {
+        final long[] nowNs = {5_000};
+        final Shaper shaper = new Shaper(LIMIT, ShaperMode.delay(), CellArray.allocate(1), 0, () -> nowNs[0]);
+        assertEquals(0, shaper.reserve());
+        assertEquals(T_NS, shaper.reserveNow(2));
+        nowNs[0] += 10 * T_NS;
+        assertEquals(0, shaper.reserve());
+    }
+}

@@ -1,0 +1,79 @@
+package dev.cellrate.stress.table;
+
+import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.Limit;
+import dev.cellrate.Result;
+import dev.cellrate.TableFullPolicy;
+import dev.cellrate.table.SlotTable;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.JJJJ_Result;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+/**
+ * ABA: a decision on key A races the reclamation of A's idle slot for key B, in a table of one slot. The
+ * decision must land on A's cell or nowhere, never on B's. Both requests are at t = 1000 with T = 100,
+ * burst 3 (ceiling 300); A was charged at t = 0 (TAT 100, idle: 100 &lt;= 1000 - grace 10).
+ * Result: (A's code, B's code, owner of the slot: 1 = A, 2 = B, its TAT).
+ * <p>
+ * Run: {@code java -jar jcstress-tests/target/jcstress.jar -t KeyedReclaimAbaStress}
+ */
+@JCStressTest
+@Description("a decision racing the reclamation of an idle slot never lands on the new key's cell")
+@Outcome(id = "0, -2, 1, 1100", expect = ACCEPTABLE, desc = "A charged its own cell first; B finds A active, table full")
+@Outcome(id = "-2, 0, 2, 1200", expect = ACCEPTABLE, desc = "B reclaimed idle A and was charged 2T; A finds B active, table full")
+@Outcome(id = "0, 0, 2, 1300", expect = FORBIDDEN, desc = "ABA: A's charge landed on B's cell (stale slot reused)")
+@Outcome(expect = FORBIDDEN, desc = "lost update, duplicate cell or wrong decision")
+@State
+public class KeyedReclaimAbaStress
+{
+    static final long NOW_NS = 1_000;
+    static final long KEY_A = 1;
+    static final long KEY_B = 2;
+
+    final KeyedRateLimiter limiter = KeyedRateLimiter.builder(Limit.ofGcra(100, 200))
+        .shardCount(1).slotCount(1).probeBound(1).idleGraceNs(10).seed(0x5eed)
+        .tableFullPolicy(TableFullPolicy.REJECT).build();
+    long codeA;
+    long codeB;
+
+    public KeyedReclaimAbaStress()
+    {
+        if (Result.ADMITTED != limiter.tryAcquire(KEY_A, 0))
+        {
+            throw new IllegalStateException("setup");
+        }
+    }
+
+    @Actor
+    public void decideOnA()
+    {
+        codeA = limiter.tryAcquire(KEY_A, 1, NOW_NS);
+    }
+
+    @Actor
+    public void insertB()
+    {
+        codeB = limiter.tryAcquire(KEY_B, 2, NOW_NS);
+    }
+
+    @Arbiter
+    public void arbiter(final JJJJ_Result r)
+    {
+        final SlotTable table = limiter.table();
+        final long wordA = table.keyWord(KEY_A);
+        final long wordB = table.keyWord(KEY_B);
+        final int slotA = table.findSlot(wordA);
+        final int slotB = table.findSlot(wordB);
+        r.r1 = codeA;
+        r.r2 = codeB;
+        r.r3 = (slotA >= 0 ? 1 : 0) + (slotB >= 0 ? 2 : 0);
+        r.r4 = slotA >= 0 ? table.loadTat(slotA, wordA) : (slotB >= 0 ? table.loadTat(slotB, wordB) : -1);
+    }
+}

@@ -1,0 +1,156 @@
+package dev.cellrate.bench;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keyed limiters: one decision for a key drawn from a pre-generated stream (uniform or Zipf over
+ * {@code keys} distinct keys), long keys ({@link #longKey}) and string keys ({@link #stringKey}).
+ * <p>
+ * {@code target}:
+ * <ul>
+ *     <li>{@code cellrate}: {@link dev.cellrate.KeyedRateLimiter} sized with {@code expectedKeys(keys)}
+ *     ({@link CellrateKeyedTarget});</li>
+ *     <li>{@code randomCas}: the baseline, one random CAS on an off-heap array of a table's footprint
+ *     ({@link RandomCasTarget});</li>
+ *     <li>{@code bucket4jMap}: Bucket4j buckets in a {@code ConcurrentHashMap} with {@code computeIfAbsent}
+ *     ({@link Bucket4jMapTarget});</li>
+ *     <li>{@code bucket4jCaffeine}: Bucket4j buckets in a Caffeine cache with {@code expireAfterAccess}
+ *     ({@link Bucket4jCaffeineTarget}).</li>
+ * </ul>
+ * Every key is inserted before measuring; every decision admits (cellrate with caller time, the peers with
+ * their own clocks). The stream is read in order with {@code & mask}: drawing a key costs one sequential
+ * read. The forks get a 12 GB heap because the peers need about 330 B (Bucket4j + map) to 450 B
+ * (+ Caffeine) per key, i.e. several GB at 10 million keys.
+ * <p>
+ * Run: {@code java -jar jmh/target/benchmarks.jar KeyedBenchmark -p keys=1000000 -p distribution=uniform -prof gc}
+ * (add {@code -t 2} for two threads).
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 2, jvmArgsAppend = {"--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx12g"})
+@State(Scope.Benchmark)
+public class KeyedBenchmark
+{
+    @Param({"cellrate", "randomCas", "bucket4jMap", "bucket4jCaffeine"})
+    public String target;
+
+    @Param({"1000", "1000000", "10000000"})
+    public int keys;
+
+    @Param({"uniform", "zipf"})
+    public String distribution;
+
+    KeyedTarget keyed;
+    long[] longKeys;
+    Long[] boxedKeys;
+    String[] stringKeys;
+    int mask;
+
+    /**
+     * The per-thread stream cursor and caller time.
+     */
+    @State(Scope.Thread)
+    public static class Cursor
+    {
+        int next;
+        long nowNs;
+
+        @Setup(Level.Trial)
+        public void setUp()
+        {
+            next = (int)(Thread.currentThread().getId() * 0x9E3779B9L);
+        }
+    }
+
+    @Setup(Level.Trial)
+    public void setUp(final BenchmarkParams params)
+    {
+        keyed = newTarget(target, keys);
+        final boolean strings = params.getBenchmark().endsWith("stringKey");
+        final int[] stream = KeyStream.indices(keys, distribution, KeyStream.lengthFor(keys), 20_240_601L);
+        mask = stream.length - 1;
+        if (strings)
+        {
+            final String[] distinct = new String[keys];
+            for (int i = 0; i < keys; i++)
+            {
+                distinct[i] = KeyStream.stringKey(i);
+                keyed.decideString(distinct[i], 0);
+            }
+            stringKeys = new String[stream.length];
+            for (int i = 0; i < stream.length; i++)
+            {
+                stringKeys[i] = distinct[stream[i]];
+            }
+        }
+        else
+        {
+            final Long[] distinct = keyed.wantsBoxedKeys() ? new Long[keys] : null;
+            for (int i = 0; i < keys; i++)
+            {
+                final long key = KeyStream.longKey(i);
+                if (null != distinct)
+                {
+                    distinct[i] = key;
+                }
+                keyed.decideLong(key, null == distinct ? null : distinct[i], 0);
+            }
+            longKeys = new long[stream.length];
+            boxedKeys = null == distinct ? null : new Long[stream.length];
+            for (int i = 0; i < stream.length; i++)
+            {
+                longKeys[i] = KeyStream.longKey(stream[i]);
+                if (null != boxedKeys)
+                {
+                    boxedKeys[i] = distinct[stream[i]];
+                }
+            }
+        }
+    }
+
+    static KeyedTarget newTarget(final String target, final int keys)
+    {
+        switch (target)
+        {
+            case "cellrate":
+                return new CellrateKeyedTarget(keys);
+            case "randomCas":
+                return new RandomCasTarget(keys);
+            case "bucket4jMap":
+                return new Bucket4jMapTarget(keys);
+            case "bucket4jCaffeine":
+                return new Bucket4jCaffeineTarget(keys);
+            default:
+                throw new IllegalArgumentException("unknown target " + target);
+        }
+    }
+
+    @Benchmark
+    public long longKey(final Cursor cursor)
+    {
+        final int i = cursor.next++ & mask;
+        return keyed.decideLong(longKeys[i], null == boxedKeys ? null : boxedKeys[i], cursor.nowNs++);
+    }
+
+    @Benchmark
+    public long stringKey(final Cursor cursor)
+    {
+        return keyed.decideString(stringKeys[cursor.next++ & mask], cursor.nowNs++);
+    }
+}

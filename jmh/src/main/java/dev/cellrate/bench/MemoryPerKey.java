@@ -1,0 +1,113 @@
+package dev.cellrate.bench;
+
+import org.openjdk.jol.info.GraphLayout;
+
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.util.Locale;
+
+/**
+ * Measures (does not estimate) the bytes per key of each keyed target holding {@code keys} long keys
+ * (default 1,000,000): heap used after full collections before and after building it (MemoryMXBean), plus the
+ * direct (off-heap) bytes it allocated (the "direct" BufferPoolMXBean). Keys are boxed at insertion, as a
+ * caller of a map-based limiter does, so the map's key objects count. With {@code --jol} it also walks the
+ * heap graph with JOL's {@code GraphLayout} as a cross-check (slow for the peers).
+ * <p>
+ * Run: {@code java -jar jmh/target/demo.jar memory [keys] [--jol]}
+ */
+public final class MemoryPerKey
+{
+    private static final String[] TARGETS = {"cellrate", "randomCas", "bucket4jMap", "bucket4jCaffeine"};
+
+    private MemoryPerKey()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        int keys = 1_000_000;
+        boolean jol = false;
+        for (final String arg : args)
+        {
+            if ("--jol".equals(arg))
+            {
+                jol = true;
+            }
+            else
+            {
+                keys = Integer.parseInt(arg.replace("_", "").replace(",", ""));
+            }
+        }
+        System.out.printf(Locale.ROOT, "Memory per key, %,d long keys, every key inserted once%n", keys);
+        final String format = "  %-18s %14s %14s %12s %12s%n";
+        System.out.printf(format, "target", "heap bytes", "off-heap bytes", "bytes/key", jol ? "JOL B/key" : "");
+        final java.util.List<KeyedTarget> alive = new java.util.ArrayList<>();
+        for (final String target : TARGETS)
+        {
+            alive.add(measure(target, keys, jol, format));
+        }
+        System.out.println("  (cellrate: KeyedRateLimiter with expectedKeys(keys); randomCas: the benchmark's baseline array of the");
+        System.out.println("   same slot count; the peers hold one Bucket4j bucket and one boxed Long key per key)");
+    }
+
+    /**
+     * Build one target and print its footprint. The caller keeps every measured target reachable until the
+     * end, so no earlier target's memory is freed (and subtracted) while a later one is measured.
+     */
+    private static KeyedTarget measure(final String target, final int keys, final boolean jol, final String format)
+    {
+        final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        final long heapBefore = settledHeapUsed(memory);
+        final long directBefore = directUsed();
+        final KeyedTarget keyed = KeyedBenchmark.newTarget(target, keys);
+        for (int i = 0; i < keys; i++)
+        {
+            final long key = KeyStream.longKey(i);
+            keyed.decideLong(key, keyed.wantsBoxedKeys() ? Long.valueOf(key) : null, 0);
+        }
+        final long heapBytes = settledHeapUsed(memory) - heapBefore;
+        final long offHeapBytes = directUsed() - directBefore;
+        final String jolPerKey = jol ? jolPerKey(keyed, offHeapBytes, keys) : "";
+        System.out.printf(Locale.ROOT, format, target, String.format(Locale.ROOT, "%,d", heapBytes),
+            String.format(Locale.ROOT, "%,d", offHeapBytes),
+            String.format(Locale.ROOT, "%.1f", (heapBytes + offHeapBytes) / (double)keys), jolPerKey);
+        return keyed;
+    }
+
+    private static String jolPerKey(final KeyedTarget keyed, final long offHeapBytes, final int keys)
+    {
+        try
+        {
+            return String.format(Locale.ROOT, "%.1f",
+                (GraphLayout.parseInstance(keyed).totalSize() + offHeapBytes) / (double)keys);
+        }
+        catch (final RuntimeException ex)
+        {
+            return "n/a"; // e.g. Caffeine's hidden-class lambdas, whose field offsets JOL cannot read
+        }
+    }
+
+    private static long settledHeapUsed(final MemoryMXBean memory)
+    {
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 4; i++)
+        {
+            System.gc();
+            used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
+        }
+        return used;
+    }
+
+    private static long directUsed()
+    {
+        for (final BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class))
+        {
+            if ("direct".equals(pool.getName()))
+            {
+                return pool.getMemoryUsed();
+            }
+        }
+        return 0;
+    }
+}

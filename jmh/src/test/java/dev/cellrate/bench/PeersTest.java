@@ -1,0 +1,92 @@
+package dev.cellrate.bench;
+
+import dev.cellrate.RateLimiter;
+import dev.cellrate.Result;
+import io.github.bucket4j.local.SynchronizationStrategy;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The benchmarks measure what they say: the admitting shapes admit every call, the rejecting shapes reject
+ * every call, and every keyed target admits present keys.
+ */
+final class PeersTest
+{
+    private static final int CALLS = 100_000;
+
+    @Test
+    void admittingShapesAdmitEveryCall()
+    {
+        final RateLimiter cellrate = new RateLimiter(SingleLimiterBenchmark.CELLRATE_ADMIT);
+        final com.google.common.util.concurrent.RateLimiter guava = Peers.guava(true);
+        final io.github.bucket4j.Bucket lockFree = Peers.bucket4j(true, SynchronizationStrategy.LOCK_FREE);
+        final io.github.bucket4j.Bucket synchronizedBucket = Peers.bucket4j(true, SynchronizationStrategy.SYNCHRONIZED);
+        final io.github.resilience4j.ratelimiter.RateLimiter resilience4j = Peers.resilience4j(true);
+        for (int i = 0; i < CALLS; i++)
+        {
+            assertEquals(Result.ADMITTED, cellrate.tryAcquire(i));
+            assertEquals(Result.ADMITTED, cellrate.tryAcquire());
+            assertTrue(guava.tryAcquire(), "guava");
+            assertTrue(lockFree.tryConsume(1), "bucket4j lock-free");
+            assertTrue(synchronizedBucket.tryConsume(1), "bucket4j synchronized");
+            assertTrue(resilience4j.acquirePermission(), "resilience4j");
+        }
+    }
+
+    @Test
+    void rejectingShapesRejectEveryCall()
+    {
+        final RateLimiter cellrate = new RateLimiter(SingleLimiterBenchmark.CELLRATE_REJECT);
+        assertEquals(Result.ADMITTED, cellrate.tryAcquire(0));
+        final com.google.common.util.concurrent.RateLimiter guava = Peers.guava(false);
+        final io.github.bucket4j.Bucket lockFree = Peers.bucket4j(false, SynchronizationStrategy.LOCK_FREE);
+        final io.github.bucket4j.Bucket synchronizedBucket = Peers.bucket4j(false, SynchronizationStrategy.SYNCHRONIZED);
+        final io.github.resilience4j.ratelimiter.RateLimiter resilience4j = Peers.resilience4j(false);
+        for (int i = 0; i < CALLS; i++)
+        {
+            assertTrue(cellrate.tryAcquire(i) > 0, "cellrate");
+            assertFalse(guava.tryAcquire(), "guava");
+            assertFalse(lockFree.tryConsume(1), "bucket4j lock-free");
+            assertFalse(synchronizedBucket.tryConsume(1), "bucket4j synchronized");
+            assertFalse(resilience4j.acquirePermission(), "resilience4j");
+        }
+    }
+
+    @Test
+    void keyedTargetsAdmitPresentKeys()
+    {
+        final int keys = 1_000;
+        for (final String name : new String[]{"cellrate", "randomCas", "bucket4jMap", "bucket4jCaffeine"})
+        {
+            // One key type per target, as in a benchmark fork.
+            final KeyedTarget longs = KeyedBenchmark.newTarget(name, keys);
+            final KeyedTarget strings = KeyedBenchmark.newTarget(name, keys);
+            for (int round = 0; round < 3; round++)
+            {
+                for (int i = 0; i < keys; i++)
+                {
+                    final long key = KeyStream.longKey(i);
+                    assertEquals(0, longs.decideLong(key, longs.wantsBoxedKeys() ? key : null, round * keys + i),
+                        name);
+                    assertEquals(0, strings.decideString(KeyStream.stringKey(i), round * keys + i), name);
+                }
+            }
+        }
+    }
+
+    @Test
+    void randomCasArrayHasTheTableFootprint()
+    {
+        for (final int keys : new int[]{1_000, 4_000, 786_432, 786_433, 1_000_000})
+        {
+            final CellrateKeyedTarget table = new CellrateKeyedTarget(keys);
+            assertEquals(table.limiter().table().slotCount(), RandomCasTarget.slotsFor(keys), "keys " + keys);
+        }
+        assertEquals(2048, RandomCasTarget.slotsFor(1_000));
+        assertEquals(1 << 21, RandomCasTarget.slotsFor(1_000_000));
+        assertEquals(1 << 24, RandomCasTarget.slotsFor(10_000_000));
+    }
+}
