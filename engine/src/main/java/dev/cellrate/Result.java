@@ -16,7 +16,10 @@ package dev.cellrate;
  *     <li>{@link #QUEUE_FULL} ({@code -4}): a shaper's release runner had no room for the item.</li>
  *     <li>{@link #CLOSED} ({@code -5}): the component was closed; nothing was charged.</li>
  * </ul>
- * Any negative code is a rejection; codes are stable across releases.
+ * Codes {@code -1 .. -15} are shared by every component and are all rejections. Codes {@code <= -16} belong
+ * to one front and are defined there: {@code KeyedRateLimiter}'s table-full outcomes (one of which, the
+ * fail-open {@code ADMITTED_TABLE_FULL}, is an admission: use {@code KeyedRateLimiter.isAdmitted}), and the
+ * shaper's encoded retry-after ({@code ShaperResult}). Codes are stable across releases.
  */
 public final class Result
 {
