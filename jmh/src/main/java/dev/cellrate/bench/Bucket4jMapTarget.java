@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,8 +12,11 @@ import java.util.function.Function;
  */
 final class Bucket4jMapTarget extends KeyedTarget
 {
+    /** The admitting bandwidth, immutable, shared by every key's bucket (as a user shares one config). */
+    static final Bandwidth ADMIT_BANDWIDTH = Peers.bucket4jBandwidth(true);
+
     static final Function<Object, Bucket> NEW_BUCKET = key -> Bucket.builder()
-        .addLimit(Peers.bucket4jBandwidth(true))
+        .addLimit(ADMIT_BANDWIDTH)
         .build();
 
     private final ConcurrentHashMap<Object, Bucket> buckets;
