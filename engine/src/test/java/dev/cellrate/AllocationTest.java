@@ -11,11 +11,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * The decision paths allocate nothing: the current thread's allocated-bytes counter
  * ({@code com.sun.management.ThreadMXBean}) does not move across a million decisions on every overload,
- * admitted and rejected, with and without a {@link Decision}.
+ * admitted and rejected, with and without a {@link Decision}, in the quietest of a few rounds after warm-up.
  */
 final class AllocationTest
 {
     static final int DECISIONS = 1_000_000;
+    static final int ROUNDS = 6;
 
     @Test
     void decisionsAllocateNothing()
@@ -31,12 +32,20 @@ final class AllocationTest
         final Decision decision = new Decision();
         final long threadId = Thread.currentThread().getId();
 
-        run(atomic, single, clock, decision);
-        final long beforeBytes = threads.getThreadAllocatedBytes(threadId);
-        final long admitted = run(atomic, single, clock, decision);
-        final long afterBytes = threads.getThreadAllocatedBytes(threadId);
-        assertEquals(0, afterBytes - beforeBytes, "bytes allocated by " + DECISIONS + " decisions, " + admitted +
-            " admitted");
+        // A path that allocates does so on every call (>= 16 MB per round); a round can also pick up a few
+        // bytes once from the JIT swapping code under it on a loaded machine. So: the quietest of several
+        // rounds must be exactly zero.
+        long minBytes = Long.MAX_VALUE;
+        final StringBuilder rounds = new StringBuilder();
+        for (int round = 0; round < ROUNDS && minBytes != 0; round++)
+        {
+            final long beforeBytes = threads.getThreadAllocatedBytes(threadId);
+            run(atomic, single, clock, decision);
+            final long bytes = threads.getThreadAllocatedBytes(threadId) - beforeBytes;
+            minBytes = Math.min(minBytes, bytes);
+            rounds.append(bytes).append(' ');
+        }
+        assertEquals(0, minBytes, "bytes allocated per round of " + DECISIONS + " decisions: " + rounds);
     }
 
     static long run(
