@@ -45,6 +45,28 @@ public final class SeqLock
     }
 
     /**
+     * A consistent read of one word guarded by the lock: waits out a writer, reads, and retries if a writer
+     * started meanwhile. Allocation-free.
+     *
+     * @param buffer      the buffer holding the stamp word and the value.
+     * @param stampOffset the stamp word's offset.
+     * @param valueOffset the value's offset.
+     * @return the value as of a moment no writer was inside.
+     */
+    public static long read(final AtomicBuffer buffer, final int stampOffset, final int valueOffset)
+    {
+        while (true)
+        {
+            final long stamp = awaitStamp(buffer, stampOffset);
+            final long value = buffer.getLongAcquire(valueOffset);
+            if (validate(buffer, stampOffset, stamp))
+            {
+                return value;
+            }
+        }
+    }
+
+    /**
      * @param buffer the buffer holding the stamp word.
      * @param offset the stamp word's offset.
      * @param stamp  an even stamp from {@link #awaitStamp}.

@@ -187,15 +187,7 @@ public final class SrTcm
 
     private long read(final int offset)
     {
-        while (true)
-        {
-            final long stamp = SeqLock.awaitStamp(buffer, STAMP_OFFSET);
-            final long value = buffer.getLongAcquire(offset);
-            if (SeqLock.validate(buffer, STAMP_OFFSET, stamp))
-            {
-                return value;
-            }
-        }
+        return SeqLock.read(buffer, STAMP_OFFSET, offset);
     }
 
     static void requireRange(final String field, final long value, final long min, final long max)

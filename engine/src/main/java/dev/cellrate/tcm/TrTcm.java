@@ -195,14 +195,6 @@ public final class TrTcm
 
     private long read(final int offset)
     {
-        while (true)
-        {
-            final long stamp = SeqLock.awaitStamp(buffer, STAMP_OFFSET);
-            final long value = buffer.getLongAcquire(offset);
-            if (SeqLock.validate(buffer, STAMP_OFFSET, stamp))
-            {
-                return value;
-            }
-        }
+        return SeqLock.read(buffer, STAMP_OFFSET, offset);
     }
 }
