@@ -99,7 +99,7 @@ public final class KeyedRateLimiter
      */
     public long tryAcquire(final long key, final long nowNs)
     {
-        return charge(table.keyWord(key), emissionIntervalNs, nowNs, null);
+        return chargeFast(table.keyWord(key), emissionIntervalNs, nowNs);
     }
 
     /**
@@ -110,7 +110,7 @@ public final class KeyedRateLimiter
      */
     public long tryAcquire(final long key, final long permits, final long nowNs)
     {
-        return charge(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
+        return chargeFast(table.keyWord(key), limit.incrementNs(permits), nowNs);
     }
 
     /**
@@ -133,7 +133,7 @@ public final class KeyedRateLimiter
      */
     public long tryAcquire(final CharSequence key, final long permits, final long nowNs)
     {
-        return charge(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
+        return chargeFast(table.keyWord(key), limit.incrementNs(permits), nowNs);
     }
 
     /**
@@ -158,7 +158,7 @@ public final class KeyedRateLimiter
      */
     public long tryAcquire(final byte[] key, final int offset, final int length, final long permits, final long nowNs)
     {
-        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, null);
+        return chargeFast(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs);
     }
 
     /**
@@ -188,7 +188,7 @@ public final class KeyedRateLimiter
     public long tryAcquire(
         final DirectBuffer key, final int offset, final int length, final long permits, final long nowNs)
     {
-        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, null);
+        return chargeFast(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs);
     }
 
     /**
@@ -218,7 +218,7 @@ public final class KeyedRateLimiter
      */
     public long tryAcquireKeyWord(final long keyWord, final long permits, final long nowNs)
     {
-        return charge(keyWord, limit.incrementNs(permits), nowNs, null);
+        return chargeFast(keyWord, limit.incrementNs(permits), nowNs);
     }
 
     /**
@@ -227,7 +227,7 @@ public final class KeyedRateLimiter
      */
     public long tryAcquireNow(final long key)
     {
-        return charge(table.keyWord(key), emissionIntervalNs, clock.nanoTime(), null);
+        return chargeFast(table.keyWord(key), emissionIntervalNs, clock.nanoTime());
     }
 
     /**
@@ -237,7 +237,7 @@ public final class KeyedRateLimiter
      */
     public long tryAcquireNow(final long key, final long permits)
     {
-        return charge(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime(), null);
+        return chargeFast(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime());
     }
 
     /**
@@ -258,7 +258,7 @@ public final class KeyedRateLimiter
      */
     public long tryAcquireNow(final CharSequence key, final long permits)
     {
-        return charge(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime(), null);
+        return chargeFast(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime());
     }
 
     /**
@@ -355,6 +355,39 @@ public final class KeyedRateLimiter
     public NanoClock clock()
     {
         return clock;
+    }
+
+    /**
+     * The common case kept small enough to inline: a valid cost on a key already in the table, decided on
+     * one validated load and one CAS. Anything else (absent key, reserved or stale slot, lost CAS, an
+     * unrepresentable TAT) goes to {@link #charge}, which decides it from scratch, so both return the same.
+     */
+    private long chargeFast(final long keyWord, final long incrementNs, final long nowNs)
+    {
+        final SlotTable table = this.table;
+        if (incrementNs >= 1)
+        {
+            final int tatOffset = table.findSlot(keyWord);
+            if (tatOffset >= 0)
+            {
+                final long tatNs = table.loadTat(tatOffset, keyWord);
+                if (SlotTable.STALE != tatNs)
+                {
+                    final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
+                    if (retryAfterNs > 0)
+                    {
+                        return retryAfterNs;
+                    }
+                    final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
+                    if (Gcra.UNREPRESENTABLE != nextTatNs &&
+                        table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                    {
+                        return Result.ADMITTED;
+                    }
+                }
+            }
+        }
+        return charge(keyWord, incrementNs, nowNs, null);
     }
 
     private long charge(final long keyWord, final long incrementNs, final long nowNs, final Decision decision)
