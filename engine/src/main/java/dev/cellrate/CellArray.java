@@ -70,7 +70,7 @@ public final class CellArray
      */
     public static CellArray allocate(final int cellCount)
     {
-        Limit.requireRange("cellCount", cellCount, 1, MAX_CELLS);
+        Bounds.requireRange("cellCount", cellCount, 1, MAX_CELLS);
         return new CellArray(cellCount);
     }
 
@@ -101,7 +101,7 @@ public final class CellArray
 
     int checkIndex(final int index)
     {
-        Limit.requireRange("cellIndex", index, 0, cellCount - 1);
+        Bounds.requireRange("cellIndex", index, 0, cellCount - 1);
         return index;
     }
 }

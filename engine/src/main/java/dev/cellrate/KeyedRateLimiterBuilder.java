@@ -71,7 +71,7 @@ public final class KeyedRateLimiterBuilder
      */
     public KeyedRateLimiterBuilder expectedKeys(final int keys)
     {
-        Limit.requireRange("expectedKeys", keys, 1, (long)TableLayout.MAX_SLOTS * DESIGNED_LOAD_PERCENT / 100);
+        Bounds.requireRange("expectedKeys", keys, 1, (long)TableLayout.MAX_SLOTS * DESIGNED_LOAD_PERCENT / 100);
         final long slots = ((long)keys * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT;
         this.slotCount = (int)Math.max(1, Long.highestOneBit(slots - 1) << 1);
         return this;
@@ -152,8 +152,8 @@ public final class KeyedRateLimiterBuilder
         {
             throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
         }
-        Limit.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
-        Limit.requireRange("shardCount", shardCount, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
+        Bounds.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
+        Bounds.requireRange("shardCount", shardCount, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
         if (Integer.bitCount(slotCount) != 1 || Integer.bitCount(shardCount) != 1)
         {
             throw new IllegalArgumentException("slotCount and shardCount must be powers of two but were " +

@@ -1,5 +1,7 @@
 package dev.cellrate;
 
+import static dev.cellrate.Bounds.requireRange;
+
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -134,13 +136,6 @@ public final class Limit
         return permits >= 1 && permits <= burst ? permits * emissionIntervalNs : Result.NEVER;
     }
 
-    static void requireRange(final String field, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "] but was " + value);
-        }
-    }
 
     public boolean equals(final Object o)
     {

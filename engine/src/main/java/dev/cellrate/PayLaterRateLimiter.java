@@ -47,7 +47,7 @@ public final class PayLaterRateLimiter
         {
             throw new IllegalArgumentException("limit and clock must not be null");
         }
-        Limit.requireRange("maxPermits", maxPermits, 1, Limit.MAX_CEILING_NS / limit.emissionIntervalNs());
+        Bounds.requireRange("maxPermits", maxPermits, 1, Limit.MAX_CEILING_NS / limit.emissionIntervalNs());
         this.limit = limit;
         this.clock = clock;
         this.maxPermits = maxPermits;

@@ -1,5 +1,7 @@
 package dev.cellrate.table;
 
+import static dev.cellrate.Bounds.requireRange;
+
 import static dev.cellrate.table.TableLayout.CAS_RETRIES_OFFSET;
 import static dev.cellrate.table.TableLayout.CELL_TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.EMPTY_KEY;
@@ -437,11 +439,4 @@ public final class SlotTable
         }
     }
 
-    static void requireRange(final String field, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "] but was " + value);
-        }
-    }
 }

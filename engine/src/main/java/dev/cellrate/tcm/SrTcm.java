@@ -1,5 +1,7 @@
 package dev.cellrate.tcm;
 
+import static dev.cellrate.Bounds.requireRange;
+
 import dev.cellrate.CellArray;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
@@ -190,11 +192,4 @@ public final class SrTcm
         return SeqLock.read(buffer, STAMP_OFFSET, offset);
     }
 
-    static void requireRange(final String field, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "] but was " + value);
-        }
-    }
 }

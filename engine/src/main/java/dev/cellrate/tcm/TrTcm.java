@@ -1,5 +1,6 @@
 package dev.cellrate.tcm;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.CellArray;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
@@ -96,10 +97,10 @@ public final class TrTcm
         {
             throw new IllegalArgumentException("clock must not be null");
         }
-        SrTcm.requireRange("cirBytesPerSecond", cirBytesPerSecond, 1, TokenTicks.MAX_RATE_PER_SECOND);
-        SrTcm.requireRange("pirBytesPerSecond", pirBytesPerSecond, cirBytesPerSecond, TokenTicks.MAX_RATE_PER_SECOND);
-        SrTcm.requireRange("pbsBytes", pbsBytes, 1, MAX_BURST_BYTES);
-        SrTcm.requireRange("cbsBytes", cbsBytes, 1, MAX_BURST_BYTES);
+        Bounds.requireRange("cirBytesPerSecond", cirBytesPerSecond, 1, TokenTicks.MAX_RATE_PER_SECOND);
+        Bounds.requireRange("pirBytesPerSecond", pirBytesPerSecond, cirBytesPerSecond, TokenTicks.MAX_RATE_PER_SECOND);
+        Bounds.requireRange("pbsBytes", pbsBytes, 1, MAX_BURST_BYTES);
+        Bounds.requireRange("cbsBytes", cbsBytes, 1, MAX_BURST_BYTES);
         this.pirBytesPerSecond = pirBytesPerSecond;
         this.pbsBytes = pbsBytes;
         this.cirBytesPerSecond = cirBytesPerSecond;

@@ -1,5 +1,7 @@
 package dev.cellrate.translate;
 
+import dev.cellrate.Bounds;
+
 /**
  * Construction-time validation shared by the translators: the message names the field and its allowed
  * range, in the shape of {@code dev.cellrate.Limit}'s checks.
@@ -12,11 +14,7 @@ final class Range
 
     static long require(final String field, final long value, final long min, final long max)
     {
-        if (value < min || value > max)
-        {
-            throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "] but was " + value);
-        }
-        return value;
+        return Bounds.requireRange(field, value, min, max);
     }
 
     static <T> T requireNonNull(final String field, final T value)

@@ -1,5 +1,7 @@
 package dev.cellrate.window;
 
+import static dev.cellrate.Bounds.requireRange;
+
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
@@ -205,11 +207,4 @@ public final class FixedWindowLimiter
         return countBits;
     }
 
-    static void requireRange(final String field, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "] but was " + value);
-        }
-    }
 }

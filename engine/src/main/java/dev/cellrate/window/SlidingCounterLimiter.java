@@ -1,5 +1,6 @@
 package dev.cellrate.window;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
@@ -67,10 +68,10 @@ public final class SlidingCounterLimiter
         {
             throw new IllegalArgumentException("cells and clock must not be null");
         }
-        FixedWindowLimiter.requireRange("limit", limit, 1, MAX_LIMIT);
+        Bounds.requireRange("limit", limit, 1, MAX_LIMIT);
         this.countBits = FixedWindow.countBits(limit);
-        FixedWindowLimiter.requireRange("windowNs", windowNs, 1L << (2 * countBits), Long.MAX_VALUE / limit);
-        FixedWindowLimiter.requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
+        Bounds.requireRange("windowNs", windowNs, 1L << (2 * countBits), Long.MAX_VALUE / limit);
+        Bounds.requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
         this.limit = limit;
         this.windowNs = windowNs;
         this.clock = clock;

@@ -1,5 +1,6 @@
 package dev.cellrate.window;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import dev.cellrate.lock.SeqLock;
@@ -96,8 +97,8 @@ public final class SlidingLogLimiter
         {
             throw new IllegalArgumentException("clock must not be null");
         }
-        FixedWindowLimiter.requireRange("limit", limit, 1, MAX_LIMIT);
-        FixedWindowLimiter.requireRange("windowNs", windowNs, 1, Long.MAX_VALUE);
+        Bounds.requireRange("limit", limit, 1, MAX_LIMIT);
+        Bounds.requireRange("windowNs", windowNs, 1, Long.MAX_VALUE);
         this.limit = limit;
         this.windowNs = windowNs;
         this.clock = clock;
