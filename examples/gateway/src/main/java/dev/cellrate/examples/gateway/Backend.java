@@ -89,5 +89,10 @@ public final class Backend
         {
             ctx.flush();
         }
+
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+        {
+            ctx.close(); // a load generator resetting its connections at the end of a run
+        }
     }
 }
