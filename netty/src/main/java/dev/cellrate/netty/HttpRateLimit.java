@@ -17,7 +17,7 @@ import org.agrona.concurrent.SystemNanoClock;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The immutable, shareable configuration of {@link HttpRateLimitHandler}: one limiter, one key extractor,
@@ -88,10 +88,10 @@ public final class HttpRateLimit
     final FullHttpResponse badRequestTemplate;
     final FullHttpResponse grpcTemplate;
 
-    final AtomicLong admitted = new AtomicLong();
-    final AtomicLong rejected = new AtomicLong();
-    final AtomicLong wouldReject = new AtomicLong();
-    final AtomicLong noKey = new AtomicLong();
+    final LongAdder admitted = new LongAdder(); // one per event loop core, no shared line
+    final LongAdder rejected = new LongAdder(); // one per event loop core, no shared line
+    final LongAdder wouldReject = new LongAdder(); // one per event loop core, no shared line
+    final LongAdder noKey = new LongAdder(); // one per event loop core, no shared line
 
     private HttpRateLimit(final Builder b)
     {
@@ -205,7 +205,7 @@ public final class HttpRateLimit
      */
     public long admittedCount()
     {
-        return admitted.get();
+        return admitted.sum();
     }
 
     /**
@@ -213,7 +213,7 @@ public final class HttpRateLimit
      */
     public long rejectedCount()
     {
-        return rejected.get();
+        return rejected.sum();
     }
 
     /**
@@ -221,7 +221,7 @@ public final class HttpRateLimit
      */
     public long wouldRejectCount()
     {
-        return wouldReject.get();
+        return wouldReject.sum();
     }
 
     /**
@@ -229,7 +229,7 @@ public final class HttpRateLimit
      */
     public long noKeyCount()
     {
-        return noKey.get();
+        return noKey.sum();
     }
 
     /** Builds an {@link HttpRateLimit}; every setter validates its argument. */

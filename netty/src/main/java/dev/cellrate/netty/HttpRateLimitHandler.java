@@ -141,7 +141,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         int length = config.keyExtractor.extract(ctx.channel(), request, key);
         if (length < 0 || length > KeyExtractor.MAX_KEY_LENGTH)
         {
-            config.noKey.incrementAndGet();
+            config.noKey.increment();
             if (null == config.fallbackKey)
             {
                 if (HttpRateLimit.Mode.DRY_RUN == config.mode)
@@ -173,21 +173,59 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     private void decide(final ChannelHandlerContext ctx, final HttpRequest request, final int length, final long nowNs)
     {
         final HttpRateLimit config = this.config;
+        if (!config.headersOnAdmitted)
+        {
+            decideFast(ctx, request, length, nowNs);
+            return;
+        }
         final Decision decision = this.decision;
         final long code = config.limiter.tryAcquire(key, 0, length, 1, nowNs, decision);
         if (KeyedRateLimiter.isAdmitted(code))
         {
             pass(ctx, request, PASS, decision.remaining(), decision.resetAfterNs());
         }
-        else if (HttpRateLimit.Mode.DRY_RUN == config.mode)
+        else
         {
-            config.wouldReject.incrementAndGet();
-            pass(ctx, request, PASS_WOULD_REJECT, decision.remaining(), decision.resetAfterNs());
+            refuse(ctx, request, decision.retryAfterNs(), decision.remaining(), decision.resetAfterNs());
+        }
+    }
+
+    /**
+     * The engine's inlinable path without a {@link Decision} (no division). A rejected single permit still
+     * has exact fields: retry-after {@code r = lag - &tau;} (see {@code Gcra.retryAfterNs}), so the lag (the
+     * reset-after) is {@code r + &tau;} and the remaining is 0.
+     */
+    private void decideFast(
+        final ChannelHandlerContext ctx, final HttpRequest request, final int length, final long nowNs)
+    {
+        final long code = config.limiter.tryAcquire(key, 0, length, 1, nowNs);
+        if (KeyedRateLimiter.isAdmitted(code))
+        {
+            pass(ctx, request, PASS, 0, 0);
+        }
+        else if (code > 0)
+        {
+            final long toleranceNs = config.limiter.limit().toleranceNs();
+            refuse(ctx, request, code, 0, code > Long.MAX_VALUE - toleranceNs ? Long.MAX_VALUE : code + toleranceNs);
         }
         else
         {
-            reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT, decision.retryAfterNs(),
-                decision.remaining(), decision.resetAfterNs());
+            refuse(ctx, request, Long.MAX_VALUE, 0, 0); // never conforms / table full: no Retry-After
+        }
+    }
+
+    private void refuse(
+        final ChannelHandlerContext ctx, final HttpRequest request, final long retryAfterNs, final long remaining,
+        final long resetAfterNs)
+    {
+        if (HttpRateLimit.Mode.DRY_RUN == config.mode)
+        {
+            config.wouldReject.increment();
+            pass(ctx, request, PASS_WOULD_REJECT, remaining, resetAfterNs);
+        }
+        else
+        {
+            reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT, retryAfterNs, remaining, resetAfterNs);
         }
     }
 
@@ -204,7 +242,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
                 return;
             }
             push(PASS, 0, 0, 0);
-            config.admitted.incrementAndGet();
+            config.admitted.increment();
             hold(ctx, request, code);
             return;
         }
@@ -246,7 +284,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         final long resetAfterNs)
     {
         push(kind, 0, remaining, resetAfterNs);
-        config.admitted.incrementAndGet();
+        config.admitted.increment();
         ctx.fireChannelRead(request);
     }
 
@@ -254,7 +292,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         final ChannelHandlerContext ctx, final HttpRequest request, final byte kind, final long retryAfterNs,
         final long remaining, final long resetAfterNs)
     {
-        config.rejected.incrementAndGet();
+        config.rejected.increment();
         push(kind, retryAfterNs, remaining, resetAfterNs);
         discarding = !(request instanceof LastHttpContent);
         ReferenceCountUtil.release(request);

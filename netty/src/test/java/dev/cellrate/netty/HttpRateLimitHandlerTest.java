@@ -123,6 +123,16 @@ final class HttpRateLimitHandlerTest
             assertEquals(429, rejected.statusCode());
             final long retrySeconds = Long.parseLong(rejected.headers().firstValue("retry-after").get());
             assertEquals(2, retrySeconds); // 1.5 s - 1 ns, rounded up
+            // without headers on admitted responses the handler takes the engine's path without a Decision;
+            // the rejection's fields still equal the engine's Decision
+            final KeyedRateLimiter twin = keyed(Limit.of(2, 3, TimeUnit.SECONDS, 1), clock);
+            final Decision d = new Decision();
+            twin.tryAcquire("k", 1, T0, d);
+            twin.tryAcquire("k", 1, T0 + 1, d);
+            final RateLimitFields fields = new RateLimitFields("default", Limit.of(2, 3, TimeUnit.SECONDS, 1));
+            final byte[] v = new byte[fields.maxValueLength()];
+            assertEquals(ascii(v, fields.writeRateLimit(d, v, 0)), rejected.headers().firstValue("ratelimit").get());
+            assertEquals(ascii(v, fields.writeRetryAfter(d, v, 0)), Long.toString(retrySeconds));
             clock.update(T0 + 1 + retrySeconds * 1_000_000_000L);
             assertEquals(200, get(server.port(), "/a").statusCode(), "a retry at the advertised second is admitted");
         }
