@@ -88,10 +88,10 @@ public final class HttpRateLimit
     final FullHttpResponse badRequestTemplate;
     final FullHttpResponse grpcTemplate;
 
-    final LongAdder admitted = new LongAdder(); // one per event loop core, no shared line
-    final LongAdder rejected = new LongAdder(); // one per event loop core, no shared line
-    final LongAdder wouldReject = new LongAdder(); // one per event loop core, no shared line
-    final LongAdder noKey = new LongAdder(); // one per event loop core, no shared line
+    final LongAdder admitted = new LongAdder(); // striped under contention: event loops do not fight over one line
+    final LongAdder rejected = new LongAdder(); // striped under contention: event loops do not fight over one line
+    final LongAdder wouldReject = new LongAdder(); // striped under contention: event loops do not fight over one line
+    final LongAdder noKey = new LongAdder(); // striped under contention: event loops do not fight over one line
 
     private HttpRateLimit(final Builder b)
     {
