@@ -5,7 +5,6 @@ import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.http.RateLimitFields;
 import dev.cellrate.shaper.Reservation;
-import dev.cellrate.shaper.ShaperResult;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -180,7 +179,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         }
         final Decision decision = this.decision;
         final long code = config.limiter.tryAcquire(key, 0, length, 1, nowNs, decision);
-        if (KeyedRateLimiter.isAdmitted(code))
+        if (Result.isAdmitted(code))
         {
             pass(ctx, request, PASS, decision.remaining(), decision.resetAfterNs());
         }
@@ -199,7 +198,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         final ChannelHandlerContext ctx, final HttpRequest request, final int length, final long nowNs)
     {
         final long code = config.limiter.tryAcquire(key, 0, length, 1, nowNs);
-        if (KeyedRateLimiter.isAdmitted(code))
+        if (Result.isAdmitted(code))
         {
             pass(ctx, request, PASS, 0, 0);
         }
@@ -234,7 +233,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         final HttpRateLimit config = this.config;
         final long keyWord = config.shaper.table().keyWord(key, 0, length);
         final long code = config.shaper.reserveKeyWord(keyWord, 1, nowNs, reservation);
-        if (ShaperResult.isAdmitted(code) && code <= config.maxDelayNs)
+        if (Result.isReserved(code) && code <= config.maxDelayNs)
         {
             if (0 == code)
             {
@@ -247,14 +246,14 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
             return;
         }
         final long retryNs;
-        if (ShaperResult.isAdmitted(code))
+        if (Result.isReserved(code))
         {
             config.shaper.cancelKeyWord(keyWord, reservation, nowNs);
             retryNs = code - config.maxDelayNs;
         }
         else
         {
-            retryNs = ShaperResult.isRetryAfter(code) ? ShaperResult.retryAfterNs(code) : Long.MAX_VALUE;
+            retryNs = Result.isEncodedRetryAfter(code) ? Result.decodeRetryAfterNs(code) : Long.MAX_VALUE;
         }
         reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT, retryNs, 0,
             Long.MAX_VALUE == retryNs ? 0 : retryNs);
