@@ -3,6 +3,8 @@ package dev.cellrate.netty;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import io.netty.buffer.Unpooled;
+import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -56,9 +58,10 @@ public class HttpRateLimitHandlerBenchmark
 {
     private static final int KEYS = 1024;
 
-    /** passthrough: no limiter; enforce: admitted; enforceHeaders: admitted + RateLimit fields on the response;
+    /** passthrough: no limiter; enforce: admitted; enforceCachedClock: admitted, the clock a cached value
+     *  (what the clock read costs); enforceHeaders: admitted + RateLimit fields on the response;
      *  reject: every request refused (Netty's rejection response is built per request). */
-    @Param({"passthrough", "enforce", "enforceHeaders", "reject"})
+    @Param({"passthrough", "enforce", "enforceCachedClock", "enforceHeaders", "reject"})
     public String handler;
 
     private EmbeddedChannel channel;
@@ -93,8 +96,11 @@ public class HttpRateLimitHandlerBenchmark
             final KeyedRateLimiter keyed = KeyedRateLimiter.builder(
                 reject ? Limit.of(1, 1, TimeUnit.DAYS, 1) : Limit.perSecond(1_000_000_000L, 1_000_000_000L))
                 .expectedKeys(KEYS * 2).build();
+            final CachedNanoClock cached = new CachedNanoClock();
+            cached.update(System.nanoTime());
             limiter = new HttpRateLimitHandler(HttpRateLimit.enforce(keyed).keyExtractor(new HeaderKey("x-api-key", 32))
-                .headersOnAdmitted("enforceHeaders".equals(handler)).build());
+                .headersOnAdmitted("enforceHeaders".equals(handler))
+                .clock("enforceCachedClock".equals(handler) ? cached : SystemNanoClock.INSTANCE).build());
         }
         channel = new EmbeddedChannel(limiter, app);
         for (int i = 0; i < KEYS; i++)
