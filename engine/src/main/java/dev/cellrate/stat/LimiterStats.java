@@ -101,6 +101,18 @@ public final class LimiterStats
     }
 
     /**
+     * Count a concurrency limiter's {@code tryAcquire} outcome (a ticket &ge; 0, or a rejection code).
+     *
+     * @param code the limiter's code.
+     * @return {@code code}, unchanged.
+     */
+    public long recordTicket(final long code)
+    {
+        increment(Outcome.kindOfTicket(code));
+        return code;
+    }
+
+    /**
      * Dry-run: count the outcome as {@link #record(long)} does, and never reject.
      *
      * @param code the code the limiter returned (a rejection charged nothing, so the limiter's state is what

@@ -66,6 +66,15 @@ public final class Outcome
     }
 
     /**
+     * @param code a code returned by {@code ConcurrencyLimiter.tryAcquire} (a ticket &ge; 0 when admitted).
+     * @return the outcome's kind index.
+     */
+    public static int kindOfTicket(final long code)
+    {
+        return code >= 0 ? StatKind.ADMITTED.ordinal() : StatKind.OTHER_REJECTED.ordinal();
+    }
+
+    /**
      * @param kind a kind index.
      * @return true if the outcome let the request through.
      */

@@ -177,6 +177,14 @@ final class StatFileTest
         assertEquals(2, stats.outcome(StatKind.TABLE_FULL_REJECTED));
         assertEquals(2, stats.outcome(StatKind.TABLE_FULL_ADMITTED));
         assertEquals(3, stats.outcome(StatKind.OTHER_REJECTED));
+        final LimiterStats tickets = file.limiter("tickets", 1, 0);
+        final dev.cellrate.concurrency.ConcurrencyLimiter concurrency = new dev.cellrate.concurrency.ConcurrencyLimiter(2);
+        for (int i = 0; i < 5; i++)
+        {
+            tickets.recordTicket(concurrency.tryAcquire());
+        }
+        assertEquals(2, tickets.outcome(StatKind.ADMITTED));
+        assertEquals(3, tickets.outcome(StatKind.OTHER_REJECTED));
     }
 
     @Test
