@@ -5,7 +5,6 @@ import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.shaper.AtomicShaper;
 import dev.cellrate.shaper.ShaperMode;
-import dev.cellrate.shaper.ShaperResult;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -45,7 +44,7 @@ public final class ReconfigurableShaper
      * @param permits the cost.
      * @param nowNs   the time of the request, ns.
      * @return the delay in ns (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code, see
-     * {@link ShaperResult}.
+     * {@link Result} (reservation convention).
      */
     public long reserve(final long permits, final long nowNs)
     {

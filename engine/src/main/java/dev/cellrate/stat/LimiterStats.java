@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.Result;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.status.CountersReader;
 
@@ -8,14 +9,14 @@ import org.agrona.concurrent.status.CountersReader;
  * deciders do not write one cache line, its sampled statistics, and optionally its top rejected keys.
  * <p>
  * Recording: after a decision, pass its code to {@link #record(long)} (or {@link #record(long, long)} with the
- * key word, which also feeds the top-keys sketch on a rejection; {@link #recordShaper(long)} for a shaper's
- * code). Each call adds 1 to exactly one outcome counter (see {@link Outcome}) on the calling thread's stripe
+ * key word, which also feeds the top-keys sketch on a rejection; {@link #recordReservation(long)} for a shaper's
+ * or a concurrency limit's code). Each call adds 1 to exactly one outcome counter (see {@link Outcome}) on the calling thread's stripe
  * ({@code thread id & (stripes - 1)}): one uncontended atomic add on a counter alone on its 128-byte slot,
  * no allocation. Two threads share a stripe only if their ids are congruent modulo the stripe count; the
  * add stays exact then, just contended. Readers sum the stripes.
  * <p>
  * Dry-run: {@link #dryRun(long)} records the real outcome and turns a rejection into
- * {@link DryRun#WOULD_HAVE_REJECTED} (counted again as {@link StatKind#WOULD_REJECT}), so the counters say
+ * {@link Result#WOULD_HAVE_REJECTED} (counted again as {@link StatKind#WOULD_REJECT}), so the counters say
  * exactly what enforcing would have done.
  * <p>
  * Threading: record methods from any thread; {@link #gauge(StatKind)} writers (a {@link StatSampler}) from one
@@ -89,26 +90,15 @@ public final class LimiterStats
     }
 
     /**
-     * Count a shaper's {@code reserve} outcome.
+     * Count a reservation's outcome (a shaper's {@code reserve}: a delay &ge; 0 when admitted), or a concurrency
+     * limit's {@code tryAcquire} (a ticket &ge; 0 when admitted).
      *
-     * @param code the shaper's code.
+     * @param code the code.
      * @return {@code code}, unchanged.
      */
-    public long recordShaper(final long code)
+    public long recordReservation(final long code)
     {
-        increment(Outcome.kindOfShaper(code));
-        return code;
-    }
-
-    /**
-     * Count a concurrency limiter's {@code tryAcquire} outcome (a ticket &ge; 0, or a rejection code).
-     *
-     * @param code the limiter's code.
-     * @return {@code code}, unchanged.
-     */
-    public long recordTicket(final long code)
-    {
-        increment(Outcome.kindOfTicket(code));
+        increment(Outcome.kindOfReservation(code));
         return code;
     }
 
@@ -117,7 +107,7 @@ public final class LimiterStats
      *
      * @param code the code the limiter returned (a rejection charged nothing, so the limiter's state is what
      *             it would be if enforced).
-     * @return {@code code} if it is an admission, else {@link DryRun#WOULD_HAVE_REJECTED}.
+     * @return {@code code} if it is an admission, else {@link Result#WOULD_HAVE_REJECTED}.
      */
     public long dryRun(final long code)
     {
@@ -128,7 +118,7 @@ public final class LimiterStats
             return code;
         }
         increment(StatKind.WOULD_REJECT.ordinal());
-        return DryRun.WOULD_HAVE_REJECTED;
+        return Result.WOULD_HAVE_REJECTED;
     }
 
     /**
@@ -136,12 +126,12 @@ public final class LimiterStats
      *
      * @param keyWord the key word.
      * @param code    the code the limiter returned.
-     * @return {@code code} if it is an admission, else {@link DryRun#WOULD_HAVE_REJECTED}.
+     * @return {@code code} if it is an admission, else {@link Result#WOULD_HAVE_REJECTED}.
      */
     public long dryRun(final long keyWord, final long code)
     {
         final long answer = dryRun(code);
-        if (null != topKeys && DryRun.WOULD_HAVE_REJECTED == answer)
+        if (null != topKeys && Result.WOULD_HAVE_REJECTED == answer)
         {
             topKeys.add(keyWord);
         }

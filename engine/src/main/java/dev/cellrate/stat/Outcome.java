@@ -1,12 +1,12 @@
 package dev.cellrate.stat;
 
-import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Result;
-import dev.cellrate.shaper.ShaperResult;
 
 /**
- * Classifies a decision's result code into the {@link StatKind} outcome it counts as. Pure, allocation-free.
- * The only place that reads the code space for statistics.
+ * Classifies a result code into the {@link StatKind} outcome it counts as, through {@link Result}'s one code
+ * space. Pure, allocation-free. Two conventions, as {@link Result} defines them: a decision
+ * ({@code tryAcquire}) and a reservation ({@code reserve}); a concurrency limit's ticket reads as a
+ * reservation (admitted iff {@code >= 0}).
  */
 public final class Outcome
 {
@@ -15,13 +15,12 @@ public final class Outcome
     }
 
     /**
-     * @param code a code returned by a policing front (single, keyed, window, composite, concurrency,
-     *             pay-later, warm-up) or {@link DryRun#WOULD_HAVE_REJECTED}.
+     * @param code a decision code (any {@code tryAcquire}, {@code peek}, {@code debit}).
      * @return the outcome's kind index ({@link StatKind#ordinal()}).
      */
     public static int kindOf(final long code)
     {
-        if (Result.ADMITTED == code || DryRun.WOULD_HAVE_REJECTED == code)
+        if (Result.ADMITTED == code || Result.WOULD_HAVE_REJECTED == code)
         {
             return StatKind.ADMITTED.ordinal();
         }
@@ -29,49 +28,41 @@ public final class Outcome
         {
             return StatKind.REJECTED.ordinal();
         }
+        return kindOfNegative(code);
+    }
+
+    /**
+     * @param code a reservation code (a shaper's {@code reserve}), or a concurrency limit's ticket.
+     * @return the outcome's kind index.
+     */
+    public static int kindOfReservation(final long code)
+    {
+        if (Result.isReserved(code))
+        {
+            return StatKind.ADMITTED.ordinal();
+        }
+        if (Result.isEncodedRetryAfter(code))
+        {
+            return StatKind.REJECTED.ordinal();
+        }
+        return kindOfNegative(code);
+    }
+
+    private static int kindOfNegative(final long code)
+    {
         if (Result.NEVER == code)
         {
             return StatKind.NEVER_FIT.ordinal();
         }
-        if (Result.TABLE_FULL == code || KeyedRateLimiter.REJECTED_OVERFLOW == code)
+        if (Result.TABLE_FULL == code || Result.REJECTED_OVERFLOW == code)
         {
             return StatKind.TABLE_FULL_REJECTED.ordinal();
         }
-        if (KeyedRateLimiter.ADMITTED_TABLE_FULL == code || KeyedRateLimiter.ADMITTED_OVERFLOW == code)
+        if (Result.ADMITTED_TABLE_FULL == code || Result.ADMITTED_OVERFLOW == code)
         {
             return StatKind.TABLE_FULL_ADMITTED.ordinal();
         }
         return StatKind.OTHER_REJECTED.ordinal();
-    }
-
-    /**
-     * @param code a code returned by a shaper's {@code reserve} ({@link ShaperResult}).
-     * @return the outcome's kind index.
-     */
-    public static int kindOfShaper(final long code)
-    {
-        if (ShaperResult.isAdmitted(code))
-        {
-            return StatKind.ADMITTED.ordinal();
-        }
-        if (ShaperResult.isRetryAfter(code))
-        {
-            return StatKind.REJECTED.ordinal();
-        }
-        if (Result.NEVER == code)
-        {
-            return StatKind.NEVER_FIT.ordinal();
-        }
-        return Result.TABLE_FULL == code ? StatKind.TABLE_FULL_REJECTED.ordinal() : StatKind.OTHER_REJECTED.ordinal();
-    }
-
-    /**
-     * @param code a code returned by {@code ConcurrencyLimiter.tryAcquire} (a ticket &ge; 0 when admitted).
-     * @return the outcome's kind index.
-     */
-    public static int kindOfTicket(final long code)
-    {
-        return code >= 0 ? StatKind.ADMITTED.ordinal() : StatKind.OTHER_REJECTED.ordinal();
     }
 
     /**

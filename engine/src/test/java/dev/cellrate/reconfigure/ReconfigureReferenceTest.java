@@ -3,7 +3,6 @@ package dev.cellrate.reconfigure;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.shaper.ShaperMode;
-import dev.cellrate.shaper.ShaperResult;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigInteger;
@@ -124,7 +123,7 @@ final class ReconfigureReferenceTest
                 }
                 else if (expected == -1)
                 {
-                    assertTrue(ShaperResult.isRetryAfter(code), "seed " + seed + " step " + i + ": " + code);
+                    assertTrue(Result.isEncodedRetryAfter(code), "seed " + seed + " step " + i + ": " + code);
                 }
                 else
                 {

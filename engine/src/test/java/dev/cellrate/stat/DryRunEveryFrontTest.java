@@ -1,6 +1,7 @@
 package dev.cellrate.stat;
 
 import dev.cellrate.Limit;
+import dev.cellrate.Limiter;
 import dev.cellrate.PayLaterRateLimiter;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
@@ -22,48 +23,34 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Dry-run on every policing front: two instances see the same seeded trace, one enforced, one through
- * {@link LimiterStats#dryRun(long)}. The dry-run one never rejects, decides exactly as the enforced one
+ * Dry-run on every policing front: two instances see the same seeded trace, one enforced, one wrapped in
+ * {@link ObservedLimiter#dryRun}. The dry-run one never rejects, decides exactly as the enforced one
  * (a rejection charges nothing, so their states stay equal), and its would-reject count equals the enforced
  * rejections.
  */
 final class DryRunEveryFrontTest
 {
-    interface Front
-    {
-        long decide(long permits, long nowNs);
-    }
-
-    static Front front(final String name)
+    static Limiter front(final String name)
     {
         final Limit limit = Limit.perSecond(10, 5);
         switch (name)
         {
             case "RateLimiter":
-                final RateLimiter atomic = new RateLimiter(limit);
-                return atomic::tryAcquire;
+                return new RateLimiter(limit);
             case "SingleThreadedRateLimiter":
-                final SingleThreadedRateLimiter single = new SingleThreadedRateLimiter(limit);
-                return single::tryAcquire;
+                return new SingleThreadedRateLimiter(limit);
             case "PayLaterRateLimiter":
-                final PayLaterRateLimiter payLater = Guava.create(10).newRateLimiter(0, SystemNanoClock.INSTANCE);
-                return payLater::tryAcquire;
+                return Guava.create(10).newRateLimiter(0, SystemNanoClock.INSTANCE);
             case "WarmingUpRateLimiter":
-                final WarmingUpRateLimiter warm = WarmingUpRateLimiter.guava(10, 1, TimeUnit.SECONDS, 0,
-                    SystemNanoClock.INSTANCE);
-                return warm::tryAcquire;
+                return WarmingUpRateLimiter.guava(10, 1, TimeUnit.SECONDS, 0, SystemNanoClock.INSTANCE);
             case "CompositeRateLimiter":
-                final CompositeRateLimiter composite = CompositeRateLimiter.of(limit, Limit.of(30, 1, TimeUnit.MINUTES, 30));
-                return composite::tryAcquire;
+                return CompositeRateLimiter.of(limit, Limit.of(30, 1, TimeUnit.MINUTES, 30));
             case "FixedWindowLimiter":
-                final FixedWindowLimiter fixed = new FixedWindowLimiter(5, 500_000_000L);
-                return fixed::tryAcquire;
+                return new FixedWindowLimiter(5, 500_000_000L);
             case "SlidingCounterLimiter":
-                final SlidingCounterLimiter counter = new SlidingCounterLimiter(5, 500_000_000L);
-                return counter::tryAcquire;
+                return new SlidingCounterLimiter(5, 500_000_000L);
             case "SlidingLogLimiter":
-                final SlidingLogLimiter log = new SlidingLogLimiter(5, 500_000_000L);
-                return log::tryAcquire;
+                return new SlidingLogLimiter(5, 500_000_000L);
             default:
                 throw new IllegalArgumentException(name);
         }
@@ -75,9 +62,9 @@ final class DryRunEveryFrontTest
         "SlidingLogLimiter" })
     void dryRunNeverRejectsAndCountsWhatEnforcingRejects(final String name)
     {
-        final Front enforced = front(name);
-        final Front dry = front(name);
+        final Limiter enforced = front(name);
         final LimiterStats stats = StatFile.inMemory().limiter(name, 1, 0);
+        final Limiter dry = ObservedLimiter.dryRun(front(name), stats);
         final SplittableRandom random = new SplittableRandom(name.hashCode());
         long rejections = 0;
         long nowNs = 1_000_000_000L;
@@ -85,9 +72,9 @@ final class DryRunEveryFrontTest
         {
             nowNs += random.nextLong(0, 150_000_000L);
             final long permits = random.nextInt(40) == 0 ? 1 + random.nextInt(8) : 1;
-            final long enforcedCode = enforced.decide(permits, nowNs);
-            final long dryCode = stats.dryRun(dry.decide(permits, nowNs));
-            assertTrue(DryRun.isAdmitted(dryCode), name + " dry-run rejected: " + dryCode);
+            final long enforcedCode = enforced.tryAcquire(permits, nowNs);
+            final long dryCode = dry.tryAcquire(permits, nowNs);
+            assertTrue(Result.isAdmitted(dryCode), name + " dry-run rejected: " + dryCode);
             final boolean enforcedAdmitted = Result.isAdmitted(enforcedCode);
             assertEquals(enforcedAdmitted, Result.ADMITTED == dryCode, name + " diverged at " + i);
             rejections += enforcedAdmitted ? 0 : 1;

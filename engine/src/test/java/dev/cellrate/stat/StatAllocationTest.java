@@ -27,7 +27,7 @@ final class StatAllocationTest
         final StatFile file = StatFile.inMemory();
         final LimiterStats stats = file.limiter("a");
         final RateLimiter limiter = new RateLimiter(Limit.perSecond(1_000, 10));
-        final ShadowRateLimiter shadow = new ShadowRateLimiter(
+        final ShadowLimiter shadow = new ShadowLimiter(
             new RateLimiter(Limit.perSecond(1_000, 10)), file.limiter("b"),
             new RateLimiter(Limit.perSecond(100, 2)), file.limiter("b.shadow"));
         final org.agrona.concurrent.CachedNanoClock clock = new org.agrona.concurrent.CachedNanoClock();
@@ -46,7 +46,7 @@ final class StatAllocationTest
                 nowNs += 100_000 * (i & 7);
                 final long code = limiter.tryAcquire(1, nowNs);
                 sink += stats.record(code) + stats.record(i & 63, code) + stats.dryRun(i & 31, code) +
-                    stats.recordShaper(code) + shadow.tryAcquire(1, nowNs);
+                    stats.recordReservation(code) + shadow.tryAcquire(1, nowNs);
                 if ((i & 1023) == 0)
                 {
                     clock.update(nowNs);

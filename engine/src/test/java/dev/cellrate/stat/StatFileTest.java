@@ -7,7 +7,6 @@ import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
 import dev.cellrate.shaper.Shaper;
 import dev.cellrate.shaper.ShaperMode;
-import dev.cellrate.shaper.ShaperResult;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -114,9 +113,9 @@ final class StatFileTest
         long rejected = 0;
         for (int i = 0; i < 30; i++)
         {
-            final long code = stats.recordShaper(shaper.reserve(1, 0));
-            admitted += ShaperResult.isAdmitted(code) ? 1 : 0;
-            rejected += ShaperResult.isRetryAfter(code) ? 1 : 0;
+            final long code = stats.recordReservation(shaper.reserve(1, 0));
+            admitted += Result.isReserved(code) ? 1 : 0;
+            rejected += Result.isEncodedRetryAfter(code) ? 1 : 0;
         }
         assertEquals(admitted, stats.outcome(StatKind.ADMITTED));
         assertEquals(rejected, stats.outcome(StatKind.REJECTED));
@@ -165,9 +164,9 @@ final class StatFileTest
         stats.record(7);
         stats.record(Result.NEVER);
         stats.record(Result.TABLE_FULL);
-        stats.record(KeyedRateLimiter.REJECTED_OVERFLOW);
-        stats.record(KeyedRateLimiter.ADMITTED_TABLE_FULL);
-        stats.record(KeyedRateLimiter.ADMITTED_OVERFLOW);
+        stats.record(Result.REJECTED_OVERFLOW);
+        stats.record(Result.ADMITTED_TABLE_FULL);
+        stats.record(Result.ADMITTED_OVERFLOW);
         stats.record(Result.CONCURRENCY_FULL);
         stats.record(Result.QUEUE_FULL);
         stats.record(Result.CLOSED);
@@ -181,7 +180,7 @@ final class StatFileTest
         final dev.cellrate.concurrency.ConcurrencyLimiter concurrency = new dev.cellrate.concurrency.ConcurrencyLimiter(2);
         for (int i = 0; i < 5; i++)
         {
-            tickets.recordTicket(concurrency.tryAcquire());
+            tickets.recordReservation(concurrency.tryAcquire());
         }
         assertEquals(2, tickets.outcome(StatKind.ADMITTED));
         assertEquals(3, tickets.outcome(StatKind.OTHER_REJECTED));

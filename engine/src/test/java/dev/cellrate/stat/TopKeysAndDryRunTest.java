@@ -105,7 +105,8 @@ final class TopKeysAndDryRunTest
         final LimiterStats dryStats = file.limiter("dry", 1, 8);
         final Limit limit = Limit.perSecond(50, 5);
         final KeyedRateLimiter enforced = KeyedRateLimiter.builder(limit).slotCount(1024).build();
-        final KeyedRateLimiter dry = KeyedRateLimiter.builder(limit).slotCount(1024).build();
+        final ObservedKeyedLimiter dry =
+            ObservedKeyedLimiter.dryRun(KeyedRateLimiter.builder(limit).slotCount(1024).build(), dryStats);
         final SplittableRandom random = new SplittableRandom(99);
         long enforcedRejections = 0;
         long nowNs = 0;
@@ -115,11 +116,11 @@ final class TopKeysAndDryRunTest
             final long key = random.nextInt(8);
             final long permits = random.nextInt(50) == 0 ? 6 : 1;
             final long enforcedCode = enforcedStats.record(key, enforced.tryAcquire(key, permits, nowNs));
-            final long dryCode = dryStats.dryRun(key, dry.tryAcquire(key, permits, nowNs));
-            assertTrue(DryRun.isAdmitted(dryCode), "dry-run rejected: " + dryCode);
-            assertEquals(KeyedRateLimiter.isAdmitted(enforcedCode), Result.ADMITTED == dryCode,
+            final long dryCode = dry.tryAcquire(key, permits, nowNs);
+            assertTrue(Result.isAdmitted(dryCode), "dry-run rejected: " + dryCode);
+            assertEquals(Result.isAdmitted(enforcedCode), Result.ADMITTED == dryCode,
                 "dry-run and enforced decided differently at " + i);
-            enforcedRejections += KeyedRateLimiter.isAdmitted(enforcedCode) ? 0 : 1;
+            enforcedRejections += Result.isAdmitted(enforcedCode) ? 0 : 1;
         }
         assertTrue(enforcedRejections > 1_000);
         assertEquals(enforcedRejections, dryStats.outcome(StatKind.WOULD_REJECT));
@@ -138,7 +139,7 @@ final class TopKeysAndDryRunTest
         final StatFile file = StatFile.inMemory();
         final Limit enforcedLimit = Limit.perSecond(100, 10);
         final Limit candidate = Limit.perSecond(20, 4);
-        final ShadowRateLimiter shadowed = new ShadowRateLimiter(
+        final ShadowLimiter shadowed = new ShadowLimiter(
             new RateLimiter(enforcedLimit), file.limiter("api", 1, 0),
             new RateLimiter(candidate), file.limiter("api.shadow", 1, 0));
         final RateLimiter candidateAlone = new RateLimiter(candidate);
