@@ -1,10 +1,14 @@
 package dev.cellrate.reconfigure;
 
 import dev.cellrate.CellArray;
+import dev.cellrate.Decision;
 import dev.cellrate.Limit;
+import dev.cellrate.Limiter;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.AtomicGcra;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * A thread-safe GCRA limiter over one off-heap cell whose {@link Limit} can be replaced at run time
@@ -25,10 +29,11 @@ import org.agrona.concurrent.AtomicBuffer;
  * of one's T and the other's &tau; (the limit is an immutable object published by the volatile store).
  * Allocation-free.
  */
-public final class ReconfigurableRateLimiter
+public final class ReconfigurableRateLimiter implements Limiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
+    private final NanoClock clock;
     private volatile Limit limit;
 
     /**
@@ -36,20 +41,23 @@ public final class ReconfigurableRateLimiter
      */
     public ReconfigurableRateLimiter(final Limit limit)
     {
-        this(limit, CellArray.allocate(1), 0);
+        this(limit, CellArray.allocate(1), 0, SystemNanoClock.INSTANCE);
     }
 
     /**
      * @param limit     the initial limit.
      * @param cells     the array holding the cell.
      * @param cellIndex the cell.
+     * @param clock     the clock of the clock-reading forms.
      */
-    public ReconfigurableRateLimiter(final Limit limit, final CellArray cells, final int cellIndex)
+    public ReconfigurableRateLimiter(
+        final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        if (null == limit || null == cells)
+        if (null == limit || null == cells || null == clock)
         {
-            throw new IllegalArgumentException("limit and cells must not be null");
+            throw new IllegalArgumentException("limit, cells and clock must not be null");
         }
+        this.clock = clock;
         dev.cellrate.Bounds.requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
         this.limit = limit;
         this.buffer = cells.buffer();
@@ -66,6 +74,25 @@ public final class ReconfigurableRateLimiter
     {
         final Limit limit = this.limit;
         return AtomicGcra.acquire(buffer, tatOffset, limit.incrementNs(permits), limit.ceilingNs(), nowNs);
+    }
+
+    /**
+     * @param permits  the cost.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled from the cell that decided under the current limit.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquire(final long permits, final long nowNs, final Decision decision)
+    {
+        return AtomicGcra.acquire(buffer, tatOffset, limit, permits, nowNs, decision);
+    }
+
+    /**
+     * @return the clock of the clock-reading forms.
+     */
+    public NanoClock clock()
+    {
+        return clock;
     }
 
     /**

@@ -10,7 +10,7 @@ import java.lang.management.ManagementFactory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Recording allocates nothing (as {@code dev.cellrate.AllocationTest}): decisions recorded through every
+ * Recording allocates nothing, and neither do the reconfigurable fronts' decisions (as {@code dev.cellrate.AllocationTest}): decisions recorded through every
  * record path, admitted and rejected (feeding the top-keys sketch), dry-run and shadow, plus sampler duty
  * cycles; the quietest of a few rounds of a million must allocate exactly 0 bytes.
  */
@@ -33,6 +33,12 @@ final class StatAllocationTest
         final org.agrona.concurrent.CachedNanoClock clock = new org.agrona.concurrent.CachedNanoClock();
         final StatSampler sampler = new StatSampler(clock, 0)
             .add(dev.cellrate.KeyedRateLimiter.builder(Limit.perSecond(10, 1)).slotCount(64).build(), stats);
+        final dev.cellrate.reconfigure.ReconfigurableRateLimiter live =
+            new dev.cellrate.reconfigure.ReconfigurableRateLimiter(Limit.perSecond(1_000, 10));
+        final dev.cellrate.reconfigure.ReconfigurableShaper liveShaper = new dev.cellrate.reconfigure.ReconfigurableShaper(
+            Limit.perSecond(1_000, 10), dev.cellrate.shaper.ShaperMode.delay());
+        final dev.cellrate.reconfigure.ReconfigurablePayLaterRateLimiter livePayLater =
+            new dev.cellrate.reconfigure.ReconfigurablePayLaterRateLimiter(dev.cellrate.translate.Guava.create(100), 0);
         final long threadId = Thread.currentThread().getId();
         long minBytes = Long.MAX_VALUE;
         final StringBuilder rounds = new StringBuilder();
@@ -46,7 +52,8 @@ final class StatAllocationTest
                 nowNs += 100_000 * (i & 7);
                 final long code = limiter.tryAcquire(1, nowNs);
                 sink += stats.record(code) + stats.record(i & 63, code) + stats.dryRun(i & 31, code) +
-                    stats.recordReservation(code) + shadow.tryAcquire(1, nowNs);
+                    stats.recordReservation(code) + shadow.tryAcquire(1, nowNs) + live.tryAcquire(1, nowNs) +
+                    liveShaper.reserve(1, nowNs) + livePayLater.tryAcquire(1, nowNs);
                 if ((i & 1023) == 0)
                 {
                     clock.update(nowNs);
