@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.KeyedReserver;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.table.SlotLoop;
@@ -11,7 +12,7 @@ import org.agrona.concurrent.NanoClock;
  * {@link SlotTable}: one {@link Limit} and one {@link ShaperMode} for every key.
  * <p>
  * Algorithm: each key's cell decides and shapes exactly like a single-cell {@link Shaper} (see
- * {@link ShaperMath}); codes are the same ({@link ShaperResult}), plus {@link Result#TABLE_FULL} when no
+ * {@link ShaperMath}); codes are the same ({@link Result}), plus {@link Result#TABLE_FULL} when no
  * cell can be claimed for a new key (fail closed, nothing charged, counted by the table).
  * <p>
  * Concurrency: the table's one slot loop ({@link SlotLoop}): a validated TAT read and one CAS per admission,
@@ -27,7 +28,7 @@ import org.agrona.concurrent.NanoClock;
  * the value it lowers from, so the slot is not reclaimed (for a new key whose TAT could pass through that
  * value under a paused decider) until that value is idle too.
  */
-public final class KeyedShaper
+public final class KeyedShaper implements KeyedReserver
 {
     private final SlotTable table;
     private final Step step;
@@ -43,7 +44,7 @@ public final class KeyedShaper
      * @param mode  the release mode of every key.
      * @param table a table used by this shaper only (e.g. {@code new SlotTable(64, 16384, 64, 1_000_000_000L,
      *              seed)}); its idle grace must cover the skew between concurrent callers' {@code nowNs}.
-     * @param clock the clock of the {@code *Now} overloads.
+     * @param clock the clock of the clock forms.
      * @throws IllegalArgumentException on a null argument.
      */
     public KeyedShaper(final Limit limit, final ShaperMode mode, final SlotTable table, final NanoClock clock)
@@ -60,28 +61,6 @@ public final class KeyedShaper
         this.ceilingNs = limit.ceilingNs();
         this.immediateNs = mode.immediateNs(emissionIntervalNs);
         this.step = new Step(table);
-    }
-
-    /**
-     * @param key   the key.
-     * @param nowNs the time of the request, ns.
-     * @return the delay in ns (&ge; 0) if admitted; {@link Result#NEVER}; {@link Result#TABLE_FULL}; or a
-     * retry-after code &le; {@link ShaperResult#RETRY_AFTER_BASE} - 1.
-     */
-    public long reserve(final long key, final long nowNs)
-    {
-        return reserveIncrement(table.keyWord(key), emissionIntervalNs, nowNs, null);
-    }
-
-    /**
-     * @param key     the key.
-     * @param permits the cost; outside [1, burst] it is {@link Result#NEVER} (no cell is claimed).
-     * @param nowNs   the time of the request, ns.
-     * @return as {@link #reserve(long, long)}.
-     */
-    public long reserve(final long key, final long permits, final long nowNs)
-    {
-        return reserveIncrement(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -106,15 +85,6 @@ public final class KeyedShaper
     public long reserve(final CharSequence key, final long permits, final long nowNs, final Reservation reservation)
     {
         return reserveIncrement(table.keyWord(key), limit.incrementNs(permits), nowNs, reservation);
-    }
-
-    /**
-     * @param key     the key; one permit, now by the clock.
-     * @return as {@link #reserve(long, long)}.
-     */
-    public long reserveNow(final long key)
-    {
-        return reserveIncrement(table.keyWord(key), emissionIntervalNs, clock.nanoTime(), null);
     }
 
     /**
@@ -200,7 +170,7 @@ public final class KeyedShaper
     }
 
     /**
-     * @return the clock of the {@code *Now} overloads.
+     * @return the clock of the clock forms.
      */
     public NanoClock clock()
     {
@@ -269,7 +239,7 @@ public final class KeyedShaper
         protected long rejected(
             final Reservation reservation, final long retryAfterNs, final long tatNs, final long nowNs)
         {
-            return retryAfterNs > 0 ? ShaperResult.encodeRetryAfter(retryAfterNs) : retryAfterNs;
+            return retryAfterNs > 0 ? Result.encodeRetryAfter(retryAfterNs) : retryAfterNs;
         }
 
         protected long tableFull(final Reservation reservation, final long incrementNs, final long nowNs)
