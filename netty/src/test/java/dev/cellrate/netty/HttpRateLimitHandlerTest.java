@@ -286,8 +286,7 @@ final class HttpRateLimitHandlerTest
     {
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(T0);
-        final KeyedDebt debt = new KeyedDebt(Limit.perSecond(1, 3), new SlotTable(1, 64, 64, 1_000_000_000L, 3),
-            TimeUnit.SECONDS.toNanos(60));
+        final KeyedDebt debt = new KeyedDebt(Limit.perSecond(1, 3), 1024, TimeUnit.SECONDS.toNanos(60), 3);
         final HttpRateLimit config = HttpRateLimit.chargeAfter(debt).chargeStatuses(401, 403).clock(clock).build();
         try (TestServer server = new TestServer(config, false))
         {
@@ -306,8 +305,7 @@ final class HttpRateLimitHandlerTest
             assertEquals(200, get(server.port(), "/login").statusCode());
         }
 
-        final KeyedDebt tokens = new KeyedDebt(Limit.perSecond(100, 100), new SlotTable(1, 64, 64, 1_000_000_000L, 3),
-            TimeUnit.SECONDS.toNanos(60));
+        final KeyedDebt tokens = new KeyedDebt(Limit.perSecond(100, 100), 1024, TimeUnit.SECONDS.toNanos(60), 3);
         final HttpRateLimit llm = HttpRateLimit.chargeAfter(tokens).chargeCostHeader("x-cost").clock(clock).build();
         try (TestServer server = new TestServer(llm, false))
         {
