@@ -8,7 +8,6 @@ import dev.cellrate.shaper.KeyedShaper;
 import dev.cellrate.shaper.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.CachedNanoClock;
-import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -213,11 +212,15 @@ final class HttpRateLimitHandlerTest
     @Test
     void shapingDelaysWithinTheBoundAndRefusesBeyondIt() throws Exception
     {
-        // 10 per second, queue of 10, every request at its slot: delays 0, 100, 200, ... ms; bound 250 ms
+        // 10 per second, queue of 10, every request at its slot: delays 0, 100, 200, ... ms; bound 250 ms.
+        // Decisions at one instant (a fixed clock), so the count does not depend on arrival jitter; the wait
+        // itself is real (the event loop's timer).
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
         final long maxDelayNs = TimeUnit.MILLISECONDS.toNanos(250);
         final KeyedShaper shaper = new KeyedShaper(Limit.perSecond(10, 10), ShaperMode.delay(),
-            new SlotTable(1, 64, 64, 1_000_000_000L, 7), SystemNanoClock.INSTANCE);
-        final HttpRateLimit config = HttpRateLimit.shape(shaper, maxDelayNs).build();
+            new SlotTable(1, 64, 64, 1_000_000_000L, 7), clock);
+        final HttpRateLimit config = HttpRateLimit.shape(shaper, maxDelayNs).clock(clock).build();
         try (TestServer server = new TestServer(config, false))
         {
             // six clients on six connections opened beforehand, writing at once (one connection's requests
