@@ -20,13 +20,16 @@ def surface(jar):
     out = subprocess.run(['javap', '-public', '-cp', jar] + classes, capture_output=True, text=True,
                          check=True).stdout
     types, methods, ctors, packages = 0, 0, 0, set()
+    per_package = {}
     current = None
     for line in out.splitlines():
         m = re.match(r'^(public .*?)(class|interface|enum|@interface) ([\w.$]+)', line)
         if m:
             current = m.group(3)
             types += 1
-            packages.add(current.rsplit('.', 1)[0])
+            package = current.rsplit('.', 1)[0]
+            packages.add(package)
+            per_package.setdefault(package, [0, 0])[0] += 1
             continue
         if current is None or not line.startswith('  ') or '(' not in line:
             continue
@@ -38,17 +41,21 @@ def surface(jar):
             ctors += 1
         else:
             methods += 1
+            per_package[current.rsplit('.', 1)[0]][1] += 1
     exported = packages
     if has_module:
         desc = subprocess.run(['jar', '--describe-module', '--file', jar], capture_output=True, text=True,
                               check=True).stdout
         exported = {l.split()[1] for l in desc.splitlines() if l.startswith('exports ')}
-    return types, methods, ctors, len(exported), len(packages)
+    exported_types = sum(per_package[p][0] for p in exported if p in per_package)
+    exported_methods = sum(per_package[p][1] for p in exported if p in per_package)
+    return types, methods, ctors, len(exported), len(packages), exported_types, exported_methods
 
 
 if __name__ == '__main__':
-    print('| jar | public types | public methods | public constructors | exported packages | packages |')
-    print('|---|---|---|---|---|---|')
+    print('| jar | public types | public methods | public constructors | exported packages (of all) | '
+          'types in exported packages | methods in exported packages |')
+    print('|---|---|---|---|---|---|---|')
     for jar in sys.argv[1:]:
-        t, m, c, e, p = surface(jar)
-        print(f'| {jar} | {t} | {m} | {c} | {e} | {p} |')
+        t, m, c, e, p, et, em = surface(jar)
+        print(f'| {jar} | {t} | {m} | {c} | {e} ({p}) | {et} | {em} |')
