@@ -14,7 +14,9 @@ module dev.cellrate
     exports dev.cellrate;
     exports dev.cellrate.composite;
     exports dev.cellrate.concurrency;
+    exports dev.cellrate.reconfigure;
     exports dev.cellrate.shaper;
+    exports dev.cellrate.stat;
     exports dev.cellrate.tcm;
     exports dev.cellrate.translate;
     exports dev.cellrate.warmup;
