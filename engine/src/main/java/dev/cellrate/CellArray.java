@@ -54,8 +54,13 @@ public final class CellArray
 
     private CellArray(final int cellCount)
     {
+        this(new UnsafeBuffer(BufferUtil.allocateDirectAligned(cellCount * CELL_LENGTH, CELL_ALIGNMENT)), cellCount);
+    }
+
+    private CellArray(final AtomicBuffer buffer, final int cellCount)
+    {
         this.cellCount = cellCount;
-        buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(cellCount * CELL_LENGTH, CELL_ALIGNMENT));
+        this.buffer = buffer;
         buffer.verifyAlignment();
         for (int i = 0; i < cellCount; i++)
         {
@@ -72,6 +77,18 @@ public final class CellArray
     {
         Bounds.requireRange("cellCount", cellCount, 1, MAX_CELLS);
         return new CellArray(cellCount);
+    }
+
+    /**
+     * Tests only (package-private, reached through the test sources' {@code dev.cellrate.TestCells}): fresh
+     * cells over a caller's buffer, e.g. one that performs another thread's write just before a CAS so a
+     * unit test drives a limiter's retry branch deterministically. Production code never calls it, so the
+     * cells' buffer stays a plain {@link UnsafeBuffer} and the hot path pays nothing.
+     */
+    static CellArray over(final AtomicBuffer buffer, final int cellCount)
+    {
+        Bounds.requireRange("cellCount", cellCount, 1, buffer.capacity() / CELL_LENGTH);
+        return new CellArray(buffer, cellCount);
     }
 
     /**

@@ -288,6 +288,14 @@ public final class ReleaseAgent<E> implements Agent
     }
 
     /**
+     * @return items outstanding now (queued or scheduled; approximate while producers submit). Any thread.
+     */
+    public int outstanding()
+    {
+        return capacity - free.size();
+    }
+
+    /**
      * @return the most outstanding items.
      */
     public int capacity()
