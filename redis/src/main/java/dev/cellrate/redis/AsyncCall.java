@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 /**
  * One asynchronous decision: the Lettuce command itself (Lettuce needs one command and one output per call;
  * this object is both the command's future and the decision's state, so nothing else of ours is allocated),
- * and, when the client does not time commands out itself, the timeout task on the limiter's timer.
+ * and its timeout task on the limiter's timer (the executor allocates one scheduled task per call; Lettuce's own
+ * command timeout, if the client enables it, is the client's and may be longer).
  * <p>
  * Exactly once: the listener runs for whichever of reply, failure or timeout wins the CAS on {@code state};
  * a NOSCRIPT reply hands the decision to a fresh EVAL call (state {@code HANDED_OVER}) with the time left.
@@ -97,17 +98,14 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
     private static void launch(final AsyncCall call)
     {
         final long leftNs = call.deadlineNs - System.nanoTime();
-        if (null != call.limiter.timer)
+        try
         {
-            try
-            {
-                call.timeout = call.limiter.timer.schedule(call, Math.max(0, leftNs), TimeUnit.NANOSECONDS);
-            }
-            catch (final RuntimeException ex)
-            {
-                call.failed(FallbackCause.ERROR); // timer shut down: the limiter is closed
-                return;
-            }
+            call.timeout = call.limiter.timer.schedule(call, Math.max(0, leftNs), TimeUnit.NANOSECONDS);
+        }
+        catch (final RuntimeException ex)
+        {
+            call.failed(FallbackCause.ERROR); // timer shut down: the limiter is closed
+            return;
         }
         try
         {

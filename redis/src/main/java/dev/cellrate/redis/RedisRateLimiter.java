@@ -85,7 +85,7 @@ public final class RedisRateLimiter implements AutoCloseable
         this.extraTtlMs = b.extraTtlMs;
         this.breaker = new CircuitBreaker(b.breakerFailures, b.breakerOpenNs);
         this.log = new FallbackLog(b.name, b.policy, b.logIntervalNs);
-        this.timer = b.clientTimesOut() ? null : AsyncCall.newTimer(b.name);
+        this.timer = AsyncCall.newTimer(b.name);
     }
 
     /**
@@ -224,6 +224,11 @@ public final class RedisRateLimiter implements AutoCloseable
         final CompletableFuture<Decision> future = new CompletableFuture<>();
         decideAsync(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision, code -> future.complete(decision));
         return future;
+    }
+
+    byte[] redisKey(final CharSequence key)
+    {
+        return RedisKeys.encode(prefix, key);
     }
 
     private static long callerTime(final long nowNs)

@@ -145,11 +145,6 @@ public final class RedisRateLimiterBuilder
         return this;
     }
 
-    boolean clientTimesOut()
-    {
-        return connection.getOptions().getTimeoutOptions().isTimeoutCommands();
-    }
-
     /**
      * @return the limiter.
      */
