@@ -11,6 +11,30 @@ final class RedisKeys
     {
     }
 
+    static byte[] encode(final byte[] prefix, final long key)
+    {
+        int digits = key < 0 ? 2 : 1; // a sign, and at least one digit
+        for (long v = key / 10; v != 0; v /= 10)
+        {
+            digits++;
+        }
+        final byte[] out = new byte[prefix.length + digits];
+        System.arraycopy(prefix, 0, out, 0, prefix.length);
+        long v = key;
+        int p = out.length;
+        do
+        {
+            out[--p] = (byte)('0' + Math.abs(v % 10));
+            v /= 10;
+        }
+        while (v != 0);
+        if (key < 0)
+        {
+            out[--p] = '-';
+        }
+        return out;
+    }
+
     static byte[] encode(final byte[] prefix, final byte[] key, final int offset, final int length)
     {
         final byte[] out = new byte[prefix.length + length];

@@ -1,6 +1,7 @@
 package dev.cellrate.redis;
 
 import dev.cellrate.Decision;
+import dev.cellrate.KeyedLimiter;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -44,15 +45,25 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #ADMITTED_FAIL_OPEN} and {@link #REJECTED_FAIL_CLOSED}; under {@link FailPolicy#LOCAL} a fallback
  * answers the local cell's own codes. Use {@link #isAdmitted(long)}.
  * <p>
+ * Contract: a {@link KeyedLimiter}, except that a decision on Redis allocates what Lettuce needs for one
+ * command (the key bytes, the arguments, the command and its output; nothing else), and that its clock forms
+ * {@code (key, permits)} use the server's clock, not {@link #clock()} (which times {@link FailPolicy#LOCAL}
+ * fallbacks). A {@code long} key {@code k} is the Redis key {@code prefix + Long.toString(k)}: the same cell as
+ * the character key {@code "k"}.
+ * <p>
  * Concurrency: any thread may call any method; the connection is Lettuce's thread-safe shared connection.
  */
-public final class RedisRateLimiter implements AutoCloseable
+public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 {
-    /** Redis could not decide and the policy is {@link FailPolicy#OPEN}: admitted without a limit. */
-    public static final long ADMITTED_FAIL_OPEN = -24;
+    /**
+     * Redis could not decide and the policy is {@link FailPolicy#OPEN}: admitted without a limit. In the range
+     * {@link Result} reserves for future fronts ([-32, -1023]), so {@link Result#isAdmitted(long)} does not
+     * know it and code that only asks {@code Result} fails closed; use {@link #isAdmitted(long)}.
+     */
+    public static final long ADMITTED_FAIL_OPEN = -32;
 
     /** Redis could not decide and the policy is {@link FailPolicy#CLOSED}: rejected. */
-    public static final long REJECTED_FAIL_CLOSED = -25;
+    public static final long REJECTED_FAIL_CLOSED = -33;
 
     static final long SERVER_TIME = -1;
     private static final long NS_PER_US = 1000;
@@ -107,6 +118,46 @@ public final class RedisRateLimiter implements AutoCloseable
     public static boolean isAdmitted(final long code)
     {
         return Result.ADMITTED == code || ADMITTED_FAIL_OPEN == code;
+    }
+
+    public long tryAcquire(final long key, final long permits, final long nowNs)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), null);
+    }
+
+    public long tryAcquire(final long key, final long permits, final long nowNs, final Decision decision)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), decision);
+    }
+
+    /**
+     * @param key     the key.
+     * @param permits the cost.
+     * @return as {@link #tryAcquire(CharSequence, long)}, on the server's clock.
+     */
+    public long tryAcquire(final long key, final long permits)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, null);
+    }
+
+    /**
+     * @param key      the key.
+     * @param permits  the cost.
+     * @param decision a caller-owned holder.
+     * @return as {@link #tryAcquire(CharSequence, long)}, on the server's clock.
+     */
+    public long tryAcquire(final long key, final long permits, final Decision decision)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision);
+    }
+
+    /**
+     * @return the clock of {@link FailPolicy#LOCAL} fallbacks on server-time calls (not of the clock forms,
+     * which Redis times).
+     */
+    public NanoClock clock()
+    {
+        return localClock;
     }
 
     /**
