@@ -89,7 +89,7 @@ class LeasingTest
         {
             final String prefix = "lease-adv:" + k + ":" + System.nanoTime() + ":";
             final RedisRateLimiter plain = RedisRateLimiter.builder(redis.connection, limit, FailPolicy.CLOSED)
-                .prefix(prefix).extraTtlMs(60_000).build();
+                .prefix(prefix).extraTtlMs(60_000).timeoutNs(TimeUnit.SECONDS.toNanos(5)).build();
             final LeasingRateLimiter first = new LeasingRateLimiter(plain, k, 1_000_000_000, 16);
             final LeasingRateLimiter second = new LeasingRateLimiter(plain, k, 1_000_000_000, 16);
             final long t0 = System.currentTimeMillis() * 1_000_000L / 1000 * 1000;
