@@ -38,12 +38,41 @@ class FaultTest
             new io.lettuce.core.protocol.CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(seconds));
     }
 
+    /**
+     * Until Redis has decided once: a cold JVM on a loaded machine can miss the 100 ms timeout on its first
+     * call. Returns the fallbacks counted meanwhile, so assertions can start from there.
+     */
+    static long warm(final RedisRateLimiter limiter, final String key, final long nowNs) throws InterruptedException
+    {
+        for (int i = 0; i < 100 && limiter.roundTrips() == 0; i++)
+        {
+            final long code = limiter.tryAcquire(key, 1, nowNs);
+            if (limiter.roundTrips() == 0)
+            {
+                Thread.sleep(50);
+            }
+            else
+            {
+                assertEquals(Result.ADMITTED, code);
+            }
+        }
+        assertEquals(1, limiter.roundTrips(), "Redis decided the warm-up call");
+        return limiter.fallbacks();
+    }
+
     private static RedisRateLimiter limiter(
         final StatefulRedisConnection<byte[], byte[]> connection, final Limit limit, final FailPolicy policy)
     {
+        return limiter(connection, limit, policy, TIMEOUT_NS);
+    }
+
+    private static RedisRateLimiter limiter(
+        final StatefulRedisConnection<byte[], byte[]> connection, final Limit limit, final FailPolicy policy,
+        final long timeoutNs)
+    {
         return RedisRateLimiter.builder(connection, limit, policy)
             .prefix("fault:" + System.nanoTime() + ":")
-            .timeoutNs(TIMEOUT_NS)
+            .timeoutNs(timeoutNs)
             .circuitBreaker(3, TimeUnit.MILLISECONDS.toNanos(300))
             .extraTtlMs(600_000)
             .build();
@@ -56,7 +85,7 @@ class FaultTest
              StatefulRedisConnection<String, String> admin = redis.client.connect(StringCodec.UTF8))
         {
             final Limit limit = Limit.ofGcra(10_000_000, 40_000_000); // 100/s, burst 5
-            final RedisRateLimiter onRedis = limiter(redis.connection, limit, FailPolicy.CLOSED);
+            final RedisRateLimiter onRedis = limiter(redis.connection, limit, FailPolicy.CLOSED, TimeUnit.SECONDS.toNanos(5));
             final KeyedRateLimiter engine = KeyedRateLimiter.builder(limit).expectedKeys(64).build();
             final Decision d1 = new Decision();
             final Decision d2 = new Decision();
@@ -100,8 +129,9 @@ class FaultTest
             final Limit limit = Limit.ofGcra(1_000_000_000, 2_000_000_000); // 1/s, burst 3
             final RedisRateLimiter onRedis = limiter(redis.connection, limit, policy);
             final long nowNs = EPOCH_NS;
-            assertEquals(Result.ADMITTED, onRedis.tryAcquire("a", 1, nowNs));
-            assertEquals(1, onRedis.roundTrips());
+            final long base = warm(onRedis, "a", nowNs);
+            final long reloadsBase = onRedis.scriptReloads();
+            final long logLinesBase = onRedis.fallbackLogLines();
 
             redis.server.stop();
             final int calls = 20;
@@ -123,11 +153,12 @@ class FaultTest
             {
                 assertEquals(limit.burst(), admitted, "the local cell keeps the limit by itself");
             }
-            assertEquals(calls, onRedis.fallbacks(), "every fallback counted");
+            assertEquals(calls, onRedis.fallbacks() - base, "every fallback counted");
             assertTrue(onRedis.fallbacks(FallbackCause.BREAKER_OPEN) > 0, "the breaker opened after 3 failures");
-            assertEquals(calls, onRedis.fallbacks(FallbackCause.BREAKER_OPEN) + onRedis.fallbacks(FallbackCause.ERROR) +
+            assertEquals(calls + base, onRedis.fallbacks(FallbackCause.BREAKER_OPEN) + onRedis.fallbacks(FallbackCause.ERROR) +
                 onRedis.fallbacks(FallbackCause.TIMEOUT));
-            assertTrue(onRedis.fallbackLogLines() >= 1 && onRedis.fallbackLogLines() <= 2,
+            final long lines = onRedis.fallbackLogLines() - logLinesBase;
+            assertTrue(lines >= 0 && lines <= 2 && onRedis.fallbackLogLines() >= 1,
                 "logged, at a bounded rate: " + onRedis.fallbackLogLines());
             assertEquals(1, onRedis.roundTrips(), "no round trip while the server was down");
 
@@ -145,7 +176,7 @@ class FaultTest
             }
             assertEquals(Result.ADMITTED, code, "Redis decides again after the restart");
             assertEquals(2, onRedis.roundTrips());
-            assertEquals(2, onRedis.scriptReloads(), "the first call, and the restarted server, needed the script");
+            assertEquals(reloadsBase + 1, onRedis.scriptReloads(), "the restarted server needed the script again");
             assertTrue(!onRedis.breakerOpen());
             onRedis.close();
         }
@@ -160,14 +191,15 @@ class FaultTest
         {
             final Limit limit = Limit.ofGcra(1_000_000_000, 0);
             final RedisRateLimiter onRedis = limiter(redis.connection, limit, policy);
-            assertEquals(Result.ADMITTED, onRedis.tryAcquire("warm", 1, EPOCH_NS));
+            final long base = warm(onRedis, "warm", EPOCH_NS);
             debugSleep(admin, "1.0"); // the server stalls for 1 s
             Thread.sleep(50);
             final long startNs = System.nanoTime();
             final long code = onRedis.tryAcquire("x", 1, EPOCH_NS);
             final long syncNs = System.nanoTime() - startNs;
             assertTrue(syncNs >= TIMEOUT_NS && syncNs < TIMEOUT_NS + SLACK_NS, "sync call took " + syncNs + " ns");
-            assertEquals(1, onRedis.fallbacks(FallbackCause.TIMEOUT));
+            assertEquals(base + 1, onRedis.fallbacks());
+            assertTrue(onRedis.fallbacks(FallbackCause.TIMEOUT) >= 1);
 
             final CompletableFuture<Long> done = new CompletableFuture<>();
             final long asyncStartNs = System.nanoTime();
@@ -175,7 +207,8 @@ class FaultTest
             final long asyncCode = done.get(5, TimeUnit.SECONDS);
             final long asyncNs = System.nanoTime() - asyncStartNs;
             assertTrue(asyncNs < TIMEOUT_NS + SLACK_NS, "async call completed after " + asyncNs + " ns");
-            assertEquals(2, onRedis.fallbacks(FallbackCause.TIMEOUT));
+            assertEquals(base + 2, onRedis.fallbacks());
+            assertTrue(onRedis.fallbacks(FallbackCause.TIMEOUT) >= 2);
             for (final long c : new long[] {code, asyncCode})
             {
                 switch (policy)
@@ -188,7 +221,7 @@ class FaultTest
             Thread.sleep(1200); // the sleep ends; the late replies are discarded
             final long after = onRedis.tryAcquire("z", 1, EPOCH_NS);
             assertEquals(Result.ADMITTED, after);
-            assertEquals(2, onRedis.fallbacks());
+            assertEquals(base + 2, onRedis.fallbacks());
             onRedis.close();
         }
     }

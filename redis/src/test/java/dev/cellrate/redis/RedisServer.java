@@ -31,6 +31,7 @@ final class RedisServer implements AutoCloseable
 {
     private static final String EMBEDDED = "/redis-server-6.2.6-v5-linux-amd64";
     private static Path binary;
+    private static int majorVersion;
 
     final int port;
     private Process process;
@@ -89,11 +90,29 @@ final class RedisServer implements AutoCloseable
         }
     }
 
+    /** The server's major version, from {@code redis-server --version} ("Redis server v=7.0.15 ..."). */
+    static synchronized int majorVersion() throws IOException
+    {
+        if (0 == majorVersion)
+        {
+            final Process p = new ProcessBuilder(binary().toString(), "--version").redirectErrorStream(true).start();
+            final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            final java.util.regex.Matcher m = java.util.regex.Pattern.compile("v=(\\d+)\\.").matcher(out);
+            majorVersion = m.find() ? Integer.parseInt(m.group(1)) : 6;
+        }
+        return majorVersion;
+    }
+
     synchronized void launch() throws IOException
     {
-        process = new ProcessBuilder(List.of(binary().toString(),
+        final List<String> command = new java.util.ArrayList<>(List.of(binary().toString(),
             "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            "--daemonize", "no", "--protected-mode", "no", "--loglevel", "warning"))
+            "--daemonize", "no", "--protected-mode", "no", "--loglevel", "warning"));
+        if (majorVersion() >= 7)
+        {
+            command.addAll(List.of("--enable-debug-command", "local")); // DEBUG SLEEP is off by default since 7.0
+        }
+        process = new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
