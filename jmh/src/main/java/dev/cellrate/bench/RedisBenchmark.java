@@ -18,6 +18,8 @@ import io.lettuce.core.event.command.CommandStartedEvent;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Group;
+import org.openjdk.jmh.annotations.GroupThreads;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
@@ -55,7 +57,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * After each iteration the fork prints the commands the client sent per decision (a Lettuce CommandListener
  * counts them: round trips per decision; a command a script runs inside Redis is not a round trip).
  * <p>
- * {@code java -jar jmh/target/benchmarks.jar RedisBenchmark -f 1 -wi 1 -i 3 -w 2s -r 2s}
+ * {@code java -jar jmh/target/benchmarks.jar 'RedisBenchmark.(oneThread|twoThreads)' -f 1 -wi 1 -i 3 -w 2s -r 2s};
+ * the paired run: {@code java -jar jmh/target/benchmarks.jar 'RedisBenchmark.paired' -p impl=bucket4j -bm thrpt}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
@@ -232,6 +235,35 @@ public class RedisBenchmark
                 final BucketProxy bucket = keys == 1 ? hotBucket : bucket4j.builder().build(keyBytes[k], () -> configuration);
                 return bucket.tryConsume(1);
         }
+    }
+
+    /**
+     * cellrate (plain) and Bucket4j at the same time, one thread each on the shared connection: both see the same
+     * machine load at every instant, so their ratio survives a noisy shared machine better than two runs minutes
+     * apart. The {@code impl} parameter does not apply: run with {@code -p impl=bucket4j}.
+     */
+    @Benchmark
+    @Group("paired")
+    @GroupThreads(1)
+    public boolean pairedCellrate(final Counter counter)
+    {
+        counter.decisions++;
+        final int k = keys == 1 ? 0 : counter.nextKey(keys - 1);
+        return RedisRateLimiter.isAdmitted(plain.tryAcquire(keyStrings[k], 1));
+    }
+
+    /**
+     * The other half of {@link #pairedCellrate}.
+     */
+    @Benchmark
+    @Group("paired")
+    @GroupThreads(1)
+    public boolean pairedBucket4j(final Counter counter)
+    {
+        counter.decisions++;
+        final int k = keys == 1 ? 0 : counter.nextKey(keys - 1);
+        final BucketProxy bucket = keys == 1 ? hotBucket : bucket4j.builder().build(keyBytes[k], () -> configuration);
+        return bucket.tryConsume(1);
     }
 
     @Benchmark
