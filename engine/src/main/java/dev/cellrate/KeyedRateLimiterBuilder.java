@@ -1,5 +1,8 @@
 package dev.cellrate;
 
+import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.table.SlotTable;
 import java.security.SecureRandom;
 
 import dev.cellrate.table.TableLayout;
@@ -11,8 +14,10 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link IllegalArgumentException} naming the field and its allowed range.
  * <p>
  * Defaults: 2<sup>20</sup> slots (16 MiB, designed for {@link #DESIGNED_LOAD_PERCENT}% = 786,432 keys),
- * 64 shards, probe bound 128 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle grace 1 s,
- * a random seed from {@link SecureRandom}, {@link SystemNanoClock}.
+ * 64 shards (fewer for tables under 64 * 128 slots: as many as leave {@link #DEFAULT_PROBE_BOUND} slots per
+ * shard, at least 1), probe bound 128 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle
+ * grace 1 s, a random seed from {@link SecureRandom}, {@link SystemNanoClock} (which also bounds the time
+ * eviction uses: callers' {@code nowNs} must be on this clock).
  * <p>
  * Threading: a builder is used by one thread; the limiter it builds is thread-safe.
  */
@@ -36,7 +41,9 @@ public final class KeyedRateLimiterBuilder
     final Limit limit;
     int slotCount = DEFAULT_SLOT_COUNT;
     int shardCount = DEFAULT_SHARD_COUNT;
-    int probeBound = -1;
+    boolean shardCountSet;
+    int probeBound = DEFAULT_PROBE_BOUND;
+    boolean probeBoundSet;
     TableFullPolicy policy = TableFullPolicy.REJECT;
     long idleGraceNs = DEFAULT_IDLE_GRACE_NS;
     long seed;
@@ -84,6 +91,7 @@ public final class KeyedRateLimiterBuilder
     public KeyedRateLimiterBuilder shardCount(final int shardCount)
     {
         this.shardCount = shardCount;
+        this.shardCountSet = true;
         return this;
     }
 
@@ -94,6 +102,7 @@ public final class KeyedRateLimiterBuilder
     public KeyedRateLimiterBuilder probeBound(final int probeBound)
     {
         this.probeBound = probeBound;
+        this.probeBoundSet = true;
         return this;
     }
 
@@ -133,7 +142,8 @@ public final class KeyedRateLimiterBuilder
     }
 
     /**
-     * @param clock the clock of the {@code *Now} overloads.
+     * @param clock the clock of the {@code *Now} overloads, and the bound of the time eviction uses
+     *              (min(nowNs, clock)): callers' {@code nowNs} must be on this clock (or behind it).
      * @return this.
      */
     public KeyedRateLimiterBuilder clock(final NanoClock clock)
@@ -148,19 +158,64 @@ public final class KeyedRateLimiterBuilder
      */
     public KeyedRateLimiter build()
     {
+        final int shards = validatedShardCount();
+        final int bound = validatedProbeBound(shards);
+        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
+        return new KeyedRateLimiter(limit, policy, clock, shards, slotCount, bound, idleGraceNs, tableSeed);
+    }
+
+    /**
+     * A keyed shaper with this builder's limit, table sizing, idle grace, seed and clock (the table-full
+     * policy does not apply: a shaper with no cell for a key answers {@link Result#TABLE_FULL}).
+     *
+     * @param mode the shaper's mode.
+     * @return the keyed shaper.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public KeyedShaper buildShaper(final ShaperMode mode)
+    {
+        if (null == mode)
+        {
+            throw new IllegalArgumentException("mode must not be null");
+        }
+        final int shards = validatedShardCount();
+        final int bound = validatedProbeBound(shards);
+        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
+        return new KeyedShaper(limit, mode, new SlotTable(shards, slotCount / shards, bound, idleGraceNs, tableSeed),
+            clock);
+    }
+
+    private int validatedShardCount()
+    {
         if (null == policy || null == clock)
         {
             throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
         }
         Bounds.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
-        Bounds.requireRange("shardCount", shardCount, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
-        if (Integer.bitCount(slotCount) != 1 || Integer.bitCount(shardCount) != 1)
+        final int shards = shardCountSet ? shardCount : defaultShardCount(slotCount);
+        Bounds.requireRange("shardCount", shards, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
+        if (Integer.bitCount(slotCount) != 1 || Integer.bitCount(shards) != 1)
         {
             throw new IllegalArgumentException("slotCount and shardCount must be powers of two but were " +
-                slotCount + " and " + shardCount);
+                slotCount + " and " + shards);
         }
-        final int bound = probeBound < 0 ? Math.min(DEFAULT_PROBE_BOUND, slotCount / shardCount) : probeBound;
-        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
-        return new KeyedRateLimiter(limit, policy, clock, shardCount, slotCount, bound, idleGraceNs, tableSeed);
+        return shards;
+    }
+
+    private int validatedProbeBound(final int shards)
+    {
+        final int bound = probeBoundSet ? probeBound : Math.min(DEFAULT_PROBE_BOUND, slotCount / shards);
+        Bounds.requireRange("probeBound", bound, 1, slotCount / shards);
+        return bound;
+    }
+
+    /**
+     * @param slotCount total slots, a power of two.
+     * @return {@link #DEFAULT_SHARD_COUNT}, or fewer so that a shard keeps {@link #DEFAULT_PROBE_BOUND} slots,
+     * at least 1.
+     */
+    static int defaultShardCount(final int slotCount)
+    {
+        return Math.max(1, Math.min(DEFAULT_SHARD_COUNT, Integer.highestOneBit(slotCount) / DEFAULT_PROBE_BOUND));
     }
 }

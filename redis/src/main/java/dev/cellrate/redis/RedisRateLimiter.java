@@ -57,13 +57,13 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 {
     /**
      * Redis could not decide and the policy is {@link FailPolicy#OPEN}: admitted without a limit. In the range
-     * {@link Result} reserves for future fronts ([-32, -1023]), so {@link Result#isAdmitted(long)} does not
+     * {@link Result} reserves for future fronts ([-48, -1023]), so {@link Result#isAdmitted(long)} does not
      * know it and code that only asks {@code Result} fails closed; use {@link #isAdmitted(long)}.
      */
-    public static final long ADMITTED_FAIL_OPEN = -32;
+    public static final long ADMITTED_FAIL_OPEN = -48;
 
     /** Redis could not decide and the policy is {@link FailPolicy#CLOSED}: rejected. */
-    public static final long REJECTED_FAIL_CLOSED = -33;
+    public static final long REJECTED_FAIL_CLOSED = -49;
 
     static final long SERVER_TIME = -1;
     private static final long NS_PER_US = 1000;
