@@ -104,6 +104,26 @@ class ScriptTest
     }
 
     @Test
+    void asynchronousFormsOnServerTime() throws Exception
+    {
+        final Limit limit = Limit.ofGcra(10_000_000_000L, 10_000_000_000L); // one per 10 s, burst 2
+        final RedisRateLimiter limiter = builder(limit, FailPolicy.CLOSED).prefix("async:" + System.nanoTime() + ":").build();
+        final Decision first = limiter.tryAcquireAsync("k", 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertEquals(Result.ADMITTED, first.code());
+        assertEquals(1, first.remaining());
+        final java.util.concurrent.CompletableFuture<Long> done = new java.util.concurrent.CompletableFuture<>();
+        final Decision second = new Decision();
+        limiter.tryAcquireAsync("k", 2, second, done::complete);
+        final long code = done.get(5, TimeUnit.SECONDS);
+        assertTrue(code > 0 && code == second.retryAfterNs(), "rejected with the retry-after in the holder: " + second);
+        final java.util.concurrent.CompletableFuture<Long> never = new java.util.concurrent.CompletableFuture<>();
+        limiter.tryAcquireAsync("k", 3, null, never::complete);
+        assertEquals(Result.NEVER, never.getNow(0L), "answered at once, no round trip");
+        assertEquals(2, limiter.roundTrips());
+        limiter.close();
+    }
+
+    @Test
     void oddInputsAnswerWithoutThrowingOrCallingRedis()
     {
         final Limit limit = Limit.perSecond(10, 5);
