@@ -4,7 +4,6 @@ import dev.cellrate.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
-import dev.cellrate.gcra.PayLaterGcra;
 import dev.cellrate.translate.GuavaBursty;
 import org.agrona.concurrent.AtomicBuffer;
 
@@ -66,7 +65,8 @@ public final class ReconfigurablePayLaterRateLimiter
             {
                 return Result.NEVER;
             }
-            final long retryAfterNs = PayLaterGcra.retryAfterNs(tatNs, nowNs, settings.toleranceNs);
+            // pay-later conformance lag <= tau: GCRA's retry-after with slack tau (ceiling tau + I, increment I)
+            final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, 1, settings.toleranceNs + 1);
             if (retryAfterNs > 0)
             {
                 return retryAfterNs;
