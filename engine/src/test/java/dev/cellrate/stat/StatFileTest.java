@@ -238,6 +238,17 @@ final class StatFileTest
     }
 
     @Test
+    void aReaderNoticesItsFileWasReplaced()
+    {
+        StatFile.create(dir, 16, 0).close();
+        final StatReader reader = StatReader.open(dir, 1_000);
+        assertTrue(!reader.isReplaced());
+        StatFile.create(dir, 16, 0).close();
+        assertTrue(reader.isReplaced(), "a new writer's file is a new file");
+        assertTrue(!StatFile.inMemory(16, 0).reader().isReplaced());
+    }
+
+    @Test
     void readerWaitsForTheVersionAndRefusesAnotherMajor() throws Exception
     {
         assertThrows(IllegalStateException.class, () -> StatReader.open(dir.resolve("none"), 50));
