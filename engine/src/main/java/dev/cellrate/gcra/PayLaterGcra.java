@@ -25,11 +25,24 @@ public final class PayLaterGcra
      * @param nowNs       the time of the request.
      * @param toleranceNs &tau; &ge; 0.
      * @return 0 if the request conforms (whatever its cost), otherwise {@code lag - &tau; > 0}: the ns after
-     * {@code nowNs} at which it would first conform.
+     * {@code nowNs} at which it would first conform, clamped to {@link Long#MAX_VALUE} when that is beyond
+     * the {@code long} range.
      */
     public static long retryAfterNs(final long tatNs, final long nowNs, final long toleranceNs)
     {
-        final long excessNs = Gcra.lagNs(tatNs, nowNs) - toleranceNs;
-        return excessNs > 0 ? excessNs : 0;
+        if (tatNs <= nowNs)
+        {
+            return 0;
+        }
+        final long lagNs = tatNs - nowNs;
+        final long excessNs = lagNs - toleranceNs;
+        if (lagNs > 0)
+        {
+            return excessNs > 0 ? excessNs : 0;
+        }
+        // As Gcra.retryAfterNs: the true lag is lagNs + 2^64 >= 2^63 and tau <= 2^62, so the true excess is
+        // >= 2^62; the subtraction wrapped back into the positive longs iff that excess is below 2^63 (then
+        // exact), otherwise it is beyond the range: clamp.
+        return excessNs > 0 ? excessNs : Long.MAX_VALUE;
     }
 }
