@@ -12,7 +12,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * <p>
  * Defaults: 2<sup>20</sup> slots (16 MiB, designed for {@link #DESIGNED_LOAD_PERCENT}% = 786,432 keys),
  * 64 shards, probe bound 128 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle grace 1 s,
- * a random seed from {@link SecureRandom}, {@link SystemNanoClock}.
+ * a random 128-bit key-hash secret from {@link SecureRandom}, {@link SystemNanoClock}.
  * <p>
  * Threading: a builder is used by one thread; the limiter it builds is thread-safe.
  */
@@ -39,8 +39,9 @@ public final class KeyedRateLimiterBuilder
     int probeBound = -1;
     TableFullPolicy policy = TableFullPolicy.REJECT;
     long idleGraceNs = DEFAULT_IDLE_GRACE_NS;
-    long seed;
-    boolean seedFixed;
+    long secret0;
+    long secret1;
+    boolean secretFixed;
     NanoClock clock = SystemNanoClock.INSTANCE;
 
     KeyedRateLimiterBuilder(final Limit limit)
@@ -119,16 +120,31 @@ public final class KeyedRateLimiterBuilder
     }
 
     /**
-     * Fix the seed (tests, reproducible placement). Leave it random in production: a known seed lets an
-     * attacker aim keys at one shard or at a victim's cell.
+     * Fix the key-hash secret to {@code (seed, seed)}: for tests and reproducible placement only. A fixed secret
+     * <b>weakens the table against chosen keys</b>: anyone who knows it can compute key words offline and
+     * pick keys that share a victim's cell or crowd one shard. Leave it random in production (the default).
      *
-     * @param seed the seed of the key words.
+     * @param seed the fixed seed.
      * @return this.
      */
     public KeyedRateLimiterBuilder seed(final long seed)
     {
-        this.seed = seed;
-        this.seedFixed = true;
+        return seed(seed, seed);
+    }
+
+    /**
+     * Fix the 128-bit key-hash secret (SipHash's {@code k0, k1}), e.g. to share placement between processes.
+     * Same warning as {@link #seed(long)}: only as strong as the secrecy of the two words.
+     *
+     * @param secret0 the secret's first word.
+     * @param secret1 the secret's second word.
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder seed(final long secret0, final long secret1)
+    {
+        this.secret0 = secret0;
+        this.secret1 = secret1;
+        this.secretFixed = true;
         return this;
     }
 
@@ -160,7 +176,14 @@ public final class KeyedRateLimiterBuilder
                 slotCount + " and " + shardCount);
         }
         final int bound = probeBound < 0 ? Math.min(DEFAULT_PROBE_BOUND, slotCount / shardCount) : probeBound;
-        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
-        return new KeyedRateLimiter(limit, policy, clock, shardCount, slotCount, bound, idleGraceNs, tableSeed);
+        long k0 = secret0;
+        long k1 = secret1;
+        if (!secretFixed)
+        {
+            final SecureRandom random = new SecureRandom();
+            k0 = random.nextLong();
+            k1 = random.nextLong();
+        }
+        return new KeyedRateLimiter(limit, policy, clock, shardCount, slotCount, bound, idleGraceNs, k0, k1);
     }
 }

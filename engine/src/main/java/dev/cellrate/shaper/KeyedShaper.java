@@ -37,8 +37,8 @@ public final class KeyedShaper
     /**
      * @param limit the limit of every key.
      * @param mode  the release mode of every key.
-     * @param table a table used by this shaper only (e.g. {@code new SlotTable(64, 16384, 64, 1_000_000_000L,
-     *              seed)}); its idle grace must cover the skew between concurrent callers' {@code nowNs}.
+     * @param table a table used by this shaper only (e.g. {@code new SlotTable(64, 16384, 64, 1_000_000_000L)},
+     *              keyed with a random secret); its idle grace must cover the skew between concurrent callers' {@code nowNs}.
      * @param clock the clock of the {@code *Now} overloads.
      * @throws IllegalArgumentException on a null argument.
      */

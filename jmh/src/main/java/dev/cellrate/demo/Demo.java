@@ -136,7 +136,7 @@ public final class Demo
             new Row("KeyedShaper, delay (one key)", () ->
             {
                 final KeyedShaper shaper = new KeyedShaper(
-                    limit, ShaperMode.delay(), new SlotTable(16, 64, 64, Trace.SECOND_NS, 7), SystemNanoClock.INSTANCE);
+                    limit, ShaperMode.delay(), new SlotTable(16, 64, 64, Trace.SECOND_NS), SystemNanoClock.INSTANCE);
                 return nowNs -> shaped(shaper.reserve(42L, nowNs));
             }),
             new Row("FixedWindowLimiter (10 per aligned 1 s)", () ->
