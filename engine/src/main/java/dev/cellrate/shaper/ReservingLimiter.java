@@ -128,14 +128,15 @@ public final class ReservingLimiter
         while (true)
         {
             final long waitNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-            if (Long.MAX_VALUE == waitNs)
-            {
-                // Saturated: the true wait may be larger than any long; never grant on it.
-                return rejected(Result.NEVER, nowNs, reservation);
-            }
             if (waitNs > maxWaitNs)
             {
                 return rejected(ShaperResult.encodeRetryAfter(waitNs - maxWaitNs), nowNs, reservation);
+            }
+            if (Long.MAX_VALUE == waitNs)
+            {
+                // Saturated (only reached with maxWaitNs = Long.MAX_VALUE): the true wait may be larger than any
+                // long; never grant on it.
+                return rejected(Result.NEVER, nowNs, reservation);
             }
             final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
             if (Gcra.UNREPRESENTABLE == nextTatNs)
