@@ -52,7 +52,7 @@ class XTimeRateReserveFixtureTest
             {
                 case "L":
                     rate = Long.parseLong(f[1]);
-                    limiter = new ReservingLimiter(XTimeRate.newLimiter(rate, Long.parseLong(f[2])));
+                    limiter = XTimeRate.newReservingLimiter(rate, Long.parseLong(f[2]), org.agrona.concurrent.SystemNanoClock.INSTANCE);
                     // {events, exact, goOneNsEarlier, maxDriftNs}
                     stats = perRate.computeIfAbsent(rate, r -> new long[4]);
                     break;
