@@ -12,16 +12,18 @@ import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * Reservations whose wait is bounded by the <em>caller's</em> maximum wait, not by the burst: Go's
- * {@code rate.Limiter.ReserveN} / {@code WaitN}, Guava's {@code acquire} / {@code tryAcquire(permits, timeout)}
- * (for single permits; Guava charges larger costs to the next caller, see {@code PayLaterRateLimiter}) and
- * Bucket4j's {@code asBlocking().tryConsume(n, maxWait)}. Thread-safe, lock-free, allocation-free.
+ * {@code rate.Limiter.ReserveN} / {@code WaitN} and Bucket4j's {@code asBlocking().tryConsume(n, maxWait)}
+ * ({@link #ReservingLimiter(Limit, NanoClock)}), Guava's {@code acquire} / {@code tryAcquire(permits, timeout)}
+ * ({@link #payLater}: a cost waits only for its first permit and the rest is charged to later callers).
+ * Thread-safe, lock-free, allocation-free.
  * <p>
  * <b>Algorithm.</b> One GCRA(T, &tau;) cell (see {@link Gcra}). A request at {@code t} costing {@code n}
  * ({@code I = n T}) needs to wait {@code w = max(0, lag + I - (&tau; + T))}, where {@code lag = max(0, TAT - t)}:
  * exactly the time until the token bucket of the same limit holds {@code n} tokens, i.e. Go's
  * {@code durationFromTokens(n - tokens)}. If {@code w <= maxWait} it is granted: the cell moves to
  * {@code max(TAT, t) + I} (the bucket goes into debt, which delays later callers) and the caller may act at
- * {@code t + w}. Otherwise nothing is charged. With {@code maxWait = 0} this is exactly the policer
+ * {@code t + w}. Otherwise nothing is charged. In {@link #payLater} mode the wait is tested with one permit,
+ * {@code w = max(0, lag - &tau;)}, whatever the cost, as Guava's {@code reserveEarliestAvailable} does. With {@code maxWait = 0} this is exactly the policer
  * ({@code RateLimiter}, Go's {@code AllowN}); with a large {@code maxWait} it grants every cost up to the burst
  * and queues it in time, as Go's {@code ReserveN} does. This is <em>not</em> the {@link Shaper}: a shaper admits
  * only what the policer admits and spaces the admitted ones over {@code &tau;}; here the burst passes at once
@@ -41,7 +43,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link InterruptedException}; an interrupt already pending on entry throws before anything is charged.
  * <p>
  * <b>Result codes</b> (the {@link ShaperResult} space): {@code >= 0} granted, the wait in ns from {@code nowNs};
- * {@link Result#NEVER}: a cost outside [1, burst], a negative {@code maxWaitNs}, or a wait or TAT beyond the
+ * {@link Result#NEVER}: a cost outside [1, {@link #maxPermits()}], a negative {@code maxWaitNs}, or a wait or TAT beyond the
  * {@code long} range; {@link ShaperResult#encodeRetryAfter} of {@code w - maxWait}: the wait does not fit now
  * (nothing charged), retry that much later for the same wait budget (or ask with a longer maximum wait).
  * <p>
@@ -55,18 +57,14 @@ public final class ReservingLimiter
     private final int tatOffset;
     private final long emissionIntervalNs;
     private final long ceilingNs;
-    private final long burst;
+    private final long maxPermits;
+    private final boolean payLater;
     private final Limit limit;
     private final NanoClock clock;
 
-    /**
-     * A full-bucket limiter with its own cell.
-     *
-     * @param limit GCRA(T, &tau;); the burst bounds a single cost, not the wait.
-     * @param clock the clock of {@link #acquireWithin} (and the time base of every {@code nowNs}).
-     * @throws IllegalArgumentException if an argument is null.
-     */
-    public ReservingLimiter(final Limit limit, final NanoClock clock)
+    private ReservingLimiter(
+        final Limit limit, final boolean payLater, final long maxPermits, final long initialTatNs,
+        final NanoClock clock)
     {
         if (null == limit || null == clock)
         {
@@ -74,12 +72,47 @@ public final class ReservingLimiter
         }
         this.limit = limit;
         this.clock = clock;
+        this.payLater = payLater;
+        this.maxPermits = maxPermits;
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
-        this.burst = limit.burst();
         this.buffer = CellArray.allocate(1).buffer();
         this.tatOffset = CellArray.tatOffset(0);
-        buffer.putLongVolatile(tatOffset, CellArray.FRESH_TAT_NS);
+        buffer.putLongVolatile(tatOffset, initialTatNs);
+    }
+
+    /**
+     * A full-bucket limiter with its own cell; a cost is at most the burst and waits until the bucket holds
+     * it (Go, Bucket4j).
+     *
+     * @param limit GCRA(T, &tau;); the burst bounds a single cost, not the wait.
+     * @param clock the clock of {@link #acquireWithin} (and the time base of every {@code nowNs}).
+     * @throws IllegalArgumentException if an argument is null.
+     */
+    public ReservingLimiter(final Limit limit, final NanoClock clock)
+    {
+        this(requireLimit(limit), false, limit.burst(), CellArray.FRESH_TAT_NS, clock);
+    }
+
+    /**
+     * Guava's {@code acquire} / {@code tryAcquire(permits, timeout)} rule: a request of any cost up to
+     * {@code maxPermits} waits only until <em>one</em> permit is available, {@code w = max(0, lag - &tau;)},
+     * and its whole cost is charged, delaying later callers (see {@code PayLaterRateLimiter}); the cell starts
+     * at {@code initialTatNs} (Guava starts empty: {@code GuavaBursty.newReservingLimiter}).
+     *
+     * @param limit        GCRA(T, &tau;).
+     * @param maxPermits   largest cost, in [1, 2<sup>62</sup> / T].
+     * @param initialTatNs the cell's first TAT ({@link CellArray#FRESH_TAT_NS} = full bucket).
+     * @param clock        the clock of {@link #acquireWithin}.
+     * @return the limiter.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public static ReservingLimiter payLater(
+        final Limit limit, final long maxPermits, final long initialTatNs, final NanoClock clock)
+    {
+        dev.cellrate.Bounds.requireRange(
+            "maxPermits", maxPermits, 1, Limit.MAX_CEILING_NS / requireLimit(limit).emissionIntervalNs());
+        return new ReservingLimiter(limit, true, maxPermits, initialTatNs, clock);
     }
 
     /**
@@ -97,7 +130,7 @@ public final class ReservingLimiter
      * {@code reserveN(t, n, maxFutureReserve)}; {@code ReserveN} is {@code maxWaitNs = Long.MAX_VALUE}, {@code AllowN}
      * is {@code maxWaitNs = 0}).
      *
-     * @param permits   the cost, in [1, burst].
+     * @param permits   the cost, in [1, {@link #maxPermits()}].
      * @param nowNs     the time of the request.
      * @param maxWaitNs the longest wait the caller accepts, &ge; 0.
      * @return the wait (&ge; 0) if granted; {@link Result#NEVER}; or an encoded retry-after (see class doc).
@@ -111,7 +144,7 @@ public final class ReservingLimiter
      * As {@link #reserve(long, long, long)}, recording the outcome in a caller-owned holder for
      * {@link #cancel}.
      *
-     * @param permits     the cost, in [1, burst].
+     * @param permits     the cost, in [1, {@link #maxPermits()}].
      * @param nowNs       the time of the request.
      * @param maxWaitNs   the longest wait the caller accepts, &ge; 0.
      * @param reservation filled with the outcome (null: not recorded).
@@ -119,15 +152,16 @@ public final class ReservingLimiter
      */
     public long reserve(final long permits, final long nowNs, final long maxWaitNs, final Reservation reservation)
     {
-        if (permits < 1 || permits > burst || maxWaitNs < 0)
+        if (permits < 1 || permits > maxPermits || maxWaitNs < 0)
         {
             return rejected(Result.NEVER, nowNs, reservation);
         }
         final long incrementNs = permits * emissionIntervalNs;
+        final long waitIncrementNs = payLater ? emissionIntervalNs : incrementNs;
         long tatNs = buffer.getLongAcquire(tatOffset);
         while (true)
         {
-            final long waitNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
+            final long waitNs = Gcra.retryAfterNs(tatNs, nowNs, waitIncrementNs, ceilingNs);
             if (waitNs > maxWaitNs)
             {
                 return rejected(ShaperResult.encodeRetryAfter(waitNs - maxWaitNs), nowNs, reservation);
@@ -183,7 +217,7 @@ public final class ReservingLimiter
      * NANOSECONDS)}, Bucket4j's {@code asBlocking().tryConsume(permits, maxWait)}, Go's {@code WaitN} with a
      * deadline {@code timeoutNs} away. Allocation-free (an interrupt allocates its exception).
      *
-     * @param permits   the cost, in [1, burst].
+     * @param permits   the cost, in [1, {@link #maxPermits()}].
      * @param timeoutNs the longest wait accepted, &ge; 0.
      * @return the wait served (&ge; 0) once the time to act is reached by the clock; {@link Result#NEVER}; or an
      * encoded retry-after (the wait did not fit; nothing charged, no time spent).
@@ -202,11 +236,13 @@ public final class ReservingLimiter
         {
             return waitNs;
         }
-        // Granted with a positive wait: then TAT before > now, so the TAT left is now + wait + (tau + T) and the
-        // slot (what a refund restores) is that minus I.
+        // Granted with a positive wait w: then TAT before > now and w = TAT before - now + J - (tau + T), J the
+        // increment the wait was tested with (I, or T when paying later); so TAT before = release + (tau + T) - J,
+        // the slot (what a refund restores) is TAT before and the TAT left is slot + I.
+        final long incrementNs = permits * emissionIntervalNs;
         final long releaseNs = nowNs + waitNs;
-        final long tatAfterNs = releaseNs + ceilingNs;
-        final long slotNs = tatAfterNs - permits * emissionIntervalNs;
+        final long slotNs = releaseNs + ceilingNs - (payLater ? emissionIntervalNs : incrementNs);
+        final long tatAfterNs = slotNs + incrementNs;
         long remainingNs;
         while ((remainingNs = releaseNs - clock.nanoTime()) > 0)
         {
@@ -245,6 +281,31 @@ public final class ReservingLimiter
     public NanoClock clock()
     {
         return clock;
+    }
+
+    /**
+     * @return the largest cost (the burst, or {@code maxPermits} when paying later).
+     */
+    public long maxPermits()
+    {
+        return maxPermits;
+    }
+
+    /**
+     * @return true iff a cost waits only for its first permit (Guava's rule).
+     */
+    public boolean isPayLater()
+    {
+        return payLater;
+    }
+
+    private static Limit requireLimit(final Limit limit)
+    {
+        if (null == limit)
+        {
+            throw new IllegalArgumentException("limit must not be null");
+        }
+        return limit;
     }
 
     private boolean refund(final long tatAfterNs, final long slotNs)

@@ -1,6 +1,5 @@
 package dev.cellrate.shaper;
 
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -143,7 +142,6 @@ class ReservingLimiterTest
         assertEquals(tatNs, limiter.tatNs(), "an interrupt pending on entry charges nothing");
 
         final AtomicReference<Throwable> thrown = new AtomicReference<>();
-        final CountDownLatch reserved = new CountDownLatch(1);
         final Thread waiter = new Thread(() ->
         {
             try
@@ -167,6 +165,49 @@ class ReservingLimiterTest
         assertFalse(waiter.isAlive());
         assertTrue(thrown.get() instanceof InterruptedException, String.valueOf(thrown.get()));
         assertEquals(tatNs, limiter.tatNs(), "the interrupted reservation was refunded");
+    }
+
+    @Test
+    void payLaterWaitsForTheFirstPermitOnlyAndRefundsOnInterrupt() throws Exception
+    {
+        // T = 10 s, tau = 0, costs up to 5, full at start.
+        final ReservingLimiter limiter = ReservingLimiter.payLater(
+            Limit.ofGcra(10_000_000_000L, 0), 5, CellArray.FRESH_TAT_NS, SystemNanoClock.INSTANCE);
+        assertTrue(limiter.isPayLater());
+        assertEquals(5, limiter.maxPermits());
+        assertEquals(0, limiter.reserve(3, 0, 0), "a cost of 3 passes at once and is paid later");
+        assertEquals(30_000_000_000L, limiter.reserve(5, 0, Long.MAX_VALUE), "the next waits for the debt only");
+        assertEquals(Result.NEVER, limiter.reserve(6, 0, Long.MAX_VALUE));
+        assertThrows(IllegalArgumentException.class,
+            () -> ReservingLimiter.payLater(Limit.ofGcra(1L << 61, 0), 3, 0, SystemNanoClock.INSTANCE));
+
+        final ReservingLimiter waiting = ReservingLimiter.payLater(
+            Limit.ofGcra(10_000_000_000L, 0), 5, CellArray.FRESH_TAT_NS, SystemNanoClock.INSTANCE);
+        assertEquals(0, waiting.acquireWithin(3, 0));
+        final long tatNs = waiting.tatNs();
+        final AtomicReference<Throwable> thrown = new AtomicReference<>();
+        final Thread waiter = new Thread(() ->
+        {
+            try
+            {
+                waiting.acquireWithin(2, Long.MAX_VALUE);
+            }
+            catch (final Throwable ex)
+            {
+                thrown.set(ex);
+            }
+        });
+        waiter.start();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (waiting.tatNs() == tatNs && System.nanoTime() < deadline)
+        {
+            Thread.onSpinWait();
+        }
+        assertEquals(tatNs + 20_000_000_000L, waiting.tatNs(), "the waiter charged its 2 permits");
+        waiter.interrupt();
+        waiter.join(TimeUnit.SECONDS.toMillis(10));
+        assertTrue(thrown.get() instanceof InterruptedException, String.valueOf(thrown.get()));
+        assertEquals(tatNs, waiting.tatNs(), "refunded exactly");
     }
 
     @Test
