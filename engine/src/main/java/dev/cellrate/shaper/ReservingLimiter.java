@@ -4,6 +4,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import dev.cellrate.CellArray;
 import dev.cellrate.Limit;
+import dev.cellrate.Reserver;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
@@ -42,16 +43,17 @@ import org.agrona.concurrent.SystemNanoClock;
  * the rule above: in full if no later reservation was granted, otherwise not at all, never partly) and throws
  * {@link InterruptedException}; an interrupt already pending on entry throws before anything is charged.
  * <p>
- * <b>Result codes</b> (the {@link ShaperResult} space): {@code >= 0} granted, the wait in ns from {@code nowNs};
+ * <b>Result codes</b> (the reservation convention of {@link Result}, read with {@link Result#isReserved}):
+ * {@code >= 0} granted, the wait in ns from {@code nowNs};
  * {@link Result#NEVER}: a cost outside [1, {@link #maxPermits()}], a negative {@code maxWaitNs}, or a wait or TAT beyond the
- * {@code long} range; {@link ShaperResult#encodeRetryAfter} of {@code w - maxWait}: the wait does not fit now
+ * {@code long} range; {@link Result#encodeRetryAfter} of {@code w - maxWait}: the wait does not fit now
  * (nothing charged), retry that much later for the same wait budget (or ask with a longer maximum wait).
  * <p>
  * Concurrency: as {@code RateLimiter}: one acquire read, a CAS only when granted. A cancel is one CAS that
  * succeeds only on this reservation's own TAT; lowering the word is safe on a single cell because the word is
  * the whole state: a decider whose CAS expects the restored value decides on the state that is current again.
  */
-public final class ReservingLimiter
+public final class ReservingLimiter implements Reserver
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
@@ -126,6 +128,34 @@ public final class ReservingLimiter
     }
 
     /**
+     * Go's {@code ReserveN(t, n)}, Guava's {@code acquire(n)}: reserve whatever the wait
+     * ({@code maxWaitNs = Long.MAX_VALUE}). The {@link Reserver} clock forms ({@code reserve()},
+     * {@code reserve(permits)}) read {@link #clock()} and come to this.
+     *
+     * @param permits the cost, in [1, {@link #maxPermits()}].
+     * @param nowNs   the time of the request.
+     * @return the wait (&ge; 0) if granted; {@link Result#NEVER} (cost outside the range, wait or TAT beyond the
+     * {@code long} range).
+     */
+    public long reserve(final long permits, final long nowNs)
+    {
+        return reserve(permits, nowNs, Long.MAX_VALUE, null);
+    }
+
+    /**
+     * As {@link #reserve(long, long)}, recording the outcome for {@link #cancel}.
+     *
+     * @param permits     the cost, in [1, {@link #maxPermits()}].
+     * @param nowNs       the time of the request.
+     * @param reservation filled with the outcome (null: not recorded).
+     * @return as {@link #reserve(long, long)}.
+     */
+    public long reserve(final long permits, final long nowNs, final Reservation reservation)
+    {
+        return reserve(permits, nowNs, Long.MAX_VALUE, reservation);
+    }
+
+    /**
      * Reserve {@code permits} at {@code nowNs} if the wait fits in {@code maxWaitNs} (Go's
      * {@code reserveN(t, n, maxFutureReserve)}; {@code ReserveN} is {@code maxWaitNs = Long.MAX_VALUE}, {@code AllowN}
      * is {@code maxWaitNs = 0}).
@@ -164,7 +194,7 @@ public final class ReservingLimiter
             final long waitNs = Gcra.retryAfterNs(tatNs, nowNs, waitIncrementNs, ceilingNs);
             if (waitNs > maxWaitNs)
             {
-                return rejected(ShaperResult.encodeRetryAfter(waitNs - maxWaitNs), nowNs, reservation);
+                return rejected(Result.encodeRetryAfter(waitNs - maxWaitNs), nowNs, reservation);
             }
             if (Long.MAX_VALUE == waitNs)
             {

@@ -34,11 +34,11 @@ class ReservingLimiterTest
         }
         final long tatNs = limiter.tatNs();
         final long code = limiter.reserve(1, 0, 99_999_999);
-        assertEquals(ShaperResult.encodeRetryAfter(1), code, "wait 100 ms does not fit 99.999999 ms");
+        assertEquals(Result.encodeRetryAfter(1), code, "wait 100 ms does not fit 99.999999 ms");
         assertEquals(tatNs, limiter.tatNs(), "nothing charged when the wait does not fit");
         assertEquals(100_000_000, limiter.reserve(1, 0, 100_000_000), "it fits exactly");
         assertEquals(300_000_000, limiter.reserve(2, 0, 1_000_000_000), "two more permits: debt of three");
-        assertEquals(ShaperResult.encodeRetryAfter(800_000_000), limiter.reserve(5, 0, 0));
+        assertEquals(Result.encodeRetryAfter(800_000_000), limiter.reserve(5, 0, 0));
         assertEquals(800_000_000, limiter.reserve(5, 0, Long.MAX_VALUE), "any cost up to the burst is granted");
         assertEquals(Result.NEVER, limiter.reserve(6, 0, Long.MAX_VALUE), "a cost above the burst never is");
         assertEquals(Result.NEVER, limiter.reserve(0, 0, Long.MAX_VALUE));
@@ -55,8 +55,8 @@ class ReservingLimiterTest
             "the TAT would pass Long.MAX_VALUE");
         assertEquals(Result.NEVER, limiter.reserve(1, Long.MIN_VALUE, Long.MAX_VALUE),
             "clock jumped back beyond the long range: the wait is not representable");
-        assertTrue(ShaperResult.isRetryAfter(limiter.reserve(1, Long.MIN_VALUE, 0)));
-        assertEquals(ShaperResult.MAX_RETRY_AFTER_NS, ShaperResult.retryAfterNs(limiter.reserve(1, Long.MIN_VALUE, 0)));
+        assertTrue(Result.isEncodedRetryAfter(limiter.reserve(1, Long.MIN_VALUE, 0)));
+        assertEquals(Result.MAX_ENCODED_RETRY_AFTER_NS, Result.decodeRetryAfterNs(limiter.reserve(1, Long.MIN_VALUE, 0)));
 
         final ReservingLimiter fresh = new ReservingLimiter(TEN_PER_SECOND_BURST_5);
         assertEquals(CellArray.FRESH_TAT_NS, fresh.tatNs());
@@ -113,7 +113,7 @@ class ReservingLimiterTest
         assertEquals(0, limiter.acquireWithin(1, 0));
         final long tatNs = limiter.tatNs();
         final long code = limiter.acquireWithin(1, 1_000_000);
-        assertTrue(ShaperResult.isRetryAfter(code), "100 ms does not fit 1 ms: " + code);
+        assertTrue(Result.isEncodedRetryAfter(code), "100 ms does not fit 1 ms: " + code);
         assertEquals(tatNs, limiter.tatNs(), "nothing charged");
         int waited = 0;
         for (int i = 0; i < 4; i++)

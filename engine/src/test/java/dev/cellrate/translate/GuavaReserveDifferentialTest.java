@@ -1,12 +1,12 @@
 package dev.cellrate.translate;
 
+import dev.cellrate.Result;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import com.google.common.util.concurrent.GuavaPeer;
 import com.google.common.util.concurrent.RateLimiter;
 import dev.cellrate.shaper.ReservingLimiter;
-import dev.cellrate.shaper.ShaperResult;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
@@ -64,7 +64,7 @@ class GuavaReserveDifferentialTest
                     {
                         guava.acquire(cost);
                         final long code = ours.reserve(cost, nowNs, Long.MAX_VALUE);
-                        assertTrue(ShaperResult.isAdmitted(code), where);
+                        assertTrue(Result.isReserved(code), where);
                         final long guavaNs = (stopwatch.sleptMicros() - sleptBefore) * 1000;
                         exactWaits += guavaNs == code ? 1 : 0;
                         assertTrue(code >= guavaNs, where + " acquire: cellrate earlier than Guava");
@@ -77,11 +77,11 @@ class GuavaReserveDifferentialTest
                         final long timeoutMs = random.nextInt(4) == 0 ? 0 : random.nextLong(3 * meanGapMs * 4 + 1);
                         final boolean expected = guava.tryAcquire(cost, timeoutMs * 1000, TimeUnit.MICROSECONDS);
                         final long code = ours.reserve(cost, nowNs, timeoutMs * 1_000_000);
-                        if (expected != ShaperResult.isAdmitted(code))
+                        if (expected != Result.isReserved(code))
                         {
                             // Only Guava's truncation (fact 3) may separate them: Guava admits a wait up to
                             // its drift shorter, cellrate asks to retry within that drift.
-                            assertTrue(expected && ShaperResult.retryAfterNs(code) <= maxLateNs + 1_000,
+                            assertTrue(expected && Result.decodeRetryAfterNs(code) <= maxLateNs + 1_000,
                                 where + " timeout=" + timeoutMs + "ms: cellrate " + code);
                             mismatches++;
                             ours.reserve(cost, nowNs, Long.MAX_VALUE);
@@ -100,7 +100,7 @@ class GuavaReserveDifferentialTest
                         }
                         else
                         {
-                            assertTrue(ShaperResult.isRetryAfter(code), where + ": a wait beyond the timeout");
+                            assertTrue(Result.isEncodedRetryAfter(code), where + ": a wait beyond the timeout");
                         }
                     }
                     decisions++;

@@ -1,5 +1,6 @@
 package dev.cellrate.translate;
 
+import dev.cellrate.Result;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -14,7 +15,6 @@ import dev.cellrate.shaper.Reservation;
 import dev.cellrate.shaper.ReservingLimiter;
 import dev.cellrate.shaper.Shaper;
 import dev.cellrate.shaper.ShaperMode;
-import dev.cellrate.shaper.ShaperResult;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -63,7 +63,7 @@ class XTimeRateReserveFixtureTest
                     assertTrue(Boolean.parseBoolean(f[3]), "ReserveN with n <= b is always OK in Go");
                     final long goDelayNs = Long.parseLong(f[4]);
                     final long code = limiter.reserve(n, t, Long.MAX_VALUE, last);
-                    assertTrue(ShaperResult.isAdmitted(code), line);
+                    assertTrue(Result.isReserved(code), line);
                     final long diff = code - goDelayNs;
                     stats[0]++;
                     if (0 == diff)
@@ -133,7 +133,7 @@ class XTimeRateReserveFixtureTest
         {
             assertEquals(i * 100_000_000L, shaper.reserve(1, 0));
         }
-        assertFalse(ShaperResult.isAdmitted(shaper.reserve(1, 0)));
+        assertFalse(Result.isReserved(shaper.reserve(1, 0)));
 
         // Go restores twice on a second CancelAt; cellrate refunds once.
         final ReservingLimiter twice = new ReservingLimiter(XTimeRate.newLimiter(10, 5));
@@ -144,7 +144,7 @@ class XTimeRateReserveFixtureTest
         assertEquals("tokensAfterSecond 5", x.get("twice").get(2), "Go: the second cancel restores 3 more");
         assertTrue(twice.cancel(r, 0));
         assertFalse(twice.cancel(r, 0));
-        assertFalse(ShaperResult.isAdmitted(twice.reserve(1, 0, 0)), "after one refund the bucket is empty");
+        assertFalse(Result.isReserved(twice.reserve(1, 0, 0)), "after one refund the bucket is empty");
 
         // No refund once the time to act has passed; a refund exactly at the time to act.
         assertTrue(Double.parseDouble(x.get("late").get(0).split(" ")[1]) < 1e-6, "Go: no refund after the time to act");

@@ -44,7 +44,7 @@ final class CellrateKeyedTarget extends KeyedTarget
     @Override
     long decideLong(final long key, final Long boxedKey, final long nowNs)
     {
-        return limiter.tryAcquire(key, nowNs);
+        return limiter.tryAcquire(key, 1, nowNs);
     }
 
     @Override
