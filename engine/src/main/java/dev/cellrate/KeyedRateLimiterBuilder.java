@@ -11,8 +11,10 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link IllegalArgumentException} naming the field and its allowed range.
  * <p>
  * Defaults: 2<sup>20</sup> slots (16 MiB, designed for {@link #DESIGNED_LOAD_PERCENT}% = 786,432 keys),
- * 64 shards, probe bound 128 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle grace 1 s,
- * a random 128-bit key-hash secret from {@link SecureRandom}, {@link SystemNanoClock}.
+ * 64 shards (fewer for tables under 64 * 128 slots: as many as leave {@link #DEFAULT_PROBE_BOUND} slots per
+ * shard, at least 1), probe bound 128 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle
+ * grace 1 s, a random 128-bit key-hash secret from {@link SecureRandom}, {@link SystemNanoClock} (which also bounds the time
+ * eviction uses: callers' {@code nowNs} must be on this clock).
  * <p>
  * Threading: a builder is used by one thread; the limiter it builds is thread-safe.
  */
@@ -36,7 +38,9 @@ public final class KeyedRateLimiterBuilder
     final Limit limit;
     int slotCount = DEFAULT_SLOT_COUNT;
     int shardCount = DEFAULT_SHARD_COUNT;
-    int probeBound = -1;
+    boolean shardCountSet;
+    int probeBound = DEFAULT_PROBE_BOUND;
+    boolean probeBoundSet;
     TableFullPolicy policy = TableFullPolicy.REJECT;
     long idleGraceNs = DEFAULT_IDLE_GRACE_NS;
     long secret0;
@@ -85,6 +89,7 @@ public final class KeyedRateLimiterBuilder
     public KeyedRateLimiterBuilder shardCount(final int shardCount)
     {
         this.shardCount = shardCount;
+        this.shardCountSet = true;
         return this;
     }
 
@@ -95,6 +100,7 @@ public final class KeyedRateLimiterBuilder
     public KeyedRateLimiterBuilder probeBound(final int probeBound)
     {
         this.probeBound = probeBound;
+        this.probeBoundSet = true;
         return this;
     }
 
@@ -149,7 +155,8 @@ public final class KeyedRateLimiterBuilder
     }
 
     /**
-     * @param clock the clock of the {@code *Now} overloads.
+     * @param clock the clock of the {@code *Now} overloads, and the bound of the time eviction uses
+     *              (min(nowNs, clock)): callers' {@code nowNs} must be on this clock (or behind it).
      * @return this.
      */
     public KeyedRateLimiterBuilder clock(final NanoClock clock)
@@ -169,13 +176,15 @@ public final class KeyedRateLimiterBuilder
             throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
         }
         Bounds.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
-        Bounds.requireRange("shardCount", shardCount, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
-        if (Integer.bitCount(slotCount) != 1 || Integer.bitCount(shardCount) != 1)
+        final int shards = shardCountSet ? shardCount : defaultShardCount(slotCount);
+        Bounds.requireRange("shardCount", shards, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
+        if (Integer.bitCount(slotCount) != 1 || Integer.bitCount(shards) != 1)
         {
             throw new IllegalArgumentException("slotCount and shardCount must be powers of two but were " +
-                slotCount + " and " + shardCount);
+                slotCount + " and " + shards);
         }
-        final int bound = probeBound < 0 ? Math.min(DEFAULT_PROBE_BOUND, slotCount / shardCount) : probeBound;
+        final int bound = probeBoundSet ? probeBound : Math.min(DEFAULT_PROBE_BOUND, slotCount / shards);
+        Bounds.requireRange("probeBound", bound, 1, slotCount / shards);
         long k0 = secret0;
         long k1 = secret1;
         if (!secretFixed)
@@ -184,6 +193,16 @@ public final class KeyedRateLimiterBuilder
             k0 = random.nextLong();
             k1 = random.nextLong();
         }
-        return new KeyedRateLimiter(limit, policy, clock, shardCount, slotCount, bound, idleGraceNs, k0, k1);
+        return new KeyedRateLimiter(limit, policy, clock, shards, slotCount, bound, idleGraceNs, k0, k1);
+    }
+
+    /**
+     * @param slotCount total slots, a power of two.
+     * @return {@link #DEFAULT_SHARD_COUNT}, or fewer so that a shard keeps {@link #DEFAULT_PROBE_BOUND} slots,
+     * at least 1.
+     */
+    static int defaultShardCount(final int slotCount)
+    {
+        return Math.max(1, Math.min(DEFAULT_SHARD_COUNT, Integer.highestOneBit(slotCount) / DEFAULT_PROBE_BOUND));
     }
 }

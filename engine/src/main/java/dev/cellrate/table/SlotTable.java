@@ -22,34 +22,19 @@ import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
 
 import java.security.SecureRandom;
 
+import dev.cellrate.gcra.AtomicGcra;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A fixed-capacity, sharded, off-heap table of one-word cells keyed by 64-bit key words, with TTL eviction
- * of idle cells. Layout: {@link TableLayout}. This is the low-level <b>slot API</b> on which
- * {@code dev.cellrate.KeyedRateLimiter} (and any algorithm whose per-key state is one monotone word, such as
- * the shaper) runs its own CAS loop.
- * <p>
- * <b>Slot API contract.</b> A caller holding a key word {@code k} (from {@link #keyWord}) runs:
- * <pre>
- *   int off = table.claimSlot(k, nowNs);              // FULL (&lt; 0): no cell, apply your policy
- *   long tat = table.loadTat(off, k);                 // STALE: the slot left k; claim again
- *   loop: decide on tat; next must be &gt; tat (the word only ever grows)
- *         witness = table.compareAndExchangeTat(off, tat, next);
- *         witness == tat: done; else tat = table.loadTat(off, k) and loop (STALE: claim again)
- * </pre>
- * Rules: (1) the next value must be strictly greater than the expected one and never {@link #STALE}
- * (a caller that lowers the word, e.g. a refund, gives up the ABA guarantee below for stale CASes that
- * expect a value above the lowered one: if the slot is then reclaimed and the new key's TAT passes through
- * exactly that value, such a CAS lands on the new key's cell; it needs a decider paused between its
- * validated read and its CAS for about the idle grace, see {@code docs/keyed-table.md});
- * (2) after a failed CAS, never reuse the witness without {@link #loadTat}, which re-validates the key;
- * (3) a word read through {@link #loadTat} may be older than the cell's current value but never larger:
- * a decision that <em>rejects</em> on it is also right for the current value; an admission happens only
- * through a successful CAS, which succeeds only on the key's current value.
+ * of idle cells. Layout: {@link TableLayout}. The keyed fronts ({@code KeyedRateLimiter}, {@code KeyedShaper},
+ * {@code KeyedCompositeRateLimiter}) decide on it through one loop, {@link SlotLoop}, and lower a word only
+ * through {@link SlotLoop#refund}; this class takes no raw offset from any caller and hands out no buffer.
  * <p>
  * <b>Algorithm.</b> Shard = bits {@link TableLayout#SHARD_SHIFT}.. of the key word, home slot = its low bits;
  * linear probing inside the shard up to the probe bound. Slots never return to EMPTY (swept ones become
@@ -65,28 +50,31 @@ import org.agrona.concurrent.UnsafeBuffer;
  * inserters of one key must agree on a single slot even when they could pick different idle slots; inserts
  * are rare next to decisions, and the lock is never touched by a decision on a present key.
  * <p>
- * <b>ABA.</b> Invariant: across a slot's whole life, whatever keys it holds, its TAT word, ignoring
- * {@link TableLayout#RECLAIMING}, only grows. Reclaiming idle word X for key B does CAS X to RECLAIMING
- * (fails if a decider charged the cell: then it is active and kept), release key := B, release
- * TAT := max(X + 1, now - grace + 1). A stale decider expects some value v &le; X; the word never returns
- * to v, so its CAS fails. A decider that reads the new TAT sees key B on its re-read (the key was released
- * first) and goes back to probing.
+ * <b>ABA.</b> A slot's word, ignoring {@link TableLayout#RECLAIMING}, is raised by every decision and lowered
+ * only by a refund, which first records the value it lowers from in the slot's high-water mark
+ * ({@link ShardWriter}). So every value a slot ever held is at most max(current word, mark). A slot is idle
+ * only when both are &le; now - grace, and a reclaim restarts the word at max(X + 1, now - grace + 1), above
+ * both: no value a paused decider of an earlier key can hold ever comes back, so its CAS fails. A refund never
+ * lowers a word below a value its key held since its cell was claimed, so a key's word stays above every
+ * value of the slot's earlier keys. The whole argument: {@code docs/keyed-table.md}, "ABA".
  * <p>
- * <b>Eviction.</b> A cell whose TAT &le; now - grace is idle: for every caller time t &ge; now - grace it is
- * a full bucket, exactly like an empty slot, so reclaiming it changes no decision. Idle slots are reused
- * lazily by inserts on their probe path and turned into tombstones by an amortised sweep (a few slots per
- * insert) or by {@link #sweep}. A cell whose TAT &gt; now - grace is never evicted. The grace must cover
- * the skew between the {@code nowNs} values of concurrent callers.
+ * <b>Eviction.</b> A cell is idle when its TAT (and its high-water mark) are &le; E - grace, where the
+ * eviction time E = min(caller's now, the table's clock): no caller's time, however far ahead, can evict
+ * a key that is active by the clock. Idle slots are reused lazily by inserts on their probe path and turned
+ * into tombstones by an amortised sweep (a few slots per insert) or by {@link #sweep}. The grace must cover
+ * the skew between the {@code nowNs} values of concurrent callers, and callers' {@code nowNs} must be on the
+ * table's clock (or behind it), or eviction never happens and the table fills.
  * <p>
- * Memory: one direct buffer, owned by this object, freed only by the GC; no {@code close()}. Publish the
- * table to other threads safely (a final field, a volatile write, a queue).
+ * Memory: one direct buffer, plus 8 bytes per slot of high-water marks from the first refund on; owned by
+ * this object, freed only by the GC; no {@code close()}. Publish the table to other threads safely (a final
+ * field, a volatile write, a queue).
  */
 public final class SlotTable
 {
     /** {@link #claimSlot} result: no present, free or idle slot within the probe bound. */
-    public static final int FULL = -2;
+    static final int FULL = -2;
 
-    /** {@link #loadTat} result: the slot no longer belongs to the key (or is mid-reclaim). */
+    /** {@link #tatNs} result: the key has no cell (internally: the slot left the key, or is mid-reclaim). */
     public static final long STALE = RECLAIMING;
 
     private static final int SWEEP_CHUNK = 64;
@@ -102,11 +90,13 @@ public final class SlotTable
     private final long secret0;
     private final long secret1;
     private final long seed;
+    private final NanoClock evictionClock;
     private final ShardWriter writer;
     private int nextSweepShard;
 
     /**
-     * A table keyed with a fresh 128-bit secret from {@link SecureRandom} (the production choice).
+     * A table keyed with a fresh 128-bit secret from {@link SecureRandom} (the production choice), whose
+     * eviction clock is {@link SystemNanoClock}.
      *
      * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
      * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
@@ -116,13 +106,33 @@ public final class SlotTable
      */
     public SlotTable(final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs)
     {
-        this(shardCount, slotsPerShard, probeBound, idleGraceNs, KeyHash.randomSecret(new SecureRandom()));
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, SystemNanoClock.INSTANCE);
     }
 
     /**
-     * A table with a <b>fixed 64-bit</b> seed, for tests and reproducible placement: the secret is
-     * {@code (seed, seed)}. Anyone who knows it can choose keys that share a victim's cell or crowd one shard
-     * (see {@link KeyHash}); production tables use {@link #SlotTable(int, int, int, long)}.
+     * A table keyed with a fresh 128-bit secret from {@link SecureRandom} (the production choice).
+     *
+     * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
+     * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
+     * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
+     * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
+     * @param evictionClock bounds the time eviction uses (see {@link #SlotTable(int, int, int, long, long, long,
+     *                      NanoClock)}).
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlotTable(
+        final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs,
+        final NanoClock evictionClock)
+    {
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, KeyHash.randomSecret(new SecureRandom()),
+            evictionClock);
+    }
+
+    /**
+     * A table with a <b>fixed 64-bit</b> seed, for tests and reproducible placement (the secret is
+     * {@code (seed, seed)}), whose eviction clock is {@link SystemNanoClock}. Anyone who knows the seed can
+     * choose keys that share a victim's cell or crowd one shard (see {@link KeyHash}); production tables use
+     * {@link #SlotTable(int, int, int, long)}.
      *
      * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
      * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
@@ -134,12 +144,43 @@ public final class SlotTable
     public SlotTable(
         final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs, final long seed)
     {
-        this(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, seed);
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, seed, SystemNanoClock.INSTANCE);
     }
 
     /**
-     * A table with a <b>fixed</b> 128-bit secret {@code (secret0, secret1)} (SipHash's {@code k0, k1}). Weakens
-     * the table against chosen keys unless the secret is itself random and kept secret (see {@link KeyHash}).
+     * A table with a <b>fixed 64-bit</b> seed (tests; the secret is {@code (seed, seed)}, see
+     * {@link #SlotTable(int, int, int, long, long)}).
+     *
+     * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
+     * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
+     * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
+     * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
+     * @param seed          the fixed seed.
+     * @param evictionClock bounds the time eviction uses.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlotTable(
+        final int shardCount,
+        final int slotsPerShard,
+        final int probeBound,
+        final long idleGraceNs,
+        final long seed,
+        final NanoClock evictionClock)
+    {
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, seed, evictionClock);
+    }
+
+    private SlotTable(
+        final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs,
+        final long[] secret, final NanoClock evictionClock)
+    {
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, secret[0], secret[1], evictionClock);
+    }
+
+    /**
+     * A table with a <b>fixed</b> 128-bit key-hash secret {@code (secret0, secret1)} (SipHash's {@code k0, k1}).
+     * Weakens the table against chosen keys unless the secret is itself random and kept secret (see
+     * {@link KeyHash}).
      *
      * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
      * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
@@ -147,12 +188,24 @@ public final class SlotTable
      * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
      * @param secret0       the secret's first word.
      * @param secret1       the secret's second word.
+     * @param evictionClock bounds the time eviction uses: min(caller's now, this clock); read on inserts and
+     *                      sweeps only. Callers' times must be on this clock.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
     public SlotTable(
-        final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs,
-        final long secret0, final long secret1)
+        final int shardCount,
+        final int slotsPerShard,
+        final int probeBound,
+        final long idleGraceNs,
+        final long secret0,
+        final long secret1,
+        final NanoClock evictionClock)
     {
+        if (null == evictionClock)
+        {
+            throw new IllegalArgumentException("evictionClock must not be null");
+        }
+        this.evictionClock = evictionClock;
         requirePowerOfTwo("shardCount", shardCount, TableLayout.MAX_SHARDS);
         requirePowerOfTwo("slotsPerShard", slotsPerShard, TableLayout.MAX_SLOTS / shardCount);
         requireRange("probeBound", probeBound, 1, slotsPerShard);
@@ -177,15 +230,9 @@ public final class SlotTable
         {
             buffer.putLong(offset, FRESH_TAT_NS);
         }
-        writer = new ShardWriter(buffer, slotsOffset, slotsPerShardBits, probeBound, idleGraceNs);
+        writer = new ShardWriter(buffer, slotsOffset, slotsPerShardBits, probeBound, idleGraceNs,
+            shardCount * slotsPerShard);
         buffer.putLongVolatile(TableLayout.shardHeaderOffset(0) + LOCK_OFFSET, 0);
-    }
-
-    private SlotTable(
-        final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs,
-        final long[] secret)
-    {
-        this(shardCount, slotsPerShard, probeBound, idleGraceNs, secret[0], secret[1]);
     }
 
     /**
@@ -235,23 +282,23 @@ public final class SlotTable
      * path). Lock-free if the key is present; takes the shard lock to insert.
      *
      * @param keyWord the key word.
-     * @param nowNs   the caller's time (decides which cells are idle).
+     * @param nowNs   the caller's time (bounded by the clock, decides which cells are idle).
      * @return the offset of the cell's TAT word in {@link #buffer()}, or {@link #FULL} (counted).
      */
-    public int claimSlot(final long keyWord, final long nowNs)
+    int claimSlot(final long keyWord, final long nowNs)
     {
-        if (EMPTY_KEY == keyWord)
-        {
-            return EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
-        }
-        if (TOMBSTONE_KEY == keyWord)
-        {
-            return TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
-        }
+        final int found = findSlot(keyWord);
+        return found >= 0 ? found : insertSlot(keyWord, nowNs);
+    }
+
+    /**
+     * {@link #claimSlot} for a key word {@link #findSlot} just missed (a reserved word is always found).
+     */
+    int insertSlot(final long keyWord, final long nowNs)
+    {
         final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
         final int home = (int)keyWord & slotMask;
-        final int found = find(keyWord, shard, home);
-        return found >= 0 ? found : writer.insert(keyWord, shard, home, nowNs);
+        return writer.insert(keyWord, shard, home, evictionNs(nowNs));
     }
 
     /**
@@ -260,7 +307,7 @@ public final class SlotTable
      * @param keyWord the key word.
      * @return the offset of the cell's TAT word, or -1 if the key has no cell.
      */
-    public int findSlot(final long keyWord)
+    int findSlot(final long keyWord)
     {
         if (EMPTY_KEY == keyWord)
         {
@@ -280,7 +327,7 @@ public final class SlotTable
      * @param keyWord   the key word it was claimed for.
      * @return the TAT, or {@link #STALE} if the slot no longer belongs to the key or is mid-reclaim.
      */
-    public long loadTat(final int tatOffset, final long keyWord)
+    long loadTat(final int tatOffset, final long keyWord)
     {
         final long tatNs = buffer.getLongAcquire(tatOffset);
         if (tatOffset < slotsOffset)
@@ -302,7 +349,7 @@ public final class SlotTable
      * @param nextNs     the new value, strictly greater than {@code expectedNs}.
      * @return the witness: {@code expectedNs} iff the word was swapped.
      */
-    public long compareAndExchangeTat(final int tatOffset, final long expectedNs, final long nextNs)
+    long compareAndExchangeTat(final int tatOffset, final long expectedNs, final long nextNs)
     {
         final long witnessNs = buffer.compareAndExchangeLong(tatOffset, expectedNs, nextNs);
         if (witnessNs != expectedNs)
@@ -316,29 +363,95 @@ public final class SlotTable
      * Turn up to {@code maxSlots} idle slots into tombstones, round-robin over the shards, for users who run
      * their own timer. Takes each shard's lock for at most 64 slots at a time. Any thread.
      *
-     * @param nowNs    the time (same clock as the decisions).
+     * @param nowNs    the time (same clock as the decisions; bounded by the table's clock).
      * @param maxSlots slots to visit, &ge; 0.
      * @return the number of idle keys reclaimed.
      */
     public int sweep(final long nowNs, final int maxSlots)
     {
+        final long evictionNs = evictionNs(nowNs);
         int reclaimed = 0;
         int remaining = maxSlots;
         while (remaining > 0)
         {
             final int visit = Math.min(remaining, Math.min(SWEEP_CHUNK, slotMask + 1));
-            reclaimed += writer.sweep(nextSweepShard++ & shardMask, visit, nowNs);
+            reclaimed += writer.sweep(nextSweepShard++ & shardMask, visit, evictionNs);
             remaining -= visit;
         }
         return reclaimed;
     }
 
     /**
-     * @return the offset of the shared overflow cell's TAT word (table-full policy {@code OVERFLOW}).
+     * The key's TAT, read-only (tests, diagnostics).
+     *
+     * @param keyWord the key word.
+     * @return the TAT of the key's cell, or {@link #STALE} if the key has no cell (or it is mid-reclaim).
      */
-    public int overflowTatOffset()
+    public long tatNs(final long keyWord)
     {
-        return OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET;
+        final int tatOffset = findSlot(keyWord);
+        return tatOffset < 0 ? STALE : loadTat(tatOffset, keyWord);
+    }
+
+    /**
+     * Placement, read-only (tests, diagnostics).
+     *
+     * @param keyWord the key word.
+     * @return the index of the key's slot in [0, slotCount), -1 if the key has no slot, -2 for the two key
+     * words that have dedicated cells.
+     */
+    public int slotIndexOf(final long keyWord)
+    {
+        final int tatOffset = findSlot(keyWord);
+        if (tatOffset < 0)
+        {
+            return -1;
+        }
+        return tatOffset < slotsOffset ? -2 : (tatOffset - TAT_OFFSET - slotsOffset) / SLOT_LENGTH;
+    }
+
+    /**
+     * One GCRA decision on the shared overflow cell (table-full policy {@code OVERFLOW}), see
+     * {@link AtomicGcra#acquire}.
+     *
+     * @param incrementNs {@code n * T}.
+     * @param ceilingNs   {@code &tau; + T}.
+     * @param nowNs       the time of the request.
+     * @return as {@link AtomicGcra#acquire}.
+     */
+    public long chargeOverflow(final long incrementNs, final long ceilingNs, final long nowNs)
+    {
+        return AtomicGcra.acquire(buffer, OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET, incrementNs, ceilingNs, nowNs);
+    }
+
+    /**
+     * @return the TAT of the shared overflow cell.
+     */
+    public long overflowTatNs()
+    {
+        return buffer.getLongAcquire(OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET);
+    }
+
+    /**
+     * The one place a word is lowered (see {@link SlotLoop#refund}): validated load, high-water mark, CAS.
+     */
+    boolean refund(final long keyWord, final long chargedNs, final long restoredNs)
+    {
+        final long lowNs = Math.max(restoredNs, FRESH_TAT_NS);
+        if (lowNs >= chargedNs)
+        {
+            return false;
+        }
+        final int tatOffset = findSlot(keyWord);
+        if (tatOffset < 0 || loadTat(tatOffset, keyWord) != chargedNs)
+        {
+            return false;
+        }
+        if (tatOffset >= slotsOffset)
+        {
+            writer.recordLowering(tatOffset - TAT_OFFSET, chargedNs);
+        }
+        return buffer.compareAndSetLong(tatOffset, chargedNs, lowNs);
     }
 
     /**
@@ -375,11 +488,27 @@ public final class SlotTable
     }
 
     /**
-     * @return the buffer holding the table (never release it yourself).
+     * @return the buffer holding the table (package only: offsets into it are never taken from callers).
      */
-    public AtomicBuffer buffer()
+    AtomicBuffer buffer()
     {
         return buffer;
+    }
+
+    /**
+     * @return bytes of off-heap memory held: the table, plus the high-water marks once anything was refunded.
+     */
+    public long capacityBytes()
+    {
+        return (long)buffer.capacity() + writer.highWaterMarksLength();
+    }
+
+    /**
+     * @return the clock that bounds the time eviction uses.
+     */
+    public NanoClock evictionClock()
+    {
+        return evictionClock;
     }
 
     /**
@@ -441,6 +570,11 @@ public final class SlotTable
             }
         }
         return count;
+    }
+
+    private long evictionNs(final long nowNs)
+    {
+        return Math.min(nowNs, evictionClock.nanoTime());
     }
 
     private int find(final long keyWord, final int shard, final int home)
