@@ -1,5 +1,9 @@
 package dev.cellrate;
 
+import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.table.KeyHash;
+import dev.cellrate.table.SlotTable;
 import java.security.SecureRandom;
 
 import dev.cellrate.table.TableLayout;
@@ -171,6 +175,40 @@ public final class KeyedRateLimiterBuilder
      */
     public KeyedRateLimiter build()
     {
+        final int shards = validatedShardCount();
+        final int bound = validatedProbeBound(shards);
+        final long[] secret = secret();
+        return new KeyedRateLimiter(limit, policy, clock, shards, slotCount, bound, idleGraceNs, secret[0], secret[1]);
+    }
+
+    /**
+     * A keyed shaper with this builder's limit, table sizing, idle grace, key-hash secret and clock (the table-full
+     * policy does not apply: a shaper with no cell for a key answers {@link Result#TABLE_FULL}).
+     *
+     * @param mode the shaper's mode.
+     * @return the keyed shaper.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public KeyedShaper buildShaper(final ShaperMode mode)
+    {
+        if (null == mode)
+        {
+            throw new IllegalArgumentException("mode must not be null");
+        }
+        final int shards = validatedShardCount();
+        final int bound = validatedProbeBound(shards);
+        final long[] secret = secret();
+        return new KeyedShaper(limit, mode,
+            new SlotTable(shards, slotCount / shards, bound, idleGraceNs, secret[0], secret[1], clock), clock);
+    }
+
+    private long[] secret()
+    {
+        return secretFixed ? new long[] {secret0, secret1} : KeyHash.randomSecret(new SecureRandom());
+    }
+
+    private int validatedShardCount()
+    {
         if (null == policy || null == clock)
         {
             throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
@@ -183,17 +221,14 @@ public final class KeyedRateLimiterBuilder
             throw new IllegalArgumentException("slotCount and shardCount must be powers of two but were " +
                 slotCount + " and " + shards);
         }
+        return shards;
+    }
+
+    private int validatedProbeBound(final int shards)
+    {
         final int bound = probeBoundSet ? probeBound : Math.min(DEFAULT_PROBE_BOUND, slotCount / shards);
         Bounds.requireRange("probeBound", bound, 1, slotCount / shards);
-        long k0 = secret0;
-        long k1 = secret1;
-        if (!secretFixed)
-        {
-            final SecureRandom random = new SecureRandom();
-            k0 = random.nextLong();
-            k1 = random.nextLong();
-        }
-        return new KeyedRateLimiter(limit, policy, clock, shards, slotCount, bound, idleGraceNs, k0, k1);
+        return bound;
     }
 
     /**
