@@ -1,5 +1,8 @@
 package dev.cellrate;
 
+import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.table.SlotTable;
 import java.security.SecureRandom;
 
 import dev.cellrate.table.TableLayout;
@@ -155,6 +158,35 @@ public final class KeyedRateLimiterBuilder
      */
     public KeyedRateLimiter build()
     {
+        final int shards = validatedShardCount();
+        final int bound = validatedProbeBound(shards);
+        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
+        return new KeyedRateLimiter(limit, policy, clock, shards, slotCount, bound, idleGraceNs, tableSeed);
+    }
+
+    /**
+     * A keyed shaper with this builder's limit, table sizing, idle grace, seed and clock (the table-full
+     * policy does not apply: a shaper with no cell for a key answers {@link Result#TABLE_FULL}).
+     *
+     * @param mode the shaper's mode.
+     * @return the keyed shaper.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public KeyedShaper buildShaper(final ShaperMode mode)
+    {
+        if (null == mode)
+        {
+            throw new IllegalArgumentException("mode must not be null");
+        }
+        final int shards = validatedShardCount();
+        final int bound = validatedProbeBound(shards);
+        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
+        return new KeyedShaper(limit, mode, new SlotTable(shards, slotCount / shards, bound, idleGraceNs, tableSeed),
+            clock);
+    }
+
+    private int validatedShardCount()
+    {
         if (null == policy || null == clock)
         {
             throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
@@ -167,10 +199,14 @@ public final class KeyedRateLimiterBuilder
             throw new IllegalArgumentException("slotCount and shardCount must be powers of two but were " +
                 slotCount + " and " + shards);
         }
+        return shards;
+    }
+
+    private int validatedProbeBound(final int shards)
+    {
         final int bound = probeBoundSet ? probeBound : Math.min(DEFAULT_PROBE_BOUND, slotCount / shards);
         Bounds.requireRange("probeBound", bound, 1, slotCount / shards);
-        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
-        return new KeyedRateLimiter(limit, policy, clock, shards, slotCount, bound, idleGraceNs, tableSeed);
+        return bound;
     }
 
     /**
