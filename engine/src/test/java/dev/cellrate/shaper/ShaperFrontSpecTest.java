@@ -163,7 +163,9 @@ class ShaperFrontSpecTest
             }
         };
         assertThrows(IllegalArgumentException.class, () -> new ReleaseAgent<>(1, handler, FAR_CLOCK));
-        assertThrows(IllegalArgumentException.class, () -> new ReleaseAgent<>((1 << 30) + 1, handler, FAR_CLOCK));
+        final IllegalArgumentException tooBig =
+            assertThrows(IllegalArgumentException.class, () -> new ReleaseAgent<>((1 << 30) + 1, handler, FAR_CLOCK));
+        assertTrue(tooBig.getMessage().startsWith("capacity must be in [2, 1073741824]"), tooBig.getMessage());
         assertThrows(IllegalArgumentException.class, () -> new ReleaseAgent<String>(2, null, FAR_CLOCK));
         assertThrows(IllegalArgumentException.class, () -> new ReleaseAgent<>(2, handler, null));
         final ReleaseAgent<String> agent = new ReleaseAgent<>(2, handler, () -> 1_000);
@@ -173,11 +175,20 @@ class ShaperFrontSpecTest
         assertEquals(Result.ADMITTED, agent.submit("a", 1_000));
         assertEquals(Result.ADMITTED, agent.submit("b", 5_000));
         assertEquals(Result.QUEUE_FULL, agent.submit("c", 1_000));
+        assertEquals(2, agent.outstanding());
         assertEquals(3, agent.doWork(), "two taken in, one released");
         assertEquals(List.of("a"), released);
+        assertEquals(1, agent.outstanding(), "the released carrier is free again");
+        final Shaper shaper = new Shaper(LIMIT, ShaperMode.delay());
+        assertEquals(0, shaper.reserve(3, 1_000));
+        assertTrue(Result.isEncodedRetryAfter(agent.submit("e", shaper, 1, 1_000)), "the shaper rejects it");
+        assertEquals(1, agent.outstanding(), "a rejected item takes no carrier");
+        assertEquals(1_300, shaper.tatNs());
         agent.closeSubmissions();
         assertTrue(agent.isClosed());
         assertEquals(Result.CLOSED, agent.submit("d", 1_000));
+        assertEquals(Result.CLOSED, agent.submit("d", shaper, 1, 1_000));
+        assertEquals(Result.CLOSED, agent.submit("d", keyed(), 1L, 1, 1_000));
         agent.onClose();
         assertEquals(List.of("a", "back:b"), released);
         assertEquals(1, agent.handedBackCount());

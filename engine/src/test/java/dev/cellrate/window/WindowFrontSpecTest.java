@@ -120,4 +120,19 @@ class WindowFrontSpecTest
         assertTrue(limiter.tryAcquire(2, 1_000) > 0);
         assertEquals(Result.NEVER, limiter.tryAcquire(3, 1_000, decision));
     }
+
+    @Test
+    void aSlidingCounterAskedAboutAnEarlierWindowAnswersFromTheLaterState()
+    {
+        // The clock went back a window: the state is in window 1, the request in window 0. The estimate is
+        // read at the start of window 1 (never earlier), so the answer is never more permissive than at 1000.
+        final SlidingCounterLimiter limiter = new SlidingCounterLimiter(1, 1_000, CellArray.allocate(1), 0, CLOCK);
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 1_500));
+        assertEquals(1_500, limiter.tryAcquire(1, 1_500), "window 1's permit weighs on all of window 2");
+        assertEquals(2_500, limiter.tryAcquire(1, 500), "the same retry time, 3000, from an earlier clock");
+        final Decision decision = new Decision();
+        assertEquals(2_500, limiter.tryAcquire(1, 500, decision));
+        assertEquals(0, decision.remaining());
+        assertEquals(2_500, decision.resetAfterNs(), "until the estimate is 0: the start of window 3");
+    }
 }
