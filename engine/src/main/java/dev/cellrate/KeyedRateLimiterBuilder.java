@@ -181,8 +181,8 @@ public final class KeyedRateLimiterBuilder
         final int shards = validatedShardCount();
         final int bound = validatedProbeBound(shards);
         final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
-        return new KeyedShaper(limit, mode, new SlotTable(shards, slotCount / shards, bound, idleGraceNs, tableSeed),
-            clock);
+        return new KeyedShaper(limit, mode,
+            new SlotTable(shards, slotCount / shards, bound, idleGraceNs, tableSeed, clock), clock);
     }
 
     private int validatedShardCount()
