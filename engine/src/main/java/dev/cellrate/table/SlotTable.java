@@ -222,6 +222,20 @@ public final class SlotTable
     }
 
     /**
+     * Bring the key's home slot toward the core without deciding anything: one plain load of the home slot's
+     * key word, whose value the caller must consume (fold it into something it keeps) so the compiler keeps
+     * the load. Batch callers touch every key of a batch first so the cache misses overlap, then decide
+     * (memory-level parallelism); the value read is only a hint and never trusted.
+     *
+     * @param keyWord the key word.
+     * @return the key word held by the home slot (racy, unvalidated).
+     */
+    public long touch(final long keyWord)
+    {
+        return buffer.getLong(slotOffset((int)(keyWord >>> SHARD_SHIFT) & shardMask, (int)keyWord & slotMask));
+    }
+
+    /**
      * Validated load: the TAT (acquire), then the key again (acquire).
      *
      * @param tatOffset from {@link #claimSlot}.
