@@ -461,25 +461,26 @@ public final class KeyedRateLimiter
     private long chargeFast(final long keyWord, final long incrementNs, final long nowNs)
     {
         final SlotTable table = this.table;
-        if (incrementNs >= 1)
+        final int tatOffset = table.findSlot(keyWord);
+        if (tatOffset >= 0)
         {
-            final int tatOffset = table.findSlot(keyWord);
-            if (tatOffset >= 0)
+            final long tatNs = table.loadTat(tatOffset, keyWord);
+            // GCRA on the validated TAT in three operations: next = max(TAT, t) + I, d = next - t = lag + I.
+            // No overflow (next > base, which also rules out I < 1 and STALE) and d > 0 make d exact, so
+            // "conforms iff lag + I <= tau + T" is d <= ceiling and the retry-after is d - ceiling. Anything
+            // else (absent key, STALE, an unrepresentable TAT, a lost CAS) is decided from scratch by charge.
+            final long baseNs = Math.max(tatNs, nowNs);
+            final long nextTatNs = baseNs + incrementNs;
+            final long dueNs = nextTatNs - nowNs;
+            if (nextTatNs > baseNs && dueNs > 0 && SlotTable.STALE != tatNs)
             {
-                final long tatNs = table.loadTat(tatOffset, keyWord);
-                if (SlotTable.STALE != tatNs)
+                if (dueNs > ceilingNs)
                 {
-                    final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-                    if (retryAfterNs > 0)
-                    {
-                        return retryAfterNs;
-                    }
-                    final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-                    if (Gcra.UNREPRESENTABLE != nextTatNs &&
-                        table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
-                    {
-                        return Result.ADMITTED;
-                    }
+                    return dueNs - ceilingNs;
+                }
+                if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                {
+                    return Result.ADMITTED;
                 }
             }
         }

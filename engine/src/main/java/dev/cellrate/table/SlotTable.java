@@ -22,6 +22,7 @@ import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
 
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -90,6 +91,9 @@ public final class SlotTable
     private static final int SWEEP_CHUNK = 64;
 
     private final AtomicBuffer buffer;
+    /** Address of byte 0 of the buffer: the lookup path reads and CASes raw addresses (no bounds checks). */
+    private final long address;
+    private final int lastWordOffset;
     private final int shardMask;
     private final int slotMask;
     private final int shardBits;
@@ -127,6 +131,8 @@ public final class SlotTable
         final int length = TableLayout.length(shardCount, shardCount * slotsPerShard);
         buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, TableLayout.ALIGNMENT));
         buffer.verifyAlignment();
+        address = buffer.addressOffset();
+        lastWordOffset = length - Long.BYTES;
         buffer.putLong(EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
         buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
         buffer.putLong(OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
@@ -232,7 +238,8 @@ public final class SlotTable
      */
     public long touch(final long keyWord)
     {
-        return buffer.getLong(slotOffset((int)(keyWord >>> SHARD_SHIFT) & shardMask, (int)keyWord & slotMask));
+        return UnsafeApi.getLong(
+            null, address + slotOffset((int)(keyWord >>> SHARD_SHIFT) & shardMask, (int)keyWord & slotMask));
     }
 
     /**
@@ -244,12 +251,13 @@ public final class SlotTable
      */
     public long loadTat(final int tatOffset, final long keyWord)
     {
-        final long tatNs = buffer.getLongAcquire(tatOffset);
+        final long tatAddress = address + checkTatOffset(tatOffset);
+        final long tatNs = UnsafeApi.getLongAcquire(null, tatAddress);
         if (tatOffset < slotsOffset)
         {
             return tatNs;
         }
-        if (RECLAIMING == tatNs || buffer.getLongAcquire(tatOffset - TAT_OFFSET + KEY_OFFSET) != keyWord)
+        if (RECLAIMING == tatNs || UnsafeApi.getLongAcquire(null, tatAddress - TAT_OFFSET + KEY_OFFSET) != keyWord)
         {
             return STALE;
         }
@@ -266,7 +274,7 @@ public final class SlotTable
      */
     public long compareAndExchangeTat(final int tatOffset, final long expectedNs, final long nextNs)
     {
-        final long witnessNs = buffer.compareAndExchangeLong(tatOffset, expectedNs, nextNs);
+        final long witnessNs = UnsafeApi.compareAndExchangeLong(null, address + checkTatOffset(tatOffset), expectedNs, nextNs);
         if (witnessNs != expectedNs)
         {
             buffer.getAndAddLong(headerOf(tatOffset) + CAS_RETRIES_OFFSET, 1);
@@ -406,11 +414,11 @@ public final class SlotTable
 
     private int find(final long keyWord, final int shard, final int home)
     {
-        final AtomicBuffer buffer = this.buffer;
+        final long address = this.address;
         for (int probe = 0; probe < probeBound; probe++)
         {
             final int slot = slotOffset(shard, (home + probe) & slotMask);
-            final long key = buffer.getLongAcquire(slot + KEY_OFFSET);
+            final long key = UnsafeApi.getLongAcquire(null, address + slot + KEY_OFFSET);
             if (key == keyWord)
             {
                 return slot + TAT_OFFSET;
@@ -426,6 +434,19 @@ public final class SlotTable
     private int slotOffset(final int shard, final int index)
     {
         return TableLayout.slotOffset(slotsOffset, slotsPerShardBits, shard, index);
+    }
+
+    /**
+     * The one check left on the raw-address path: an offset handed in by a caller must be a word inside the
+     * buffer (one unsigned compare against a final field; offsets from {@link #claimSlot} always pass).
+     */
+    private int checkTatOffset(final int tatOffset)
+    {
+        if (Integer.compareUnsigned(tatOffset, lastWordOffset) > 0)
+        {
+            throw new IndexOutOfBoundsException("tatOffset " + tatOffset + " is outside [0, " + lastWordOffset + "]");
+        }
+        return tatOffset;
     }
 
     private int headerOf(final int tatOffset)

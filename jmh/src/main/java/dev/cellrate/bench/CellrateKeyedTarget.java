@@ -44,7 +44,13 @@ final class CellrateKeyedTarget extends KeyedTarget
     @Override
     long decideLong(final long key, final Long boxedKey, final long nowNs)
     {
-        return limiter.tryAcquire(key, nowNs);
+        return limiter.tryAcquire(key, 1, nowNs);
+    }
+
+    @Override
+    long decideBytes(final byte[] bytes, final int offset, final int length, final long nowNs)
+    {
+        return limiter.tryAcquire(bytes, offset, length, 1, nowNs);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.table.SlotTable;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -22,6 +23,7 @@ final class RandomCasTarget extends KeyedTarget
 
     private final AtomicBuffer buffer;
     private final long slotMask;
+    private final SlotTable hasher = HashOnlyTarget.hasher();
 
     /**
      * @param keyCount keys the array is sized for (as cellrate's table).
@@ -65,6 +67,13 @@ final class RandomCasTarget extends KeyedTarget
     long decideString(final String key, final long nowNs)
     {
         return cas(mix(key.hashCode()), nowNs);
+    }
+
+    /** Byte keys: cellrate's own seeded hash of the bytes, then the CAS (the floor of a hashed byte key). */
+    @Override
+    long decideBytes(final byte[] bytes, final int offset, final int length, final long nowNs)
+    {
+        return cas(hasher.keyWord(bytes, offset, length), nowNs);
     }
 
     private long cas(final long hash, final long nowNs)
