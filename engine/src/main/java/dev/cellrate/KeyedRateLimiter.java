@@ -62,7 +62,7 @@ public final class KeyedRateLimiter
         final TableFullPolicy policy,
         final NanoClock clock,
         final int shardCount,
-        final int slotCount,
+        final int slotsPerShard,
         final int probeBound,
         final long idleGraceNs,
         final long seed)
@@ -70,7 +70,7 @@ public final class KeyedRateLimiter
         this.limit = limit;
         this.policy = policy;
         this.clock = clock;
-        this.table = new SlotTable(shardCount, slotCount / shardCount, probeBound, idleGraceNs, seed);
+        this.table = new SlotTable(shardCount, slotsPerShard, probeBound, idleGraceNs, seed);
         this.buffer = table.buffer();
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();

@@ -11,7 +11,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link IllegalArgumentException} naming the field and its allowed range.
  * <p>
  * Defaults: 2<sup>20</sup> slots (16 MiB, designed for {@link #DESIGNED_LOAD_PERCENT}% = 786,432 keys),
- * 64 shards, probe bound 128 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle grace 1 s,
+ * 64 shards (fewer for tables under 16,384 slots: at least 256 slots a shard), probe bound 512 (or the
+ * shard size if smaller), {@link TableFullPolicy#REJECT}, idle grace 1 s,
  * a random seed from {@link SecureRandom}, {@link SystemNanoClock}.
  * <p>
  * Threading: a builder is used by one thread; the limiter it builds is thread-safe.
@@ -27,8 +28,17 @@ public final class KeyedRateLimiterBuilder
     /** Default shard count. */
     public static final int DEFAULT_SHARD_COUNT = 64;
 
-    /** Default probe bound. */
-    public static final int DEFAULT_PROBE_BOUND = 128;
+    /**
+     * Default probe bound: with linear probing a bound of 128 refused about 1% of the last inserts into a table
+     * sized exactly to its expected keys (75%, and a shard's share of keys varies around it); at 512 the
+     * chance that an insert at 75% load finds no free slot within the bound is about 10<sup>-9</sup>. A present
+     * key is found at its home slot or next to it whatever the bound; only lookups of absent keys in a table
+     * full of tombstones walk further.
+     */
+    public static final int DEFAULT_PROBE_BOUND = 512;
+
+    /** Smallest shard a default shard count produces: small tables get fewer shards, not 64 tiny ones. */
+    static final int MIN_DEFAULT_SHARD_SLOTS = 256;
 
     /** Default idle grace: 1 s. */
     public static final long DEFAULT_IDLE_GRACE_NS = 1_000_000_000L;
@@ -36,6 +46,7 @@ public final class KeyedRateLimiterBuilder
     final Limit limit;
     int slotCount = DEFAULT_SLOT_COUNT;
     int shardCount = DEFAULT_SHARD_COUNT;
+    boolean shardCountSet;
     int probeBound = -1;
     TableFullPolicy policy = TableFullPolicy.REJECT;
     long idleGraceNs = DEFAULT_IDLE_GRACE_NS;
@@ -53,7 +64,8 @@ public final class KeyedRateLimiterBuilder
     }
 
     /**
-     * @param slotCount total slots (the capacity), a power of two in [shardCount, 2<sup>26</sup>].
+     * @param slotCount total slots (the capacity), in [shardCount, {@link TableLayout#MAX_SLOTS}]; any count,
+     *                  rounded up to a multiple of the shard count (16 bytes each).
      * @return this.
      */
     public KeyedRateLimiterBuilder slotCount(final int slotCount)
@@ -63,17 +75,18 @@ public final class KeyedRateLimiterBuilder
     }
 
     /**
-     * Size the table for {@code keys} keys at the designed load: slots = the power of two &ge;
-     * keys * 100 / {@link #DESIGNED_LOAD_PERCENT}.
+     * Size the table for {@code keys} keys at the designed load: slots = keys * 100 /
+     * {@link #DESIGNED_LOAD_PERCENT} rounded up (to a multiple of the shard count at build), i.e. about 21.3
+     * bytes of slot per key at any key count (not the next power of two). If no shard count is set, a table
+     * smaller than the default shard count gets one shard per slot at most.
      *
-     * @param keys expected keys, in [1, 2<sup>26</sup> * 3 / 4].
+     * @param keys expected keys, in [1, {@link TableLayout#MAX_SLOTS} * 3 / 4] (100 M keys fit).
      * @return this.
      */
     public KeyedRateLimiterBuilder expectedKeys(final int keys)
     {
         Bounds.requireRange("expectedKeys", keys, 1, (long)TableLayout.MAX_SLOTS * DESIGNED_LOAD_PERCENT / 100);
-        final long slots = ((long)keys * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT;
-        this.slotCount = (int)Math.max(1, Long.highestOneBit(slots - 1) << 1);
+        this.slotCount = (int)(((long)keys * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT);
         return this;
     }
 
@@ -84,6 +97,7 @@ public final class KeyedRateLimiterBuilder
     public KeyedRateLimiterBuilder shardCount(final int shardCount)
     {
         this.shardCount = shardCount;
+        this.shardCountSet = true;
         return this;
     }
 
@@ -153,14 +167,21 @@ public final class KeyedRateLimiterBuilder
             throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
         }
         Bounds.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
-        Bounds.requireRange("shardCount", shardCount, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
-        if (Integer.bitCount(slotCount) != 1 || Integer.bitCount(shardCount) != 1)
+        final int shards = shardCountSet ? shardCount :
+            Math.min(shardCount, Math.max(1, Integer.highestOneBit(slotCount / MIN_DEFAULT_SHARD_SLOTS)));
+        Bounds.requireRange("shardCount", shards, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
+        if (Integer.bitCount(shards) != 1)
         {
-            throw new IllegalArgumentException("slotCount and shardCount must be powers of two but were " +
-                slotCount + " and " + shardCount);
+            throw new IllegalArgumentException("shardCount must be a power of two but was " + shards);
         }
-        final int bound = probeBound < 0 ? Math.min(DEFAULT_PROBE_BOUND, slotCount / shardCount) : probeBound;
+        final int slotsPerShard = (int)(((long)slotCount + shards - 1) / shards);
+        if ((long)slotsPerShard * shards > TableLayout.MAX_SLOTS)
+        {
+            throw new IllegalArgumentException("slotCount rounded up to a multiple of shardCount must be in [1, " +
+                TableLayout.MAX_SLOTS + "] but was " + (long)slotsPerShard * shards);
+        }
+        final int bound = probeBound < 0 ? Math.min(DEFAULT_PROBE_BOUND, slotsPerShard) : probeBound;
         final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
-        return new KeyedRateLimiter(limit, policy, clock, shardCount, slotCount, bound, idleGraceNs, tableSeed);
+        return new KeyedRateLimiter(limit, policy, clock, shards, slotsPerShard, bound, idleGraceNs, tableSeed);
     }
 }

@@ -50,7 +50,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * a decision that <em>rejects</em> on it is also right for the current value; an admission happens only
  * through a successful CAS, which succeeds only on the key's current value.
  * <p>
- * <b>Algorithm.</b> Shard = bits {@link TableLayout#SHARD_SHIFT}.. of the key word, home slot = its low bits;
+ * <b>Algorithm.</b> Shard = bits {@link TableLayout#SHARD_SHIFT}.. of the key word, home slot = a
+ * multiply-shift reduction of its low 32 bits onto the shard's slot count ({@link TableLayout#homeIndex}: any
+ * count, so the table follows the expected key count instead of the next power of two);
  * linear probing inside the shard up to the probe bound. Slots never return to EMPTY (swept ones become
  * tombstones), so a probe that reaches EMPTY proves the key absent. The two reserved key words have
  * dedicated cells in the table header, so no key is ever stored under a reserved word.
@@ -95,9 +97,7 @@ public final class SlotTable
     private final long address;
     private final int lastWordOffset;
     private final int shardMask;
-    private final int slotMask;
-    private final int shardBits;
-    private final int slotsPerShardBits;
+    private final int slotsPerShard;
     private final int probeBound;
     private final int slotsOffset;
     private final long idleGraceNs;
@@ -107,7 +107,8 @@ public final class SlotTable
 
     /**
      * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
-     * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
+     * @param slotsPerShard slots per shard, any count &ge; 1; total slots at most {@link TableLayout#MAX_SLOTS}
+     *                      (133,693,407: 100 M keys at 75% load).
      * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
      * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
      * @param seed          seed of the key words.
@@ -117,13 +118,11 @@ public final class SlotTable
         final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs, final long seed)
     {
         requirePowerOfTwo("shardCount", shardCount, TableLayout.MAX_SHARDS);
-        requirePowerOfTwo("slotsPerShard", slotsPerShard, TableLayout.MAX_SLOTS / shardCount);
+        requireRange("slotsPerShard", slotsPerShard, 1, TableLayout.MAX_SLOTS / shardCount);
         requireRange("probeBound", probeBound, 1, slotsPerShard);
         requireRange("idleGraceNs", idleGraceNs, 1, 1L << 62);
         this.shardMask = shardCount - 1;
-        this.slotMask = slotsPerShard - 1;
-        this.shardBits = Integer.numberOfTrailingZeros(shardCount);
-        this.slotsPerShardBits = Integer.numberOfTrailingZeros(slotsPerShard);
+        this.slotsPerShard = slotsPerShard;
         this.probeBound = probeBound;
         this.idleGraceNs = idleGraceNs;
         this.seed = seed;
@@ -140,7 +139,7 @@ public final class SlotTable
         {
             buffer.putLong(offset, FRESH_TAT_NS);
         }
-        writer = new ShardWriter(buffer, slotsOffset, slotsPerShardBits, probeBound, idleGraceNs);
+        writer = new ShardWriter(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs);
         buffer.putLongVolatile(TableLayout.shardHeaderOffset(0) + LOCK_OFFSET, 0);
     }
 
@@ -203,7 +202,7 @@ public final class SlotTable
             return TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
         }
         final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
-        final int home = (int)keyWord & slotMask;
+        final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
         final int found = find(keyWord, shard, home);
         return found >= 0 ? found : writer.insert(keyWord, shard, home, nowNs);
     }
@@ -224,7 +223,7 @@ public final class SlotTable
         {
             return TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
         }
-        return find(keyWord, (int)(keyWord >>> SHARD_SHIFT) & shardMask, (int)keyWord & slotMask);
+        return find(keyWord, (int)(keyWord >>> SHARD_SHIFT) & shardMask, TableLayout.homeIndex(keyWord, slotsPerShard));
     }
 
     /**
@@ -239,7 +238,8 @@ public final class SlotTable
     public long touch(final long keyWord)
     {
         return UnsafeApi.getLong(
-            null, address + slotOffset((int)(keyWord >>> SHARD_SHIFT) & shardMask, (int)keyWord & slotMask));
+            null, address + slotOffset((int)(keyWord >>> SHARD_SHIFT) & shardMask,
+                TableLayout.homeIndex(keyWord, slotsPerShard)));
     }
 
     /**
@@ -296,7 +296,7 @@ public final class SlotTable
         int remaining = maxSlots;
         while (remaining > 0)
         {
-            final int visit = Math.min(remaining, Math.min(SWEEP_CHUNK, slotMask + 1));
+            final int visit = Math.min(remaining, Math.min(SWEEP_CHUNK, slotsPerShard));
             reclaimed += writer.sweep(nextSweepShard++ & shardMask, visit, nowNs);
             remaining -= visit;
         }
@@ -357,7 +357,7 @@ public final class SlotTable
      */
     public int slotCount()
     {
-        return (slotMask + 1) << shardBits;
+        return slotsPerShard * (shardMask + 1);
     }
 
     /**
@@ -417,7 +417,12 @@ public final class SlotTable
         final long address = this.address;
         for (int probe = 0; probe < probeBound; probe++)
         {
-            final int slot = slotOffset(shard, (home + probe) & slotMask);
+            int index = home + probe;
+            if (index >= slotsPerShard)
+            {
+                index -= slotsPerShard;
+            }
+            final int slot = slotOffset(shard, index);
             final long key = UnsafeApi.getLongAcquire(null, address + slot + KEY_OFFSET);
             if (key == keyWord)
             {
@@ -433,7 +438,7 @@ public final class SlotTable
 
     private int slotOffset(final int shard, final int index)
     {
-        return TableLayout.slotOffset(slotsOffset, slotsPerShardBits, shard, index);
+        return TableLayout.slotOffset(slotsOffset, slotsPerShard, shard, index);
     }
 
     /**
@@ -451,7 +456,7 @@ public final class SlotTable
 
     private int headerOf(final int tatOffset)
     {
-        final int shard = tatOffset < slotsOffset ? 0 : ((tatOffset - slotsOffset) / SLOT_LENGTH) >>> slotsPerShardBits;
+        final int shard = tatOffset < slotsOffset ? 0 : ((tatOffset - slotsOffset) / SLOT_LENGTH) / slotsPerShard;
         return TableLayout.shardHeaderOffset(shard);
     }
 
