@@ -44,9 +44,22 @@ final class RandomCasTarget extends KeyedTarget
      */
     static int slotsFor(final int keyCount)
     {
-        final int slots = (int)(((long)keyCount * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT);
-        final int shards = Math.min(KeyedRateLimiterBuilder.DEFAULT_SHARD_COUNT, Math.max(1, Integer.highestOneBit(slots / 256)));
-        return (slots + shards - 1) / shards * shards;
+        final int shards = shardsFor(keyCount);
+        return (rawSlots(keyCount) + shards - 1) / shards * shards;
+    }
+
+    /**
+     * @param keyCount expected keys.
+     * @return the shard count {@code expectedKeys(keyCount)} gets with the default shard count.
+     */
+    static int shardsFor(final int keyCount)
+    {
+        return Math.min(KeyedRateLimiterBuilder.DEFAULT_SHARD_COUNT, Math.max(1, Integer.highestOneBit(rawSlots(keyCount) / 256)));
+    }
+
+    private static int rawSlots(final int keyCount)
+    {
+        return (int)(((long)keyCount * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT);
     }
 
     @Override
