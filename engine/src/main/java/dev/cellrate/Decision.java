@@ -30,7 +30,7 @@ public final class Decision
     {
         final long ceilingNs = limit.ceilingNs();
         this.code = code;
-        this.retryAfterNs = code > 0 ? code : (Result.ADMITTED == code ? 0 : Long.MAX_VALUE);
+        this.retryAfterNs = code > 0 ? code : (Result.isAdmitted(code) ? 0 : Long.MAX_VALUE);
         this.remaining = Gcra.remaining(tatAfterNs, nowNs, limit.emissionIntervalNs(), ceilingNs);
         this.resetAfterNs = Gcra.resetAfterNs(tatAfterNs, nowNs);
         this.limit = limit.burst();
@@ -50,7 +50,7 @@ public final class Decision
     public Decision setOutcome(final long code, final long remaining, final long resetAfterNs, final long limit)
     {
         this.code = code;
-        this.retryAfterNs = code > 0 ? code : (Result.ADMITTED == code ? 0 : Long.MAX_VALUE);
+        this.retryAfterNs = code > 0 ? code : (Result.isAdmitted(code) ? 0 : Long.MAX_VALUE);
         this.remaining = remaining;
         this.resetAfterNs = resetAfterNs;
         this.limit = limit;
@@ -66,11 +66,11 @@ public final class Decision
     }
 
     /**
-     * @return true iff the request was admitted.
+     * @return true iff the request was admitted ({@link Result#isAdmitted(long)}).
      */
     public boolean admitted()
     {
-        return Result.ADMITTED == code;
+        return Result.isAdmitted(code);
     }
 
     /**

@@ -28,23 +28,14 @@ import org.agrona.concurrent.NanoClock;
  * cover the skew between concurrent callers' {@code nowNs}.
  * <p>
  * Codes: {@link Result#ADMITTED}, a positive retry-after in ns, {@link Result#NEVER}, and when the table is
- * full the code of the {@link TableFullPolicy}: {@link Result#TABLE_FULL}, {@link #ADMITTED_TABLE_FULL},
- * {@link #ADMITTED_OVERFLOW} or {@link #REJECTED_OVERFLOW}. Use {@link #isAdmitted(long)}: the two
- * {@code ADMITTED_*} codes are negative, so code that only knows {@link Result#isAdmitted} fails closed.
+ * full the code of the {@link TableFullPolicy}: {@link Result#TABLE_FULL}, {@link Result#ADMITTED_TABLE_FULL},
+ * {@link Result#ADMITTED_OVERFLOW} or {@link Result#REJECTED_OVERFLOW} (the keyed range of {@link Result}).
+ * {@link Result#isAdmitted(long)} counts the two {@code ADMITTED_*} codes as admissions.
  * A {@link Decision} holder is filled from the cell that decided (the overflow cell under {@code OVERFLOW},
  * so its retry-after is usable); under {@code ADMIT} it is filled as an admission with a full bucket.
  */
-public final class KeyedRateLimiter
+public final class KeyedRateLimiter implements KeyedLimiter
 {
-    /** Table full under {@link TableFullPolicy#ADMIT}: admitted without any limit (fail open). */
-    public static final long ADMITTED_TABLE_FULL = -16;
-
-    /** Table full under {@link TableFullPolicy#OVERFLOW}: admitted by the shared overflow cell. */
-    public static final long ADMITTED_OVERFLOW = -17;
-
-    /** Table full under {@link TableFullPolicy#OVERFLOW}: rejected by the shared overflow cell. */
-    public static final long REJECTED_OVERFLOW = -18;
-
     private final SlotTable table;
     private final AtomicBuffer buffer;
     private final Limit limit;
@@ -83,27 +74,6 @@ public final class KeyedRateLimiter
     public static KeyedRateLimiterBuilder builder(final Limit limit)
     {
         return new KeyedRateLimiterBuilder(limit);
-    }
-
-    /**
-     * @param code a code returned by this limiter.
-     * @return true for {@link Result#ADMITTED}, {@link #ADMITTED_TABLE_FULL} and {@link #ADMITTED_OVERFLOW}.
-     */
-    public static boolean isAdmitted(final long code)
-    {
-        return Result.ADMITTED == code || ADMITTED_TABLE_FULL == code || ADMITTED_OVERFLOW == code;
-    }
-
-    /**
-     * @param key   the key.
-     * @param nowNs the time of the request, ns.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, {@link Result#NEVER}, or a table-full
-     * code of the policy ({@link Result#TABLE_FULL}, {@link #ADMITTED_TABLE_FULL}, {@link #ADMITTED_OVERFLOW},
-     * {@link #REJECTED_OVERFLOW}).
-     */
-    public long tryAcquire(final long key, final long nowNs)
-    {
-        return chargeFast(table.keyWord(key), emissionIntervalNs, nowNs);
     }
 
     /**
@@ -318,57 +288,6 @@ public final class KeyedRateLimiter
     }
 
     /**
-     * @param key the key; one permit, now by the clock.
-     * @return as {@link #tryAcquire(long, long)}.
-     */
-    public long tryAcquireNow(final long key)
-    {
-        return chargeFast(table.keyWord(key), emissionIntervalNs, clock.nanoTime());
-    }
-
-    /**
-     * @param key     the key; now by the clock.
-     * @param permits the cost.
-     * @return as {@link #tryAcquire(long, long)}.
-     */
-    public long tryAcquireNow(final long key, final long permits)
-    {
-        return chargeFast(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime());
-    }
-
-    /**
-     * @param key      the key; now by the clock.
-     * @param permits  the cost.
-     * @param decision a caller-owned holder, filled in place.
-     * @return as {@link #tryAcquire(long, long)}.
-     */
-    public long tryAcquireNow(final long key, final long permits, final Decision decision)
-    {
-        return charge(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime(), decision);
-    }
-
-    /**
-     * @param key     the key, as its UTF-8 bytes; now by the clock.
-     * @param permits the cost.
-     * @return as {@link #tryAcquire(long, long)}.
-     */
-    public long tryAcquireNow(final CharSequence key, final long permits)
-    {
-        return chargeFast(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime());
-    }
-
-    /**
-     * @param key      the key, as its UTF-8 bytes; now by the clock.
-     * @param permits  the cost.
-     * @param decision a caller-owned holder, filled in place.
-     * @return as {@link #tryAcquire(long, long)}.
-     */
-    public long tryAcquireNow(final CharSequence key, final long permits, final Decision decision)
-    {
-        return charge(table.keyWord(key), limit.incrementNs(permits), clock.nanoTime(), decision);
-    }
-
-    /**
      * Reclaim idle keys for users with their own timer (inserts already sweep a few slots each).
      *
      * @param nowNs    the time, on the same clock as the decisions.
@@ -446,7 +365,7 @@ public final class KeyedRateLimiter
     }
 
     /**
-     * @return the clock of the {@code *Now} overloads.
+     * @return the clock of the clock forms.
      */
     public NanoClock clock()
     {
@@ -557,7 +476,7 @@ public final class KeyedRateLimiter
         }
         if (TableFullPolicy.ADMIT == policy)
         {
-            return fill(decision, Result.ADMITTED, Long.MIN_VALUE, nowNs, ADMITTED_TABLE_FULL);
+            return fill(decision, Result.ADMITTED, Long.MIN_VALUE, nowNs, Result.ADMITTED_TABLE_FULL);
         }
         final int overflowOffset = table.overflowTatOffset();
         final long code = AtomicGcra.acquire(buffer, overflowOffset, incrementNs, ceilingNs, nowNs);
@@ -565,7 +484,7 @@ public final class KeyedRateLimiter
         {
             decision.set(code, buffer.getLongAcquire(overflowOffset), nowNs, limit);
         }
-        return Result.ADMITTED == code ? ADMITTED_OVERFLOW : REJECTED_OVERFLOW;
+        return Result.ADMITTED == code ? Result.ADMITTED_OVERFLOW : Result.REJECTED_OVERFLOW;
     }
 
     private long fill(

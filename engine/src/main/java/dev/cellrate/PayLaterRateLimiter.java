@@ -22,7 +22,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * Every decision method returns {@link Result#ADMITTED} (0), a positive retry-after in ns (when one permit
  * would conform; it does not depend on the cost), or {@link Result#NEVER} (-1).
  */
-public final class PayLaterRateLimiter
+public final class PayLaterRateLimiter implements Limiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
@@ -38,7 +38,7 @@ public final class PayLaterRateLimiter
      * @param limit        GCRA(T, &tau;).
      * @param maxPermits   largest cost, in [1, 2<sup>62</sup> / T].
      * @param initialTatNs the cell's first TAT ({@link CellArray#FRESH_TAT_NS} = full bucket).
-     * @param clock        the clock of {@link #tryAcquireNow(long)}.
+     * @param clock        the clock of the clock forms.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
     public PayLaterRateLimiter(final Limit limit, final long maxPermits, final long initialTatNs, final NanoClock clock)
@@ -106,21 +106,18 @@ public final class PayLaterRateLimiter
     }
 
     /**
-     * @param nowNs the time of the request, ns.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     * As {@link #tryAcquire(long, long)}, and fill {@code decision} from the cell as it is after the decision.
+     *
+     * @param permits  the cost.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled in place.
+     * @return as {@link #tryAcquire(long, long)}.
      */
-    public long tryAcquire(final long nowNs)
+    public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
-        return tryAcquire(1, nowNs);
-    }
-
-    /**
-     * @param permits the cost.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquireNow(final long permits)
-    {
-        return tryAcquire(permits, clock.nanoTime());
+        final long code = tryAcquire(permits, nowNs);
+        decision.set(code, buffer.getLongAcquire(tatOffset), nowNs, limit);
+        return code;
     }
 
     /**
@@ -145,5 +142,13 @@ public final class PayLaterRateLimiter
     public Limit limit()
     {
         return limit;
+    }
+
+    /**
+     * @return the clock the clock forms read.
+     */
+    public NanoClock clock()
+    {
+        return clock;
     }
 }

@@ -12,7 +12,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * (= {@code burst} when T divides &tau;) and rate {@code 1 / T} that starts full (see
  * {@link dev.cellrate.gcra.Gcra}). Time is the caller's {@code nowNs}
  * (any monotonic source in ns; values may be negative, as {@link System#nanoTime()} may be) or, for the
- * {@code *Now} overloads, the injected {@link NanoClock}.
+ * clock forms, the injected {@link NanoClock}.
  * <p>
  * Concurrency: any thread may call any method. Each call is one acquire read plus, if admitted, one CAS
  * (see {@link AtomicGcra}); a rejection writes nothing. The cell is a {@link CellArray} cell, alone on its
@@ -21,7 +21,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns, or {@link Result#NEVER} (-1).
  */
-public final class RateLimiter
+public final class RateLimiter implements Limiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
@@ -32,7 +32,7 @@ public final class RateLimiter
     private final CellArray cells;
 
     /**
-     * A limiter with its own cell, reading {@link SystemNanoClock} in the {@code *Now} overloads.
+     * A limiter with its own cell, reading {@link SystemNanoClock} in the clock forms.
      *
      * @param limit the limit.
      */
@@ -45,7 +45,7 @@ public final class RateLimiter
      * A limiter with its own cell and the given clock (e.g. an Agrona {@code CachedNanoClock}).
      *
      * @param limit the limit.
-     * @param clock the clock of the {@code *Now} overloads.
+     * @param clock the clock of the clock forms.
      */
     public RateLimiter(final Limit limit, final NanoClock clock)
     {
@@ -59,7 +59,7 @@ public final class RateLimiter
      * @param limit     the limit.
      * @param cells     the array holding the cell.
      * @param cellIndex the cell, in [0, cells.cellCount()).
-     * @param clock     the clock of the {@code *Now} overloads.
+     * @param clock     the clock of the clock forms.
      */
     public RateLimiter(final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
@@ -77,17 +77,6 @@ public final class RateLimiter
     }
 
     /**
-     * Try to take one permit at {@code nowNs}.
-     *
-     * @param nowNs the time of the request, ns.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
-     */
-    public long tryAcquire(final long nowNs)
-    {
-        return AtomicGcra.acquire(buffer, tatOffset, emissionIntervalNs, ceilingNs, nowNs);
-    }
-
-    /**
      * Try to take {@code permits} at {@code nowNs}, all or nothing.
      *
      * @param permits the cost; outside [1, burst] it is {@link Result#NEVER}.
@@ -97,27 +86,6 @@ public final class RateLimiter
     public long tryAcquire(final long permits, final long nowNs)
     {
         return AtomicGcra.acquire(buffer, tatOffset, limit.incrementNs(permits), ceilingNs, nowNs);
-    }
-
-    /**
-     * Try to take one permit now, by the clock.
-     *
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
-     */
-    public long tryAcquire()
-    {
-        return AtomicGcra.acquire(buffer, tatOffset, emissionIntervalNs, ceilingNs, clock.nanoTime());
-    }
-
-    /**
-     * Try to take {@code permits} now, by the clock.
-     *
-     * @param permits the cost; outside [1, burst] it is {@link Result#NEVER}.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
-     */
-    public long tryAcquireNow(final long permits)
-    {
-        return AtomicGcra.acquire(buffer, tatOffset, limit.incrementNs(permits), ceilingNs, clock.nanoTime());
     }
 
     /**
@@ -132,18 +100,6 @@ public final class RateLimiter
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
         return AtomicGcra.acquire(buffer, tatOffset, limit, permits, nowNs, decision);
-    }
-
-    /**
-     * As {@link #tryAcquire(long, long, Decision)}, by the clock.
-     *
-     * @param permits  the cost.
-     * @param decision a caller-owned holder, filled in place.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
-     */
-    public long tryAcquireNow(final long permits, final Decision decision)
-    {
-        return AtomicGcra.acquire(buffer, tatOffset, limit, permits, clock.nanoTime(), decision);
     }
 
     /**
@@ -163,7 +119,7 @@ public final class RateLimiter
     }
 
     /**
-     * @return the clock of the {@code *Now} overloads.
+     * @return the clock of the clock forms.
      */
     public NanoClock clock()
     {

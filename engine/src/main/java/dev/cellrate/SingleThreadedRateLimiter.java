@@ -15,7 +15,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns, or {@link Result#NEVER} (-1).
  */
-public final class SingleThreadedRateLimiter
+public final class SingleThreadedRateLimiter implements Limiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
@@ -35,7 +35,7 @@ public final class SingleThreadedRateLimiter
 
     /**
      * @param limit the limit.
-     * @param clock the clock of the {@code *Now} overloads (e.g. the event loop's Agrona {@code CachedNanoClock}).
+     * @param clock the clock of the clock forms (e.g. the event loop's Agrona {@code CachedNanoClock}).
      */
     public SingleThreadedRateLimiter(final Limit limit, final NanoClock clock)
     {
@@ -46,7 +46,7 @@ public final class SingleThreadedRateLimiter
      * @param limit     the limit.
      * @param cells     the array holding the cell.
      * @param cellIndex the cell, in [0, cells.cellCount()).
-     * @param clock     the clock of the {@code *Now} overloads.
+     * @param clock     the clock of the clock forms.
      */
     public SingleThreadedRateLimiter(
         final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
@@ -65,15 +65,6 @@ public final class SingleThreadedRateLimiter
     }
 
     /**
-     * @param nowNs the time of the request, ns.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
-     */
-    public long tryAcquire(final long nowNs)
-    {
-        return charge(emissionIntervalNs, nowNs);
-    }
-
-    /**
      * @param permits the cost; outside [1, burst] it is {@link Result#NEVER}.
      * @param nowNs   the time of the request, ns.
      * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
@@ -81,23 +72,6 @@ public final class SingleThreadedRateLimiter
     public long tryAcquire(final long permits, final long nowNs)
     {
         return charge(limit.incrementNs(permits), nowNs);
-    }
-
-    /**
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquire()
-    {
-        return charge(emissionIntervalNs, clock.nanoTime());
-    }
-
-    /**
-     * @param permits the cost.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquireNow(final long permits)
-    {
-        return charge(limit.incrementNs(permits), clock.nanoTime());
     }
 
     /**
@@ -111,16 +85,6 @@ public final class SingleThreadedRateLimiter
         final long code = charge(limit.incrementNs(permits), nowNs);
         decision.set(code, buffer.getLong(tatOffset), nowNs, limit);
         return code;
-    }
-
-    /**
-     * @param permits  the cost.
-     * @param decision a caller-owned holder, filled in place.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquireNow(final long permits, final Decision decision)
-    {
-        return tryAcquire(permits, clock.nanoTime(), decision);
     }
 
     /**
@@ -140,7 +104,7 @@ public final class SingleThreadedRateLimiter
     }
 
     /**
-     * @return the clock of the {@code *Now} overloads.
+     * @return the clock of the clock forms.
      */
     public NanoClock clock()
     {

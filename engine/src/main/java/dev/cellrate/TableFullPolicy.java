@@ -13,14 +13,14 @@ public enum TableFullPolicy
     REJECT,
 
     /**
-     * Fail open: admit with {@link KeyedRateLimiter#ADMITTED_TABLE_FULL}. The request is not limited at all;
+     * Fail open: admit with {@link Result#ADMITTED_TABLE_FULL}. The request is not limited at all;
      * choose this only where availability beats protection.
      */
     ADMIT,
 
     /**
      * Charge one shared overflow cell with the same limit: admitted requests return
-     * {@link KeyedRateLimiter#ADMITTED_OVERFLOW}, rejections {@link KeyedRateLimiter#REJECTED_OVERFLOW}.
+     * {@link Result#ADMITTED_OVERFLOW}, rejections {@link Result#REJECTED_OVERFLOW}.
      * Every key without a cell shares that one budget, so the overflow traffic as a whole is limited.
      */
     OVERFLOW

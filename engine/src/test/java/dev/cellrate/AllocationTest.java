@@ -63,7 +63,7 @@ final class AllocationTest
             switch (i & 7)
             {
                 case 0:
-                    code = atomic.tryAcquire(nowNs) | single.tryAcquire(nowNs);
+                    code = atomic.tryAcquire(1, nowNs) | single.tryAcquire(1, nowNs);
                     break;
                 case 1:
                     code = atomic.tryAcquire(permits, nowNs) | single.tryAcquire(permits, nowNs);
@@ -75,10 +75,10 @@ final class AllocationTest
                     code = atomic.tryAcquire() | single.tryAcquire();
                     break;
                 case 4:
-                    code = atomic.tryAcquireNow(permits) | single.tryAcquireNow(permits);
+                    code = atomic.tryAcquire(permits) | single.tryAcquire(permits);
                     break;
                 case 5:
-                    code = atomic.tryAcquireNow(permits, decision) | single.tryAcquireNow(permits, decision);
+                    code = atomic.tryAcquire(permits, decision) | single.tryAcquire(permits, decision);
                     break;
                 case 6:
                     code = atomic.tryAcquire(permits, Long.MAX_VALUE) | single.tryAcquire(-permits, nowNs);

@@ -98,9 +98,9 @@ final class GcraDifferentialTest
             context.check("SingleThreaded+Decision code", expected,
                 singleWithDecision.tryAcquire(permits, nowNs, singleDecision));
             context.check("RateLimiter code", expected,
-                1 == permits && 0 == (i & 1) ? atomicPlain.tryAcquire(nowNs) : atomicPlain.tryAcquire(permits, nowNs));
+                1 == permits && 0 == (i & 1) ? atomicPlain.tryAcquire(1, nowNs) : atomicPlain.tryAcquire(permits, nowNs));
             context.check("SingleThreaded code", expected,
-                1 == permits && 0 == (i & 1) ? singlePlain.tryAcquire(nowNs) : singlePlain.tryAcquire(permits, nowNs));
+                1 == permits && 0 == (i & 1) ? singlePlain.tryAcquire(1, nowNs) : singlePlain.tryAcquire(permits, nowNs));
 
             final long tatNs = reference.tatNs();
             context.check("RateLimiter+Decision TAT", tatNs, atomicWithDecision.tatNs());

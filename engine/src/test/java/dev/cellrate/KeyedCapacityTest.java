@@ -23,7 +23,7 @@ class KeyedCapacityTest
         int full = 0;
         for (int key = 0; key < keys; key++)
         {
-            full += Result.ADMITTED == limiter.tryAcquire(key, 1_000) ? 0 : 1;
+            full += Result.ADMITTED == limiter.tryAcquire(key, 1, 1_000) ? 0 : 1;
         }
         final long filledNs = System.nanoTime();
         int rejected = 0;

@@ -49,14 +49,14 @@ class KeyedFloodTest
         for (long i = 0; i < floodKeys; i++)
         {
             final long nowNs = t0 + i * 1_000;  // the whole flood lasts 0.16 s: established keys stay active
-            final long code = limiter.tryAcquire(1_000_000 + i, nowNs);
+            final long code = limiter.tryAcquire(1_000_000 + i, 1, nowNs);
             admittedFlood += Result.ADMITTED == code ? 1 : 0;
             fullCodes += Result.ADMITTED == code ? 0 : 1;
             if ((i & 1023) == 0)
             {
                 // Every established key is still drained: no eviction handed it a fresh burst.
                 final long established = i % ESTABLISHED;
-                final long code2 = limiter.tryAcquire(established, nowNs);
+                final long code2 = limiter.tryAcquire(established, 1, nowNs);
                 if (code2 <= 0)
                 {
                     fail(policy + " key " + established + " reset: " + code2 + " at flood key " + i);
@@ -72,14 +72,14 @@ class KeyedFloodTest
         assertEquals(fullCodes, limiter.tableFullEvents(), policy.toString());
         assertTrue(fullCodes > 8 * SLOTS, policy + " full " + fullCodes);
         final long expectedFullCode = TableFullPolicy.REJECT == policy ? Result.TABLE_FULL :
-            TableFullPolicy.ADMIT == policy ? KeyedRateLimiter.ADMITTED_TABLE_FULL : KeyedRateLimiter.REJECTED_OVERFLOW;
-        assertEquals(expectedFullCode, limiter.tryAcquire(-1L, t0 + floodKeys * 1_000));
+            TableFullPolicy.ADMIT == policy ? Result.ADMITTED_TABLE_FULL : Result.REJECTED_OVERFLOW;
+        assertEquals(expectedFullCode, limiter.tryAcquire(-1L, 1, t0 + floodKeys * 1_000));
         for (long key = 0; key < ESTABLISHED; key++)
         {
-            assertTrue(limiter.tryAcquire(key, t0 + floodKeys * 1_000) > 0, "established key " + key + " reset");
+            assertTrue(limiter.tryAcquire(key, 1, t0 + floodKeys * 1_000) > 0, "established key " + key + " reset");
         }
         // One second later everything is idle: the table serves new keys again by evicting idle ones.
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(-2L, t0 + 2 * SECOND_NS));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(-2L, 1, t0 + 2 * SECOND_NS));
     }
 
     private static long allocatedBytes()
@@ -135,7 +135,7 @@ class KeyedFloodTest
         int full = 0;
         for (int key = 0; key < keys; key++)
         {
-            full += Result.TABLE_FULL == limiter.tryAcquire(key, 0) ? 1 : 0;
+            full += Result.TABLE_FULL == limiter.tryAcquire(key, 1, 0) ? 1 : 0;
         }
         System.out.println("designed load: " + keys + " keys in 2^20 slots, 64 shards, probe bound 128: " + full +
             " table-full");

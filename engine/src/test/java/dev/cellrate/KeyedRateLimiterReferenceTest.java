@@ -111,7 +111,7 @@ class KeyedRateLimiterReferenceTest
                     assertEquals(actual, decision.code());
                     break;
                 case 2:
-                    actual = 1 == permits ? limiter.tryAcquire(key, nowNs) : limiter.tryAcquire(key, permits, nowNs);
+                    actual = 1 == permits ? limiter.tryAcquire(key, 1, nowNs) : limiter.tryAcquire(key, permits, nowNs);
                     break;
                 default:
                     actual = limiter.tryAcquire(key, permits, nowNs);

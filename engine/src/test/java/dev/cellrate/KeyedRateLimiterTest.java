@@ -32,8 +32,8 @@ class KeyedRateLimiterTest
         for (long key = 1; key <= 3; key++)
         {
             assertEquals(Result.ADMITTED, limiter.tryAcquire(key, 2, 1_000));
-            assertEquals(Result.ADMITTED, limiter.tryAcquire(key, 1_000));
-            assertEquals(T_NS, limiter.tryAcquire(key, 1_000));
+            assertEquals(Result.ADMITTED, limiter.tryAcquire(key, 1, 1_000));
+            assertEquals(T_NS, limiter.tryAcquire(key, 1, 1_000));
             assertEquals(Result.NEVER, limiter.tryAcquire(key, 4, 1_000));
         }
         assertEquals(3, limiter.liveKeys());
@@ -56,7 +56,7 @@ class KeyedRateLimiterTest
     {
         for (long key = 1; key <= 4; key++)
         {
-            assertEquals(Result.ADMITTED, limiter.tryAcquire(key, 1_000));
+            assertEquals(Result.ADMITTED, limiter.tryAcquire(key, 1, 1_000));
         }
     }
 
@@ -68,10 +68,10 @@ class KeyedRateLimiterTest
         final Decision decision = new Decision();
         assertEquals(Result.TABLE_FULL, limiter.tryAcquire(5, 1, 1_000, decision));
         assertEquals(Result.TABLE_FULL, decision.code());
-        assertFalse(KeyedRateLimiter.isAdmitted(Result.TABLE_FULL));
+        assertFalse(Result.isAdmitted(Result.TABLE_FULL));
         assertEquals(1, limiter.tableFullEvents());
         // Once the residents are idle (TAT 1100 <= now - grace), the new key evicts one and decides normally.
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(5, 1_110));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(5, 1, 1_110));
         // One reclaimed for key 5, up to two more tombstoned by the insert's amortised sweep.
         assertTrue(limiter.evictions() >= 1 && limiter.evictions() <= 3, "evictions " + limiter.evictions());
         assertEquals(5 - limiter.evictions(), limiter.liveKeys());
@@ -83,7 +83,7 @@ class KeyedRateLimiterTest
         final KeyedRateLimiter limiter = tiny(TableFullPolicy.REJECT);
         fillWithActiveKeys(limiter);
         // TAT 1100 > 1109 - 10: still inside the grace, so not idle.
-        assertEquals(Result.TABLE_FULL, limiter.tryAcquire(5, 1_109));
+        assertEquals(Result.TABLE_FULL, limiter.tryAcquire(5, 1, 1_109));
         assertEquals(0, limiter.sweep(1_109, 100));
         assertEquals(0, limiter.evictions());
         assertEquals(4, limiter.sweep(1_110, 4));
@@ -97,10 +97,9 @@ class KeyedRateLimiterTest
         fillWithActiveKeys(limiter);
         for (int i = 0; i < 10; i++)
         {
-            final long code = limiter.tryAcquire(5, 1_000);
-            assertEquals(KeyedRateLimiter.ADMITTED_TABLE_FULL, code);
-            assertTrue(KeyedRateLimiter.isAdmitted(code));
-            assertFalse(Result.isAdmitted(code), "a caller that only knows Result fails closed");
+            final long code = limiter.tryAcquire(5, 1, 1_000);
+            assertEquals(Result.ADMITTED_TABLE_FULL, code);
+            assertTrue(Result.isAdmitted(code));
         }
         assertEquals(10, limiter.tableFullEvents());
     }
@@ -110,14 +109,14 @@ class KeyedRateLimiterTest
     {
         final KeyedRateLimiter limiter = tiny(TableFullPolicy.OVERFLOW);
         fillWithActiveKeys(limiter);
-        assertEquals(KeyedRateLimiter.ADMITTED_OVERFLOW, limiter.tryAcquire(5, 1_000));
-        assertEquals(KeyedRateLimiter.ADMITTED_OVERFLOW, limiter.tryAcquire(6, 1_000));
-        assertEquals(KeyedRateLimiter.ADMITTED_OVERFLOW, limiter.tryAcquire("seven", 1, 1_000));
+        assertEquals(Result.ADMITTED_OVERFLOW, limiter.tryAcquire(5, 1, 1_000));
+        assertEquals(Result.ADMITTED_OVERFLOW, limiter.tryAcquire(6, 1, 1_000));
+        assertEquals(Result.ADMITTED_OVERFLOW, limiter.tryAcquire("seven", 1, 1_000));
         final Decision decision = new Decision();
-        assertEquals(KeyedRateLimiter.REJECTED_OVERFLOW, limiter.tryAcquire(8, 1, 1_000, decision));
+        assertEquals(Result.REJECTED_OVERFLOW, limiter.tryAcquire(8, 1, 1_000, decision));
         assertEquals(T_NS, decision.retryAfterNs());
-        assertTrue(KeyedRateLimiter.isAdmitted(KeyedRateLimiter.ADMITTED_OVERFLOW));
-        assertFalse(KeyedRateLimiter.isAdmitted(KeyedRateLimiter.REJECTED_OVERFLOW));
+        assertTrue(Result.isAdmitted(Result.ADMITTED_OVERFLOW));
+        assertFalse(Result.isAdmitted(Result.REJECTED_OVERFLOW));
         assertEquals(4, limiter.tableFullEvents());
     }
 
@@ -146,12 +145,12 @@ class KeyedRateLimiterTest
         final long tombstoneOwner = KeyHash.unmixLong(TableLayout.TOMBSTONE_KEY, seed);
         for (int i = 0; i < 3; i++)
         {
-            assertEquals(Result.ADMITTED, limiter.tryAcquire(emptyOwner, 0));
-            assertEquals(Result.ADMITTED, limiter.tryAcquire(tombstoneOwner, 0));
-            assertEquals(Result.ADMITTED, limiter.tryAcquire(i, 0));
+            assertEquals(Result.ADMITTED, limiter.tryAcquire(emptyOwner, 1, 0));
+            assertEquals(Result.ADMITTED, limiter.tryAcquire(tombstoneOwner, 1, 0));
+            assertEquals(Result.ADMITTED, limiter.tryAcquire(i, 1, 0));
         }
-        assertEquals(T_NS, limiter.tryAcquire(emptyOwner, 0));
-        assertEquals(T_NS, limiter.tryAcquire(tombstoneOwner, 0));
+        assertEquals(T_NS, limiter.tryAcquire(emptyOwner, 1, 0));
+        assertEquals(T_NS, limiter.tryAcquire(tombstoneOwner, 1, 0));
         assertEquals(3, limiter.liveKeys(), "reserved words never occupy a slot");
         assertEquals(0, limiter.table().countSlots(TableLayout.EMPTY_KEY) - (64 - 3));
     }
@@ -165,9 +164,9 @@ class KeyedRateLimiterTest
         int different = 0;
         for (long key = 0; key < 1_000; key++)
         {
-            a.tryAcquire(key, 0);
-            b.tryAcquire(key, 0);
-            c.tryAcquire(key, 0);
+            a.tryAcquire(key, 1, 0);
+            b.tryAcquire(key, 1, 0);
+            c.tryAcquire(key, 1, 0);
             final int offsetA = a.table().findSlot(a.table().keyWord(key));
             assertEquals(offsetA, b.table().findSlot(b.table().keyWord(key)));
             different += offsetA != c.table().findSlot(c.table().keyWord(key)) ? 1 : 0;

@@ -28,12 +28,12 @@ final class OddInputTest
         final Decision decision = new Decision();
         for (int i = 0; i < 1_000; i++)
         {
-            assertEquals(Result.NEVER, atomic.tryAcquire(Long.MAX_VALUE));
+            assertEquals(Result.NEVER, atomic.tryAcquire(1, Long.MAX_VALUE));
             assertEquals(Result.NEVER, atomic.tryAcquire(1 + i % LIMIT.burst(), Long.MAX_VALUE));
             assertEquals(Result.NEVER, atomic.tryAcquire(1, Long.MAX_VALUE, decision));
             assertEquals(Long.MAX_VALUE, decision.retryAfterNs());
             assertEquals(LIMIT.burst(), decision.remaining());
-            assertEquals(Result.NEVER, single.tryAcquire(Long.MAX_VALUE));
+            assertEquals(Result.NEVER, single.tryAcquire(1, Long.MAX_VALUE));
             assertEquals(Result.NEVER, single.tryAcquire(1, Long.MAX_VALUE, decision));
         }
         assertEquals(CellArray.FRESH_TAT_NS, atomic.tatNs());
@@ -51,15 +51,15 @@ final class OddInputTest
         for (int i = 0; i < 100; i++)
         {
             final long t = nowNs + i % 3;
-            admittedAtomic += Result.isAdmitted(atomic.tryAcquire(t)) ? 1 : 0;
-            admittedSingle += Result.isAdmitted(single.tryAcquire(t)) ? 1 : 0;
+            admittedAtomic += Result.isAdmitted(atomic.tryAcquire(1, t)) ? 1 : 0;
+            admittedSingle += Result.isAdmitted(single.tryAcquire(1, t)) ? 1 : 0;
         }
         // 5 fit below Long.MAX_VALUE; the burst (10) would allow more, but the 6th TAT is unrepresentable.
         assertEquals(5, admittedAtomic);
         assertEquals(5, admittedSingle);
         assertEquals(Long.MAX_VALUE, atomic.tatNs());
-        assertEquals(Result.NEVER, atomic.tryAcquire(Long.MAX_VALUE));
-        assertEquals(T_NS, atomic.tryAcquire(Long.MAX_VALUE - T_NS * 10));
+        assertEquals(Result.NEVER, atomic.tryAcquire(1, Long.MAX_VALUE));
+        assertEquals(T_NS, atomic.tryAcquire(1, Long.MAX_VALUE - T_NS * 10));
     }
 
     @Test
@@ -69,11 +69,11 @@ final class OddInputTest
         final SingleThreadedRateLimiter single = new SingleThreadedRateLimiter(LIMIT);
         for (int i = 0; i < LIMIT.burst(); i++)
         {
-            assertEquals(Result.ADMITTED, atomic.tryAcquire(Long.MIN_VALUE));
-            assertEquals(Result.ADMITTED, single.tryAcquire(Long.MIN_VALUE));
+            assertEquals(Result.ADMITTED, atomic.tryAcquire(1, Long.MIN_VALUE));
+            assertEquals(Result.ADMITTED, single.tryAcquire(1, Long.MIN_VALUE));
         }
-        assertEquals(T_NS, atomic.tryAcquire(Long.MIN_VALUE));
-        assertEquals(T_NS, single.tryAcquire(Long.MIN_VALUE));
+        assertEquals(T_NS, atomic.tryAcquire(1, Long.MIN_VALUE));
+        assertEquals(T_NS, single.tryAcquire(1, Long.MIN_VALUE));
         assertEquals(Long.MIN_VALUE + LIMIT.ceilingNs(), atomic.tatNs());
         assertEquals(Long.MIN_VALUE + LIMIT.ceilingNs(), single.tatNs());
     }
@@ -86,17 +86,17 @@ final class OddInputTest
         final long nowNs = 1_700_000_000_000_000_000L;
         for (int i = 0; i < LIMIT.burst(); i++)
         {
-            assertEquals(Result.ADMITTED, atomic.tryAcquire(nowNs));
-            assertEquals(Result.ADMITTED, single.tryAcquire(nowNs));
+            assertEquals(Result.ADMITTED, atomic.tryAcquire(1, nowNs));
+            assertEquals(Result.ADMITTED, single.tryAcquire(1, nowNs));
         }
         final long tatNs = atomic.tatNs();
         final long[] earlierNs = {nowNs - 1, nowNs - T_NS, nowNs - LIMIT.ceilingNs(), 0, -1, -nowNs, Long.MIN_VALUE};
         for (final long t : earlierNs)
         {
             final long expected = Math.min(Long.MAX_VALUE, Math.max(0, tatNs - t + T_NS - LIMIT.ceilingNs()));
-            final long code = atomic.tryAcquire(t);
+            final long code = atomic.tryAcquire(1, t);
             assertTrue(code > 0, "rejected going back to " + t);
-            assertEquals(single.tryAcquire(t), code);
+            assertEquals(single.tryAcquire(1, t), code);
             if (t > 0)
             {
                 assertEquals(expected, code);
@@ -105,7 +105,7 @@ final class OddInputTest
             assertEquals(tatNs, single.tatNs());
         }
         // Back to Long.MIN_VALUE: the true retry-after (about 1.1e19 ns) exceeds the long range and saturates.
-        assertEquals(Long.MAX_VALUE, atomic.tryAcquire(Long.MIN_VALUE));
+        assertEquals(Long.MAX_VALUE, atomic.tryAcquire(1, Long.MIN_VALUE));
     }
 
     @Test
@@ -174,20 +174,20 @@ final class OddInputTest
             switch (i % 3)
             {
                 case 0:
-                    expected = explicit.tryAcquire(nowNs);
+                    expected = explicit.tryAcquire(1, nowNs);
                     assertEquals(expected, atomic.tryAcquire());
                     assertEquals(expected, single.tryAcquire());
                     break;
                 case 1:
                     expected = explicit.tryAcquire(permits, nowNs);
-                    assertEquals(expected, atomic.tryAcquireNow(permits));
-                    assertEquals(expected, single.tryAcquireNow(permits));
+                    assertEquals(expected, atomic.tryAcquire(permits));
+                    assertEquals(expected, single.tryAcquire(permits));
                     break;
                 default:
                     expected = explicit.tryAcquire(permits, nowNs, explicitDecision);
-                    assertEquals(expected, atomic.tryAcquireNow(permits, decision));
+                    assertEquals(expected, atomic.tryAcquire(permits, decision));
                     assertEquals(explicitDecision.toString(), decision.toString());
-                    assertEquals(expected, single.tryAcquireNow(permits, decision));
+                    assertEquals(expected, single.tryAcquire(permits, decision));
                     assertEquals(explicitDecision.toString(), decision.toString());
                     break;
             }

@@ -44,12 +44,12 @@ final class SeedTracesTest
         final RateLimiter limiter = new RateLimiter(Limit.perSecond(10, 10));
         for (int i = 0; i < 10; i++)
         {
-            assertEquals(Result.ADMITTED, limiter.tryAcquire(500 * MS_NS));
+            assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 500 * MS_NS));
         }
-        assertEquals(100 * MS_NS, limiter.tryAcquire(500 * MS_NS));
-        assertEquals(100 * MS_NS, limiter.tryAcquire(500 * MS_NS));
-        assertEquals(50 * MS_NS, limiter.tryAcquire(550 * MS_NS));
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(600 * MS_NS));
+        assertEquals(100 * MS_NS, limiter.tryAcquire(1, 500 * MS_NS));
+        assertEquals(100 * MS_NS, limiter.tryAcquire(1, 500 * MS_NS));
+        assertEquals(50 * MS_NS, limiter.tryAcquire(1, 550 * MS_NS));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 600 * MS_NS));
         assertEquals(1600 * MS_NS, limiter.tatNs());
     }
 
@@ -103,7 +103,7 @@ final class SeedTracesTest
         final long[] codes = {0, 0, 0, 0, 0, 0, 1, 0};
         for (int i = 0; i < arrivals.length; i++)
         {
-            assertEquals(codes[i], limiter.tryAcquire(arrivals[i]), "cell at " + arrivals[i]);
+            assertEquals(codes[i], limiter.tryAcquire(1, arrivals[i]), "cell at " + arrivals[i]);
             assertEquals(tatsAfter[i], limiter.tatNs(), "TAT after the cell at " + arrivals[i]);
         }
         assertEquals(1, Limit.ofGcra(10, 2).burst());
@@ -114,7 +114,7 @@ final class SeedTracesTest
         final StringBuilder pattern = new StringBuilder();
         for (final long timeNs : timesNs)
         {
-            pattern.append(Result.isAdmitted(limiter.tryAcquire(timeNs)) ? 'A' : 'R');
+            pattern.append(Result.isAdmitted(limiter.tryAcquire(1, timeNs)) ? 'A' : 'R');
         }
         return pattern.toString();
     }
@@ -124,7 +124,7 @@ final class SeedTracesTest
         final StringBuilder pattern = new StringBuilder();
         for (final long timeNs : timesNs)
         {
-            pattern.append(Result.isAdmitted(limiter.tryAcquire(timeNs)) ? 'A' : 'R');
+            pattern.append(Result.isAdmitted(limiter.tryAcquire(1, timeNs)) ? 'A' : 'R');
         }
         return pattern.toString();
     }

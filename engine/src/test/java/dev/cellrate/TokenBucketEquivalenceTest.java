@@ -51,9 +51,9 @@ final class TokenBucketEquivalenceTest
         // bucket of integer capacity 2 would hold only 0.5 tokens, one of capacity 2.5 holds exactly 1.
         final RateLimiter limiter = new RateLimiter(Limit.ofGcra(10, 15));
         final ReferenceTokenBucket bucket = new ReferenceTokenBucket(10, 15);
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(0));
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(0));
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(5));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 0));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 0));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 5));
         assertEquals(Result.ADMITTED, bucket.offer(1, 0));
         assertEquals(Result.ADMITTED, bucket.offer(1, 0));
         assertEquals(Result.ADMITTED, bucket.offer(1, 5));

@@ -1,10 +1,14 @@
 package dev.cellrate.composite;
 
 import dev.cellrate.CellArray;
+import dev.cellrate.Decision;
 import dev.cellrate.Limit;
+import dev.cellrate.Limiter;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * All-or-nothing admission across several GCRA legs: "10/s AND 1000/h" on one key, or "user AND tenant AND
@@ -26,7 +30,7 @@ import org.agrona.concurrent.AtomicBuffer;
  * under-admission). A refund that finds another admission kept on top of its charge is abandoned and counted
  * in {@link #leakedRefunds()}.
  */
-public final class CompositeRateLimiter
+public final class CompositeRateLimiter implements Limiter
 {
     private final CellArray cells;
     private final AtomicBuffer buffer;
@@ -36,6 +40,7 @@ public final class CompositeRateLimiter
     private final int[] fixedOffsets;
     private final AtomicBuffer leaks;
     private final int legCount;
+    private final NanoClock clock;
 
     /**
      * A composite with its own cells, one per limit.
@@ -66,10 +71,24 @@ public final class CompositeRateLimiter
      */
     public CompositeRateLimiter(final CellArray cells, final Limit[] limits, final int[] cellIndices)
     {
-        if (null == cells || null == limits)
+        this(cells, limits, cellIndices, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * @param cells       the array holding the legs' cells.
+     * @param limits      leg i's limit, 1 to 64 legs.
+     * @param cellIndices leg i's fixed cell, or null if cells are always given per call.
+     * @param clock       the clock of the clock forms.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public CompositeRateLimiter(
+        final CellArray cells, final Limit[] limits, final int[] cellIndices, final NanoClock clock)
+    {
+        if (null == cells || null == limits || null == clock)
         {
-            throw new IllegalArgumentException("cells and limits must not be null");
+            throw new IllegalArgumentException("cells, limits and clock must not be null");
         }
+        this.clock = clock;
         if (limits.length < 1 || limits.length > 64)
         {
             throw new IllegalArgumentException("limits.length must be in [1, 64] but was " + limits.length);
@@ -119,6 +138,33 @@ public final class CompositeRateLimiter
             throw new IllegalStateException("this composite has no fixed cells; pass cell indices per call");
         }
         return charge(0, fixedOffsets, false, permits, nowNs);
+    }
+
+    /**
+     * As {@link #tryAcquire(long, long)}, and fill {@code decision} from the legs as they are after the
+     * decision: the smallest remaining and the longest reset-after over the fixed legs, the rejecting leg's
+     * retry-after, and the smallest burst as the limit.
+     *
+     * @param permits  the cost on each leg.
+     * @param nowNs    the time of the request.
+     * @param decision a caller-owned holder, filled in place.
+     * @return as {@link #tryAcquire(long, long)}.
+     */
+    public long tryAcquire(final long permits, final long nowNs, final Decision decision)
+    {
+        final long code = tryAcquire(permits, nowNs);
+        long remaining = Long.MAX_VALUE;
+        long resetAfterNs = 0;
+        long limit = Long.MAX_VALUE;
+        for (int leg = 0; leg < legCount; leg++)
+        {
+            final long tatNs = buffer.getLongAcquire(fixedOffsets[leg]);
+            remaining = Math.min(remaining, Gcra.remaining(tatNs, nowNs, emissionIntervalsNs[leg], ceilingsNs[leg]));
+            resetAfterNs = Math.max(resetAfterNs, Gcra.resetAfterNs(tatNs, nowNs));
+            limit = Math.min(limit, limits[leg].burst());
+        }
+        decision.setOutcome(code, remaining, resetAfterNs, limit);
+        return code;
     }
 
     /**
@@ -239,5 +285,13 @@ public final class CompositeRateLimiter
                 "] but was " + index);
         }
         return index;
+    }
+
+    /**
+     * @return the clock the clock forms read.
+     */
+    public NanoClock clock()
+    {
+        return clock;
     }
 }

@@ -145,6 +145,18 @@ public final class KeyedCompositeRateLimiter
     }
 
     /**
+     * As {@link #tryAcquire(long[], long, long)}, by the clock of leg 0.
+     *
+     * @param keys    leg i's key (caller-owned, reused; at least one per leg).
+     * @param permits the cost on each leg.
+     * @return as {@link #tryAcquire(long[], long, long)}.
+     */
+    public long tryAcquire(final long[] keys, final long permits)
+    {
+        return tryAcquire(keys, permits, legs[0].clock().nanoTime());
+    }
+
+    /**
      * @return refunds abandoned because another admission was kept on top of the charge (or the slot was
      * being reclaimed).
      */

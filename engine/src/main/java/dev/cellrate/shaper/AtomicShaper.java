@@ -37,7 +37,7 @@ public final class AtomicShaper
      * @param nowNs       the time of the request.
      * @param reservation filled on admission and on rejection, or null.
      * @return the delay in ns (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code
-     * (&le; {@link ShaperResult#RETRY_AFTER_BASE} - 1), see {@link ShaperResult}.
+     * (&le; {@link Result#ENCODED_RETRY_AFTER_BASE} - 1), see {@link Result}.
      */
     public static long reserve(
         final AtomicBuffer buffer,
@@ -57,7 +57,7 @@ public final class AtomicShaper
                 final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
                 if (retryAfterNs > 0)
                 {
-                    code = ShaperResult.encodeRetryAfter(retryAfterNs);
+                    code = Result.encodeRetryAfter(retryAfterNs);
                     break;
                 }
                 final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);

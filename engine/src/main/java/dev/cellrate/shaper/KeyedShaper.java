@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.KeyedReserver;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
@@ -11,7 +12,7 @@ import org.agrona.concurrent.NanoClock;
  * {@link SlotTable}: one {@link Limit} and one {@link ShaperMode} for every key.
  * <p>
  * Algorithm: each key's cell decides and shapes exactly like a single-cell {@link Shaper} (see
- * {@link ShaperMath}); codes are the same ({@link ShaperResult}), plus {@link Result#TABLE_FULL} when no
+ * {@link ShaperMath}); codes are the same ({@link Result}), plus {@link Result#TABLE_FULL} when no
  * cell can be claimed for a new key (fail closed, nothing charged, counted by the table).
  * <p>
  * Concurrency: the table's slot API (see {@link SlotTable}): a validated TAT read and one CAS per admission,
@@ -24,7 +25,7 @@ import org.agrona.concurrent.NanoClock;
  * refund lowers the word, which the table allows here: the restored value is one the same key held before,
  * so it is above every value of the slot's previous keys (the table's ABA argument is unchanged).
  */
-public final class KeyedShaper
+public final class KeyedShaper implements KeyedReserver
 {
     private final SlotTable table;
     private final Limit limit;
@@ -39,7 +40,7 @@ public final class KeyedShaper
      * @param mode  the release mode of every key.
      * @param table a table used by this shaper only (e.g. {@code new SlotTable(64, 16384, 64, 1_000_000_000L,
      *              seed)}); its idle grace must cover the skew between concurrent callers' {@code nowNs}.
-     * @param clock the clock of the {@code *Now} overloads.
+     * @param clock the clock of the clock forms.
      * @throws IllegalArgumentException on a null argument.
      */
     public KeyedShaper(final Limit limit, final ShaperMode mode, final SlotTable table, final NanoClock clock)
@@ -55,28 +56,6 @@ public final class KeyedShaper
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
         this.immediateNs = mode.immediateNs(emissionIntervalNs);
-    }
-
-    /**
-     * @param key   the key.
-     * @param nowNs the time of the request, ns.
-     * @return the delay in ns (&ge; 0) if admitted; {@link Result#NEVER}; {@link Result#TABLE_FULL}; or a
-     * retry-after code &le; {@link ShaperResult#RETRY_AFTER_BASE} - 1.
-     */
-    public long reserve(final long key, final long nowNs)
-    {
-        return reserveIncrement(table.keyWord(key), emissionIntervalNs, nowNs, null);
-    }
-
-    /**
-     * @param key     the key.
-     * @param permits the cost; outside [1, burst] it is {@link Result#NEVER} (no cell is claimed).
-     * @param nowNs   the time of the request, ns.
-     * @return as {@link #reserve(long, long)}.
-     */
-    public long reserve(final long key, final long permits, final long nowNs)
-    {
-        return reserveIncrement(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -101,15 +80,6 @@ public final class KeyedShaper
     public long reserve(final CharSequence key, final long permits, final long nowNs, final Reservation reservation)
     {
         return reserveIncrement(table.keyWord(key), limit.incrementNs(permits), nowNs, reservation);
-    }
-
-    /**
-     * @param key     the key; one permit, now by the clock.
-     * @return as {@link #reserve(long, long)}.
-     */
-    public long reserveNow(final long key)
-    {
-        return reserveIncrement(table.keyWord(key), emissionIntervalNs, clock.nanoTime(), null);
     }
 
     /**
@@ -197,7 +167,7 @@ public final class KeyedShaper
     }
 
     /**
-     * @return the clock of the {@code *Now} overloads.
+     * @return the clock of the clock forms.
      */
     public NanoClock clock()
     {
@@ -249,7 +219,7 @@ public final class KeyedShaper
                 final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
                 if (retryAfterNs > 0)
                 {
-                    return ShaperResult.encodeRetryAfter(retryAfterNs);
+                    return Result.encodeRetryAfter(retryAfterNs);
                 }
                 final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
                 if (Gcra.UNREPRESENTABLE == nextTatNs)

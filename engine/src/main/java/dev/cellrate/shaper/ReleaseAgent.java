@@ -127,7 +127,7 @@ public final class ReleaseAgent<E> implements Agent
      * @param nowNs   the time of the request.
      * @return the shaper's code: the delay (&ge; 0) if admitted and queued, {@link Result#NEVER} or a retry-after
      * code (nothing queued, nothing charged); or {@link Result#QUEUE_FULL} / {@link Result#CLOSED} (nothing
-     * reserved). See {@link ShaperResult}.
+     * reserved). See {@link Result}.
      */
     public long submit(final E item, final Shaper shaper, final long permits, final long nowNs)
     {

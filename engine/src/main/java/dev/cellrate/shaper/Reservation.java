@@ -68,7 +68,7 @@ public final class Reservation
     }
 
     /**
-     * @return the shaper code of the reservation (see {@link ShaperResult}).
+     * @return the shaper code of the reservation (see {@link Result}).
      */
     public long code()
     {
@@ -134,7 +134,7 @@ public final class Reservation
 
     public String toString()
     {
-        return "Reservation{" + ShaperResult.name(code) + ", code=" + code + ", nowNs=" + nowNs + ", slotNs=" + slotNs +
+        return "Reservation{" + Result.name(code) + ", code=" + code + ", nowNs=" + nowNs + ", slotNs=" + slotNs +
             ", releaseNs=" + releaseNs + ", incrementNs=" + incrementNs + '}';
     }
 }

@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Reserver;
 import dev.cellrate.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -20,11 +21,11 @@ import org.agrona.concurrent.SystemNanoClock;
  * Concurrency: any thread may call any method; one acquire read plus one CAS per admission
  * ({@link AtomicShaper}); distinct concurrent reservations never share a slot.
  * <p>
- * Every {@code reserve} returns a {@link ShaperResult} code: the delay in ns (&ge; 0, 0 = go now) if
+ * Every {@code reserve} returns a {@link Result} code: the delay in ns (&ge; 0, 0 = go now) if
  * admitted; {@link Result#NEVER} (-1); or a retry-after code &le; -17 (decode with
- * {@link ShaperResult#retryAfterNs}).
+ * {@link Result#decodeRetryAfterNs}).
  */
-public final class Shaper
+public final class Shaper implements Reserver
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
@@ -37,7 +38,7 @@ public final class Shaper
     private final CellArray cells;
 
     /**
-     * A shaper with its own cell, reading {@link SystemNanoClock} in the {@code *Now} overloads.
+     * A shaper with its own cell, reading {@link SystemNanoClock} in the clock forms.
      *
      * @param limit the limit.
      * @param mode  the release mode.
@@ -55,7 +56,7 @@ public final class Shaper
      * @param mode      the release mode.
      * @param cells     the array holding the cell.
      * @param cellIndex the cell, in [0, cells.cellCount()).
-     * @param clock     the clock of the {@code *Now} overloads.
+     * @param clock     the clock of the clock forms.
      * @throws IllegalArgumentException on a null argument or an index out of range.
      */
     public Shaper(
@@ -82,24 +83,12 @@ public final class Shaper
     }
 
     /**
-     * Reserve one permit at {@code nowNs}.
-     *
-     * @param nowNs the time of the request, ns.
-     * @return the delay in ns until release (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code
-     * &le; {@link ShaperResult#RETRY_AFTER_BASE} - 1.
-     */
-    public long reserve(final long nowNs)
-    {
-        return AtomicShaper.reserve(buffer, tatOffset, emissionIntervalNs, ceilingNs, immediateNs, nowNs, null);
-    }
-
-    /**
      * Reserve {@code permits} at {@code nowNs}, all or nothing.
      *
      * @param permits the cost; outside [1, burst] it is {@link Result#NEVER}.
      * @param nowNs   the time of the request, ns.
      * @return the delay in ns until release (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code
-     * &le; {@link ShaperResult#RETRY_AFTER_BASE} - 1.
+     * &le; {@link Result#ENCODED_RETRY_AFTER_BASE} - 1.
      */
     public long reserve(final long permits, final long nowNs)
     {
@@ -114,33 +103,12 @@ public final class Shaper
      * @param nowNs       the time of the request, ns.
      * @param reservation a caller-owned holder, filled in place.
      * @return the delay in ns until release (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code
-     * &le; {@link ShaperResult#RETRY_AFTER_BASE} - 1.
+     * &le; {@link Result#ENCODED_RETRY_AFTER_BASE} - 1.
      */
     public long reserve(final long permits, final long nowNs, final Reservation reservation)
     {
         return AtomicShaper.reserve(
             buffer, tatOffset, limit.incrementNs(permits), ceilingNs, immediateNs, nowNs, reservation);
-    }
-
-    /**
-     * Reserve one permit now, by the clock.
-     *
-     * @return as {@link #reserve(long)}.
-     */
-    public long reserve()
-    {
-        return reserve(clock.nanoTime());
-    }
-
-    /**
-     * Reserve {@code permits} now, by the clock.
-     *
-     * @param permits the cost.
-     * @return as {@link #reserve(long, long)}.
-     */
-    public long reserveNow(final long permits)
-    {
-        return reserve(permits, clock.nanoTime());
     }
 
     /**
@@ -208,7 +176,7 @@ public final class Shaper
     }
 
     /**
-     * @return the clock of the {@code *Now} overloads.
+     * @return the clock of the clock forms.
      */
     public NanoClock clock()
     {

@@ -1,5 +1,6 @@
 package dev.cellrate.tcm;
 
+import dev.cellrate.Marker;
 import static dev.cellrate.Bounds.requireRange;
 
 import dev.cellrate.CellArray;
@@ -43,7 +44,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * <p>
  * [1] J. Heinanen, R. Guerin, "A Single Rate Three Color Marker", RFC 2697, 1999.
  */
-public final class SrTcm
+public final class SrTcm implements Marker
 {
     /** Offset of the {@link SeqLock} stamp. */
     public static final int STAMP_OFFSET = 0;
@@ -81,7 +82,7 @@ public final class SrTcm
      * @param cirBytesPerSecond CIR, in [1, {@link TokenTicks#MAX_RATE_PER_SECOND}].
      * @param cbsBytes          CBS, in [0, {@link #MAX_BURST_BYTES}].
      * @param ebsBytes          EBS, in [0, {@link #MAX_BURST_BYTES}]; CBS + EBS must be at least 1.
-     * @param clock             the clock of the {@code *Now} overloads.
+     * @param clock             the clock of the clock forms.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
     public SrTcm(final long cirBytesPerSecond, final long cbsBytes, final long ebsBytes, final NanoClock clock)
@@ -115,7 +116,7 @@ public final class SrTcm
      */
     public int mark(final long bytes, final long nowNs)
     {
-        return mark(bytes, Colour.GREEN, nowNs);
+        return markColourAware(bytes, Colour.GREEN, nowNs);
     }
 
     /**
@@ -126,7 +127,7 @@ public final class SrTcm
      * @param nowNs     the arrival time, ns.
      * @return {@link Colour#GREEN}, {@link Colour#YELLOW} or {@link Colour#RED}.
      */
-    public int mark(final long bytes, final int preColour, final long nowNs)
+    public int markColourAware(final long bytes, final int preColour, final long nowNs)
     {
         final AtomicBuffer buffer = this.buffer;
         final long stamp = SeqLock.lock(buffer, STAMP_OFFSET);
@@ -153,25 +154,6 @@ public final class SrTcm
     }
 
     /**
-     * @param bytes B.
-     * @return the colour-blind colour now, by the clock.
-     */
-    public int markNow(final long bytes)
-    {
-        return mark(bytes, Colour.GREEN, clock.nanoTime());
-    }
-
-    /**
-     * @param bytes     B.
-     * @param preColour the packet's colour so far.
-     * @return the colour-aware colour now, by the clock.
-     */
-    public int markNow(final long bytes, final int preColour)
-    {
-        return mark(bytes, preColour, clock.nanoTime());
-    }
-
-    /**
      * @return Tc as of the last marking (a consistent read).
      */
     public long committedTokens()
@@ -192,4 +174,11 @@ public final class SrTcm
         return SeqLock.read(buffer, STAMP_OFFSET, offset);
     }
 
+    /**
+     * @return the clock the clock forms read.
+     */
+    public NanoClock clock()
+    {
+        return clock;
+    }
 }

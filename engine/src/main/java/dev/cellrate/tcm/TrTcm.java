@@ -1,5 +1,6 @@
 package dev.cellrate.tcm;
 
+import dev.cellrate.Marker;
 import dev.cellrate.Bounds;
 import dev.cellrate.CellArray;
 import dev.cellrate.lock.SeqLock;
@@ -42,7 +43,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * <p>
  * [1] J. Heinanen, R. Guerin, "A Two Rate Three Color Marker", RFC 2698, 1999.
  */
-public final class TrTcm
+public final class TrTcm implements Marker
 {
     /** Offset of the {@link SeqLock} stamp. */
     public static final int STAMP_OFFSET = 0;
@@ -83,7 +84,7 @@ public final class TrTcm
      * @param pbsBytes          PBS, in [1, {@link #MAX_BURST_BYTES}].
      * @param cirBytesPerSecond CIR, in [1, {@link TokenTicks#MAX_RATE_PER_SECOND}].
      * @param cbsBytes          CBS, in [1, {@link #MAX_BURST_BYTES}].
-     * @param clock             the clock of the {@code *Now} overloads.
+     * @param clock             the clock of the clock forms.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
     public TrTcm(
@@ -123,7 +124,7 @@ public final class TrTcm
      */
     public int mark(final long bytes, final long nowNs)
     {
-        return mark(bytes, Colour.GREEN, nowNs);
+        return markColourAware(bytes, Colour.GREEN, nowNs);
     }
 
     /**
@@ -134,7 +135,7 @@ public final class TrTcm
      * @param nowNs     the arrival time, ns.
      * @return {@link Colour#GREEN}, {@link Colour#YELLOW} or {@link Colour#RED}.
      */
-    public int mark(final long bytes, final int preColour, final long nowNs)
+    public int markColourAware(final long bytes, final int preColour, final long nowNs)
     {
         final AtomicBuffer buffer = this.buffer;
         final long stamp = SeqLock.lock(buffer, STAMP_OFFSET);
@@ -160,25 +161,6 @@ public final class TrTcm
     }
 
     /**
-     * @param bytes B.
-     * @return the colour-blind colour now, by the clock.
-     */
-    public int markNow(final long bytes)
-    {
-        return mark(bytes, Colour.GREEN, clock.nanoTime());
-    }
-
-    /**
-     * @param bytes     B.
-     * @param preColour the packet's colour so far.
-     * @return the colour-aware colour now, by the clock.
-     */
-    public int markNow(final long bytes, final int preColour)
-    {
-        return mark(bytes, preColour, clock.nanoTime());
-    }
-
-    /**
      * @return Tp as of the last marking (a consistent read).
      */
     public long peakTokens()
@@ -197,5 +179,13 @@ public final class TrTcm
     private long read(final int offset)
     {
         return SeqLock.read(buffer, STAMP_OFFSET, offset);
+    }
+
+    /**
+     * @return the clock the clock forms read.
+     */
+    public NanoClock clock()
+    {
+        return clock;
     }
 }

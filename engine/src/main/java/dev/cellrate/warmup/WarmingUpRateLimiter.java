@@ -1,5 +1,7 @@
 package dev.cellrate.warmup;
 
+import dev.cellrate.Decision;
+import dev.cellrate.Limiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import org.agrona.BufferUtil;
@@ -45,7 +47,7 @@ import java.util.concurrent.TimeUnit;
  * cost: Guava's "next caller pays"), or {@link Result#NEVER} (cost outside [1, maxPermits], or a nextFree
  * beyond the long range).
  */
-public final class WarmingUpRateLimiter
+public final class WarmingUpRateLimiter implements Limiter
 {
     /** Offset of the version word. */
     public static final int VERSION_OFFSET = 0;
@@ -70,7 +72,7 @@ public final class WarmingUpRateLimiter
      * @param stableIntervalNs S, in [1, 2<sup>62</sup>].
      * @param warmupNs         W, in [0, 2<sup>61</sup>].
      * @param createdNs        the creation time (Guava's first nextFree).
-     * @param clock            the clock of {@link #tryAcquireNow(long)}.
+     * @param clock            the clock of the clock forms.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
     public WarmingUpRateLimiter(
@@ -100,7 +102,7 @@ public final class WarmingUpRateLimiter
      * @param warmupPeriod     the warm-up period, &ge; 0.
      * @param unit             its unit.
      * @param createdNs        the creation time.
-     * @param clock            the clock of {@link #tryAcquireNow(long)}.
+     * @param clock            the clock of the clock forms.
      * @return the limiter, cold.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
@@ -187,21 +189,22 @@ public final class WarmingUpRateLimiter
     }
 
     /**
-     * @param nowNs the time of the request.
-     * @return as {@link #tryAcquire(long, long)} for one permit.
+     * As {@link #tryAcquire(long, long)}, and fill {@code decision}: remaining 1 if one more permit would be
+     * admitted at {@code nowNs} (Guava's rule admits one request whenever nextFree &le; now), else 0;
+     * reset-after the time until nextFree; limit {@link #maxPermits()}. The fill is a diagnostic read.
+     *
+     * @param permits  the cost.
+     * @param nowNs    the time of the request, ns.
+     * @param decision a caller-owned holder, filled in place.
+     * @return as {@link #tryAcquire(long, long)}.
      */
-    public long tryAcquire(final long nowNs)
+    public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
-        return tryAcquire(1, nowNs);
-    }
-
-    /**
-     * @param permits the cost.
-     * @return as {@link #tryAcquire(long, long)}, by the clock.
-     */
-    public long tryAcquireNow(final long permits)
-    {
-        return tryAcquire(permits, clock.nanoTime());
+        final long code = tryAcquire(permits, nowNs);
+        final long nextFreeNs = nextFreeNs();
+        final long untilFreeNs = nextFreeNs > nowNs ? nextFreeNs - nowNs : 0;
+        decision.setOutcome(code, 0 == untilFreeNs ? 1 : 0, untilFreeNs < 0 ? Long.MAX_VALUE : untilFreeNs, maxPermits);
+        return code;
     }
 
     /**
@@ -251,5 +254,13 @@ public final class WarmingUpRateLimiter
             throw new IllegalArgumentException(field + " must be in [" + min + ", " + max + "] but was " + value);
         }
         return value;
+    }
+
+    /**
+     * @return the clock the clock forms read.
+     */
+    public NanoClock clock()
+    {
+        return clock;
     }
 }

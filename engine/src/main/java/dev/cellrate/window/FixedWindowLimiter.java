@@ -1,5 +1,6 @@
 package dev.cellrate.window;
 
+import dev.cellrate.Limiter;
 import static dev.cellrate.Bounds.requireRange;
 
 import dev.cellrate.CellArray;
@@ -28,7 +29,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns (until the window ends), or {@link Result#NEVER} (-1) for a cost outside [1, limit].
  */
-public final class FixedWindowLimiter
+public final class FixedWindowLimiter implements Limiter
 {
     /** Largest {@code limit}: 2<sup>40</sup> - 1. */
     public static final long MAX_LIMIT = (1L << 40) - 1;
@@ -55,7 +56,7 @@ public final class FixedWindowLimiter
      * @param windowNs  window length in ns, in [2^countBits(limit), {@link Long#MAX_VALUE}].
      * @param cells     the array holding the cell; it must start fresh or hold this limiter's state.
      * @param cellIndex the cell, in [0, cells.cellCount()).
-     * @param clock     the clock of the {@code *Now} overloads.
+     * @param clock     the clock of the clock forms.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
     public FixedWindowLimiter(
@@ -74,15 +75,6 @@ public final class FixedWindowLimiter
         this.clock = clock;
         this.buffer = cells.buffer();
         this.wordOffset = CellArray.tatOffset(cellIndex);
-    }
-
-    /**
-     * @param nowNs the time of the request, ns.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
-     */
-    public long tryAcquire(final long nowNs)
-    {
-        return tryAcquire(1, nowNs);
     }
 
     /**
@@ -109,23 +101,6 @@ public final class FixedWindowLimiter
             }
             word = witness;
         }
-    }
-
-    /**
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquire()
-    {
-        return tryAcquire(1, clock.nanoTime());
-    }
-
-    /**
-     * @param permits the cost.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquireNow(final long permits)
-    {
-        return tryAcquire(permits, clock.nanoTime());
     }
 
     /**
@@ -166,16 +141,6 @@ public final class FixedWindowLimiter
     }
 
     /**
-     * @param permits  the cost.
-     * @param decision a caller-owned holder, filled in place.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquireNow(final long permits, final Decision decision)
-    {
-        return tryAcquire(permits, clock.nanoTime(), decision);
-    }
-
-    /**
      * @return the raw state word (acquire read); decode with {@link FixedWindow}.
      */
     public long word()
@@ -207,4 +172,11 @@ public final class FixedWindowLimiter
         return countBits;
     }
 
+    /**
+     * @return the clock the clock forms read.
+     */
+    public NanoClock clock()
+    {
+        return clock;
+    }
 }

@@ -1,5 +1,6 @@
 package dev.cellrate.window;
 
+import dev.cellrate.Limiter;
 import dev.cellrate.Bounds;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
@@ -31,7 +32,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * ns (exact, if nothing else is admitted meanwhile), or {@link Result#NEVER} (-1) for a cost outside
  * [1, limit] or a retry time beyond {@link Long#MAX_VALUE}.
  */
-public final class SlidingCounterLimiter
+public final class SlidingCounterLimiter implements Limiter
 {
     /** Largest {@code limit}: 2<sup>20</sup> - 1 (so that {@code 2^(2c) * limit} still fits a long). */
     public static final long MAX_LIMIT = (1L << 20) - 1;
@@ -58,7 +59,7 @@ public final class SlidingCounterLimiter
      * @param windowNs  window length in ns, in [2^(2 countBits(limit)), Long.MAX_VALUE / limit].
      * @param cells     the array holding the cell; it must start fresh or hold this limiter's state.
      * @param cellIndex the cell, in [0, cells.cellCount()).
-     * @param clock     the clock of the {@code *Now} overloads.
+     * @param clock     the clock of the clock forms.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
     public SlidingCounterLimiter(
@@ -77,15 +78,6 @@ public final class SlidingCounterLimiter
         this.clock = clock;
         this.buffer = cells.buffer();
         this.wordOffset = CellArray.tatOffset(cellIndex);
-    }
-
-    /**
-     * @param nowNs the time of the request, ns.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
-     */
-    public long tryAcquire(final long nowNs)
-    {
-        return tryAcquire(1, nowNs);
     }
 
     /**
@@ -119,23 +111,6 @@ public final class SlidingCounterLimiter
             }
             word = witness;
         }
-    }
-
-    /**
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquire()
-    {
-        return tryAcquire(1, clock.nanoTime());
-    }
-
-    /**
-     * @param permits the cost.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquireNow(final long permits)
-    {
-        return tryAcquire(permits, clock.nanoTime());
     }
 
     /**
@@ -193,16 +168,6 @@ public final class SlidingCounterLimiter
     }
 
     /**
-     * @param permits  the cost.
-     * @param decision a caller-owned holder, filled in place.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquireNow(final long permits, final Decision decision)
-    {
-        return tryAcquire(permits, clock.nanoTime(), decision);
-    }
-
-    /**
      * @return the raw state word (acquire read); decode with {@link SlidingCounter}.
      */
     public long word()
@@ -257,5 +222,13 @@ public final class SlidingCounterLimiter
     private long toWindowNs(final long rolledIndex, final long windowIndex, final long nowNs)
     {
         return rolledIndex == windowIndex ? 0 : FixedWindow.saturatedDifference(rolledIndex * windowNs, nowNs);
+    }
+
+    /**
+     * @return the clock the clock forms read.
+     */
+    public NanoClock clock()
+    {
+        return clock;
     }
 }

@@ -1,5 +1,6 @@
 package dev.cellrate.window;
 
+import dev.cellrate.Limiter;
 import dev.cellrate.Bounds;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
@@ -50,7 +51,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * ns (exact, if nothing else is admitted meanwhile), or {@link Result#NEVER} (-1) for a cost outside
  * [1, limit] or a retry time beyond {@link Long#MAX_VALUE}.
  */
-public final class SlidingLogLimiter
+public final class SlidingLogLimiter implements Limiter
 {
     /** Offset of the {@link SeqLock} stamp. */
     public static final int STAMP_OFFSET = 0;
@@ -88,7 +89,7 @@ public final class SlidingLogLimiter
     /**
      * @param limit    permits in any window, in [1, {@link #MAX_LIMIT}].
      * @param windowNs window length in ns, in [1, {@link Long#MAX_VALUE}].
-     * @param clock    the clock of the {@code *Now} overloads.
+     * @param clock    the clock of the clock forms.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
     public SlidingLogLimiter(final long limit, final long windowNs, final NanoClock clock)
@@ -105,15 +106,6 @@ public final class SlidingLogLimiter
         final int length = BitUtil.align(RING_OFFSET + (int)limit * SIZE_OF_LONG, ALIGNMENT);
         this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, ALIGNMENT));
         buffer.putLongVolatile(STAMP_OFFSET, 0);
-    }
-
-    /**
-     * @param nowNs the time of the request, ns.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
-     */
-    public long tryAcquire(final long nowNs)
-    {
-        return tryAcquire(1, nowNs);
     }
 
     /**
@@ -157,23 +149,6 @@ public final class SlidingLogLimiter
                 return Result.ADMITTED;
             }
         }
-    }
-
-    /**
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquire()
-    {
-        return tryAcquire(1, clock.nanoTime());
-    }
-
-    /**
-     * @param permits the cost.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquireNow(final long permits)
-    {
-        return tryAcquire(permits, clock.nanoTime());
     }
 
     /**
@@ -230,16 +205,6 @@ public final class SlidingLogLimiter
     }
 
     /**
-     * @param permits  the cost.
-     * @param decision a caller-owned holder, filled in place.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}; by the clock.
-     */
-    public long tryAcquireNow(final long permits, final Decision decision)
-    {
-        return tryAcquire(permits, clock.nanoTime(), decision);
-    }
-
-    /**
      * @return permits admitted so far (acquire read).
      */
     public long admissions()
@@ -280,5 +245,13 @@ public final class SlidingLogLimiter
     private static int slotOffset(final int index)
     {
         return RING_OFFSET + index * SIZE_OF_LONG;
+    }
+
+    /**
+     * @return the clock the clock forms read.
+     */
+    public NanoClock clock()
+    {
+        return clock;
     }
 }

@@ -115,7 +115,7 @@ class CompositeRateLimiterTest
         assertEquals(100, composite.tryAcquire(1, 5_000));
         assertEquals(5_100, first.tatNs());
         // a plain charge on leg 0 meanwhile is kept; the refund restores max(TAT0, t)
-        assertEquals(Result.ADMITTED, first.tryAcquire(7_000));
+        assertEquals(Result.ADMITTED, first.tryAcquire(1, 7_000));
         assertEquals(7_100, first.tatNs());
         assertEquals(Result.ADMITTED, composite.tryAcquire(1, 8_000));
         assertEquals(30, composite.tryAcquire(1, 8_070));

@@ -77,7 +77,7 @@ class KeyedCompositeRateLimiterTest
             {
                 tableFull++;
                 // the user's charge was refunded: the user still has its one permit
-                assertEquals(Result.ADMITTED, users.tryAcquire(k, 5));
+                assertEquals(Result.ADMITTED, users.tryAcquire(k, 1, 5));
             }
             else
             {

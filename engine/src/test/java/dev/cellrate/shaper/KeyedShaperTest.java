@@ -58,15 +58,15 @@ class KeyedShaperTest
     void fullTableFailsClosedAndChargesNothing()
     {
         final KeyedShaper keyed = keyed(Limit.ofGcra(T_NS, 0), ShaperMode.delay(), 2);
-        assertEquals(0, keyed.reserve(1L, 0));
-        assertEquals(0, keyed.reserve(2L, 0));
-        assertEquals(Result.TABLE_FULL, keyed.reserve(3L, 0));
+        assertEquals(0, keyed.reserve(1L, 1, 0));
+        assertEquals(0, keyed.reserve(2L, 1, 0));
+        assertEquals(Result.TABLE_FULL, keyed.reserve(3L, 1, 0));
         assertEquals(SlotTable.STALE, keyed.tatNsOf(3));
         assertEquals(1, keyed.table().tableFullEvents());
         final Reservation r = new Reservation();
         assertEquals(Result.TABLE_FULL, keyed.reserve(3L, 1, 0, r));
         assertFalse(r.admitted());
-        assertEquals(0, keyed.reserve(3L, 2 * GRACE_NS), "idle keys make room");
+        assertEquals(0, keyed.reserve(3L, 1, 2 * GRACE_NS), "idle keys make room");
     }
 
     @Test

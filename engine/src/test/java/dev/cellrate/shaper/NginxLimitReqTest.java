@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Result;
 import dev.cellrate.Limit;
 import org.junit.jupiter.api.Test;
 
@@ -96,8 +97,8 @@ class NginxLimitReqTest
         final long[] delaysMs = new long[requests];
         for (int i = 0; i < requests; i++)
         {
-            final long code = shaper.reserve(nowMs * NS_PER_MS);
-            delaysMs[i] = ShaperResult.isAdmitted(code) ? code / NS_PER_MS : BUSY;
+            final long code = shaper.reserve(1, nowMs * NS_PER_MS);
+            delaysMs[i] = Result.isReserved(code) ? code / NS_PER_MS : BUSY;
         }
         return delaysMs;
     }
@@ -125,9 +126,9 @@ class NginxLimitReqTest
     {
         final Shaper shaper = shaper(10, 5, 0);
         delaysMs(shaper, 6, 0);
-        assertEquals(100 * NS_PER_MS, ShaperResult.retryAfterNs(shaper.reserve(0)));
-        assertEquals(30 * NS_PER_MS, ShaperResult.retryAfterNs(shaper.reserve(70 * NS_PER_MS)));
-        assertEquals(500 * NS_PER_MS, shaper.reserve(100 * NS_PER_MS));
+        assertEquals(100 * NS_PER_MS, Result.decodeRetryAfterNs(shaper.reserve(1, 0)));
+        assertEquals(30 * NS_PER_MS, Result.decodeRetryAfterNs(shaper.reserve(1, 70 * NS_PER_MS)));
+        assertEquals(500 * NS_PER_MS, shaper.reserve(1, 100 * NS_PER_MS));
     }
 
     @Test
@@ -157,9 +158,9 @@ class NginxLimitReqTest
                     nowMs += random.nextLong(3 * periodMs + 1);
                 }
                 final long expectedMs = nginx.request(nowMs);
-                final long code = shaper.reserve(nowMs * NS_PER_MS);
+                final long code = shaper.reserve(1, nowMs * NS_PER_MS);
                 final String context = "rate=" + rate + "r/s burst=" + burst + " delay=" + delay + " request " + i;
-                assertEquals(BUSY != expectedMs, ShaperResult.isAdmitted(code), context);
+                assertEquals(BUSY != expectedMs, Result.isReserved(code), context);
                 if (BUSY != expectedMs)
                 {
                     assertEquals(expectedMs * NS_PER_MS, code, context);

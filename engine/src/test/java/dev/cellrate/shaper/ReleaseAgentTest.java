@@ -82,7 +82,7 @@ class ReleaseAgentTest
         agent.doWork();
         assertEquals(List.of("a"), handler.released);
         final long code = agent.submit("c", shaper, 1, 1_000);
-        assertTrue(ShaperResult.isRetryAfter(code), "a shaper rejection is passed through");
+        assertTrue(Result.isEncodedRetryAfter(code), "a shaper rejection is passed through");
         assertEquals(Result.NEVER, agent.submit("c", shaper, 3, 1_000));
         assertEquals(100, agent.submit("c", shaper, 1, 1_100), "rejections returned their carrier");
         clockNs[0] = 1_200;

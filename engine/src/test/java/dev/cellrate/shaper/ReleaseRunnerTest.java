@@ -75,7 +75,7 @@ class ReleaseRunnerTest
                     long code;
                     while ((code = agent.submit(item, shaper, 1, System.nanoTime())) < 0)
                     {
-                        assertTrue(Result.QUEUE_FULL == code || ShaperResult.isRetryAfter(code), "code " + code);
+                        assertTrue(Result.QUEUE_FULL == code || Result.isEncodedRetryAfter(code), "code " + code);
                         refusals.incrementAndGet();
                         Thread.yield();
                     }

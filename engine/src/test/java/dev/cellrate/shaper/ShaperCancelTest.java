@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Result;
 import dev.cellrate.Limit;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +30,7 @@ class ShaperCancelTest
         final Shaper shaper = new Shaper(LIMIT, ShaperMode.delay());
         final Reservation a = new Reservation();
         assertEquals(0, shaper.reserve(1, 1_000, a));
-        assertEquals(100, shaper.reserve(1_000));
+        assertEquals(100, shaper.reserve(1, 1_000));
         final Reservation c = new Reservation();
         assertEquals(200, shaper.reserve(1, 1_000, c));
         assertEquals(1_300, shaper.tatNs());
@@ -38,7 +39,7 @@ class ShaperCancelTest
         assertFalse(shaper.cancel(c), "a holder refunds once");
         assertFalse(shaper.cancel(a), "a reservation with a later live one refunds nothing");
         assertEquals(1_200, shaper.tatNs());
-        assertEquals(200, shaper.reserve(1_000), "the refunded slot is taken again");
+        assertEquals(200, shaper.reserve(1, 1_000), "the refunded slot is taken again");
     }
 
     @Test
@@ -80,7 +81,7 @@ class ShaperCancelTest
         final Shaper shaper = new Shaper(LIMIT, ShaperMode.delay());
         final Reservation r = new Reservation();
         assertEquals(0, shaper.reserve(5, 0));
-        assertTrue(ShaperResult.isRetryAfter(shaper.reserve(1, 0, r)));
+        assertTrue(Result.isEncodedRetryAfter(shaper.reserve(1, 0, r)));
         assertFalse(r.admitted());
         final long tatNs = shaper.tatNs();
         assertFalse(shaper.cancel(r));

@@ -71,7 +71,7 @@ class ShaperDifferentialTest
             final long permits = random.nextInt(10) < 8 ? 1 : random.nextLong(-1, limit.burst() + 3);
             final long code = shaper.reserve(permits, nowNs);
             final boolean admitted = model.reserve(permits, nowNs);
-            assertEquals(admitted, ShaperResult.isAdmitted(code), context + " request " + i);
+            assertEquals(admitted, Result.isReserved(code), context + " request " + i);
             if (admitted)
             {
                 final long releaseNs = nowNs + code;
@@ -92,8 +92,8 @@ class ShaperDifferentialTest
             }
             else
             {
-                assertTrue(ShaperResult.isRetryAfter(code), context + " request " + i);
-                assertEquals(model.lastRetryAfter, BigInteger.valueOf(ShaperResult.retryAfterNs(code)));
+                assertTrue(Result.isEncodedRetryAfter(code), context + " request " + i);
+                assertEquals(model.lastRetryAfter, BigInteger.valueOf(Result.decodeRetryAfterNs(code)));
             }
             assertEquals(null == model.tat ? Long.MIN_VALUE : model.tat.longValueExact(), shaper.tatNs());
         }
@@ -111,8 +111,8 @@ class ShaperDifferentialTest
         for (int i = 0; i < 50_000; i++)
         {
             nowNs += random.nextInt(4) == 0 ? random.nextLong(2_000) : 0;
-            final long code = shaper.reserve(nowNs);
-            if (ShaperResult.isAdmitted(code))
+            final long code = shaper.reserve(1, nowNs);
+            if (Result.isReserved(code))
             {
                 final long releaseNs = nowNs + code;
                 if (previousReleaseNs != Long.MIN_VALUE)

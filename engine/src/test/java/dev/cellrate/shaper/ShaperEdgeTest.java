@@ -48,21 +48,21 @@ class ShaperEdgeTest
     @Test
     void codesAreUnambiguous()
     {
-        assertTrue(ShaperResult.isAdmitted(0));
-        assertFalse(ShaperResult.isRetryAfter(0));
-        assertEquals(-17, ShaperResult.encodeRetryAfter(1));
-        assertEquals(1, ShaperResult.retryAfterNs(-17));
-        assertEquals(Long.MIN_VALUE, ShaperResult.encodeRetryAfter(Long.MAX_VALUE));
-        assertEquals(ShaperResult.MAX_RETRY_AFTER_NS, ShaperResult.retryAfterNs(Long.MIN_VALUE));
-        for (long code = -16; code < 0; code++)
+        assertTrue(Result.isReserved(0));
+        assertFalse(Result.isEncodedRetryAfter(0));
+        assertEquals(Result.ENCODED_RETRY_AFTER_BASE - 1, Result.encodeRetryAfter(1));
+        assertEquals(1, Result.decodeRetryAfterNs(Result.ENCODED_RETRY_AFTER_BASE - 1));
+        assertEquals(Long.MIN_VALUE, Result.encodeRetryAfter(Long.MAX_VALUE));
+        assertEquals(Result.MAX_ENCODED_RETRY_AFTER_NS, Result.decodeRetryAfterNs(Long.MIN_VALUE));
+        for (long code = Result.ENCODED_RETRY_AFTER_BASE; code < 0; code++)
         {
-            assertFalse(ShaperResult.isAdmitted(code));
-            assertFalse(ShaperResult.isRetryAfter(code), "reserved or Result codes carry no retry-after");
-            assertEquals(0, ShaperResult.retryAfterNs(code));
+            assertFalse(Result.isReserved(code));
+            assertFalse(Result.isEncodedRetryAfter(code), "reserved or Result codes carry no retry-after");
+            assertEquals(0, Result.decodeRetryAfterNs(code));
         }
-        assertEquals("DELAY", ShaperResult.name(0));
-        assertEquals("RETRY_AFTER", ShaperResult.name(-17));
-        assertEquals("QUEUE_FULL", ShaperResult.name(Result.QUEUE_FULL));
+        assertEquals("ADMITTED", Result.name(0));
+        assertEquals("ENCODED_RETRY_AFTER", Result.name(Result.ENCODED_RETRY_AFTER_BASE - 1));
+        assertEquals("QUEUE_FULL", Result.name(Result.QUEUE_FULL));
     }
 
     @Test
@@ -83,35 +83,35 @@ class ShaperEdgeTest
     void timesAtTheEdgesOfTheLongRangeSaturate()
     {
         final Shaper shaper = new Shaper(LIMIT, ShaperMode.delay());
-        assertEquals(Result.NEVER, shaper.reserve(Long.MAX_VALUE), "TAT would not fit");
-        assertEquals(0, shaper.reserve(Long.MAX_VALUE - T_NS));
+        assertEquals(Result.NEVER, shaper.reserve(1, Long.MAX_VALUE), "TAT would not fit");
+        assertEquals(0, shaper.reserve(1, Long.MAX_VALUE - T_NS));
         assertEquals(Long.MAX_VALUE, shaper.tatNs());
-        assertEquals(Result.NEVER, shaper.reserve(Long.MAX_VALUE - T_NS));
-        final long code = shaper.reserve(Long.MIN_VALUE);
-        assertTrue(ShaperResult.isRetryAfter(code), "clock centuries backwards is a rejection");
-        assertEquals(ShaperResult.MAX_RETRY_AFTER_NS, ShaperResult.retryAfterNs(code),
+        assertEquals(Result.NEVER, shaper.reserve(1, Long.MAX_VALUE - T_NS));
+        final long code = shaper.reserve(1, Long.MIN_VALUE);
+        assertTrue(Result.isEncodedRetryAfter(code), "clock centuries backwards is a rejection");
+        assertEquals(Result.MAX_ENCODED_RETRY_AFTER_NS, Result.decodeRetryAfterNs(code),
             "true retry-after is about 2^64 ns: saturated by Gcra, clamped by the encoding, never wrapped");
-        assertEquals(Long.MAX_VALUE / 2 - 3 * T_NS + 1, ShaperResult.retryAfterNs(shaper.reserve(Long.MAX_VALUE / 2)),
+        assertEquals(Long.MAX_VALUE / 2 - 3 * T_NS + 1, Result.decodeRetryAfterNs(shaper.reserve(1, Long.MAX_VALUE / 2)),
             "exact where representable");
         final Shaper tight = new Shaper(Limit.ofGcra(1, 0), ShaperMode.delay());
-        assertEquals(0, tight.reserve(Long.MAX_VALUE - 1));
-        assertEquals(ShaperResult.MAX_RETRY_AFTER_NS, ShaperResult.retryAfterNs(tight.reserve(Long.MIN_VALUE)),
+        assertEquals(0, tight.reserve(1, Long.MAX_VALUE - 1));
+        assertEquals(Result.MAX_ENCODED_RETRY_AFTER_NS, Result.decodeRetryAfterNs(tight.reserve(1, Long.MIN_VALUE)),
             "retry-after beyond the encodable range is clamped, still a rejection");
 
         final Shaper fromMin = new Shaper(LIMIT, ShaperMode.delay());
-        assertEquals(0, fromMin.reserve(Long.MIN_VALUE));
-        assertEquals(T_NS, fromMin.reserve(Long.MIN_VALUE));
-        assertEquals(0, fromMin.reserve(Long.MAX_VALUE - T_NS));
+        assertEquals(0, fromMin.reserve(1, Long.MIN_VALUE));
+        assertEquals(T_NS, fromMin.reserve(1, Long.MIN_VALUE));
+        assertEquals(0, fromMin.reserve(1, Long.MAX_VALUE - T_NS));
     }
 
     @Test
     void clockGoingBackwardsOnlyDelaysMore()
     {
         final Shaper shaper = new Shaper(LIMIT, ShaperMode.delay());
-        assertEquals(0, shaper.reserve(10_000));
-        assertEquals(T_NS + 500, shaper.reserve(9_500));
-        assertEquals(3 * T_NS, shaper.reserve(9_000));
-        assertTrue(ShaperResult.isRetryAfter(shaper.reserve(8_999)));
+        assertEquals(0, shaper.reserve(1, 10_000));
+        assertEquals(T_NS + 500, shaper.reserve(1, 9_500));
+        assertEquals(3 * T_NS, shaper.reserve(1, 9_000));
+        assertTrue(Result.isEncodedRetryAfter(shaper.reserve(1, 8_999)));
     }
 
     @Test
@@ -120,7 +120,7 @@ class ShaperEdgeTest
         final long[] nowNs = {5_000};
         final Shaper shaper = new Shaper(LIMIT, ShaperMode.delay(), CellArray.allocate(1), 0, () -> nowNs[0]);
         assertEquals(0, shaper.reserve());
-        assertEquals(T_NS, shaper.reserveNow(2));
+        assertEquals(T_NS, shaper.reserve(2));
         nowNs[0] += 10 * T_NS;
         assertEquals(0, shaper.reserve());
     }

@@ -180,7 +180,7 @@ class TcmTest
                 final boolean blind = packet[2] == 1 && (decisions & 1) == 0;
                 final int expected = reference.mark(packet[1], blind ? Colour.GREEN : (int)packet[2], packet[0]);
                 final int actual = blind ? marker.mark(packet[1], packet[0]) :
-                    marker.mark(packet[1], (int)packet[2], packet[0]);
+                    marker.markColourAware(packet[1], (int)packet[2], packet[0]);
                 decisions++;
                 mismatches += expected == actual ? 0 : 1;
                 colours[actual]++;
@@ -213,7 +213,7 @@ class TcmTest
                 final boolean blind = packet[2] == 1 && (decisions & 1) == 0;
                 final int expected = reference.mark(packet[1], blind ? Colour.GREEN : (int)packet[2], packet[0]);
                 final int actual = blind ? marker.mark(packet[1], packet[0]) :
-                    marker.mark(packet[1], (int)packet[2], packet[0]);
+                    marker.markColourAware(packet[1], (int)packet[2], packet[0]);
                 decisions++;
                 mismatches += expected == actual ? 0 : 1;
                 colours[actual]++;
@@ -237,12 +237,12 @@ class TcmTest
         assertEquals(Colour.RED, marker.mark(2, 1_999_999)); // one token (at 1 ms) in C
         assertEquals(Colour.GREEN, marker.mark(2, 2_000_000)); // the second token arrives at exactly 2 ms
         assertEquals(Colour.RED, marker.mark(1, 1_000_000)); // backwards: nothing added
-        assertEquals(Colour.YELLOW, marker.mark(200, Colour.YELLOW, 10_000_000_000L)); // C refilled, then E
-        assertEquals(Colour.RED, marker.mark(1, Colour.RED, 10_000_000_000L));
-        assertEquals(Colour.YELLOW, marker.mark(150, Colour.YELLOW, 20_000_000_000L)); // pre-yellow: E only
-        assertEquals(Colour.GREEN, marker.mark(300, Colour.GREEN, 20_000_000_000L));
+        assertEquals(Colour.YELLOW, marker.markColourAware(200, Colour.YELLOW, 10_000_000_000L)); // C refilled, then E
+        assertEquals(Colour.RED, marker.markColourAware(1, Colour.RED, 10_000_000_000L));
+        assertEquals(Colour.YELLOW, marker.markColourAware(150, Colour.YELLOW, 20_000_000_000L)); // pre-yellow: E only
+        assertEquals(Colour.GREEN, marker.markColourAware(300, Colour.GREEN, 20_000_000_000L));
         assertEquals(Colour.RED, marker.mark(-1, 20_000_000_000L));
-        assertEquals(Colour.RED, marker.mark(1, 7, 20_000_000_000L));
+        assertEquals(Colour.RED, marker.markColourAware(1, 7, 20_000_000_000L));
     }
 
     @Test
@@ -254,9 +254,9 @@ class TcmTest
         assertEquals(Colour.YELLOW, marker.mark(100, 0)); // Tp 0
         assertEquals(Colour.RED, marker.mark(1, 0));
         assertEquals(Colour.YELLOW, marker.mark(2, 1_000_000)); // Tp 2 (two peak tokens by 1 ms), Tc 1
-        assertEquals(Colour.RED, marker.mark(1, Colour.RED, 9_000_000_000L));
-        assertEquals(Colour.YELLOW, marker.mark(1, Colour.YELLOW, 9_000_000_000L));
-        assertEquals(Colour.GREEN, marker.mark(300, Colour.GREEN, 9_000_000_000L));
+        assertEquals(Colour.RED, marker.markColourAware(1, Colour.RED, 9_000_000_000L));
+        assertEquals(Colour.YELLOW, marker.markColourAware(1, Colour.YELLOW, 9_000_000_000L));
+        assertEquals(Colour.GREEN, marker.markColourAware(300, Colour.GREEN, 9_000_000_000L));
     }
 
     @Test

@@ -80,16 +80,16 @@ class GuavaDifferentialTest
         final PayLaterRateLimiter ours = Guava.create(10).newRateLimiter(0, SystemNanoClock.INSTANCE);
         // empty at creation: one permit at t=0 (stored 0, nextFree = now), then nothing until 100 ms
         assertTrue(guava.tryAcquire());
-        assertEquals(Result.ADMITTED, ours.tryAcquire(0));
+        assertEquals(Result.ADMITTED, ours.tryAcquire(1, 0));
         assertTrue(!guava.tryAcquire());
-        assertEquals(100_000_000L, ours.tryAcquire(0));
+        assertEquals(100_000_000L, ours.tryAcquire(1, 0));
         stopwatch.setMicros(2_000_000);
         int guavaCount = 0;
         int ourCount = 0;
         for (int i = 0; i < 30; i++)
         {
             guavaCount += guava.tryAcquire() ? 1 : 0;
-            ourCount += Result.isAdmitted(ours.tryAcquire(2_000_000_000L)) ? 1 : 0;
+            ourCount += Result.isAdmitted(ours.tryAcquire(1, 2_000_000_000L)) ? 1 : 0;
         }
         assertEquals(11, guavaCount);
         assertEquals(11, ourCount);

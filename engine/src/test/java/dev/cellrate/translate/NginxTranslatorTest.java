@@ -5,7 +5,6 @@ import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.shaper.Shaper;
 import dev.cellrate.shaper.ShaperMode;
-import dev.cellrate.shaper.ShaperResult;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
@@ -114,8 +113,8 @@ class NginxTranslatorTest
                     final long nowMs = baseMs + trace.timesMs[i];
                     final long nowNs = nowMs * 1_000_000;
                     final boolean expected = nginx.offer(nowMs);
-                    final long code = ours.reserve(nowNs);
-                    final boolean actual = ShaperResult.isAdmitted(code);
+                    final long code = ours.reserve(1, nowNs);
+                    final boolean actual = Result.isReserved(code);
                     decisions++;
                     admitted += expected ? 1 : 0;
                     if (expected != actual)
@@ -157,7 +156,7 @@ class NginxTranslatorTest
             for (int i = 0; i < trace.length(); i++)
             {
                 final boolean expected = nginx.offer(trace.timesMs[i]);
-                final boolean actual = Result.isAdmitted(ours.tryAcquire(trace.timesMs[i] * 1_000_000));
+                final boolean actual = Result.isAdmitted(ours.tryAcquire(1, trace.timesMs[i] * 1_000_000));
                 if (expected != actual)
                 {
                     if (actual)
@@ -188,11 +187,11 @@ class NginxTranslatorTest
         final long nowNs = 5_000_000_000L;
         for (int i = 0; i < 6; i++)
         {
-            assertEquals(Result.ADMITTED, limiter.tryAcquire(nowNs));
-            assertEquals(i * 100_000_000L, shaper.reserve(nowNs));
+            assertEquals(Result.ADMITTED, limiter.tryAcquire(1, nowNs));
+            assertEquals(i * 100_000_000L, shaper.reserve(1, nowNs));
         }
-        assertEquals(100_000_000L, limiter.tryAcquire(nowNs));
-        assertEquals(100_000_000L, ShaperResult.retryAfterNs(shaper.reserve(nowNs)));
+        assertEquals(100_000_000L, limiter.tryAcquire(1, nowNs));
+        assertEquals(100_000_000L, Result.decodeRetryAfterNs(shaper.reserve(1, nowNs)));
     }
 
     @Test
@@ -206,8 +205,8 @@ class NginxTranslatorTest
         final long[] expectedHoldNs = {0, 0, 0, 100_000_000L, 200_000_000L, 300_000_000L};
         for (final long holdNs : expectedHoldNs)
         {
-            assertEquals(holdNs, delayed.reserve(1_000));
-            assertEquals(0, immediate.reserve(1_000));
+            assertEquals(holdNs, delayed.reserve(1, 1_000));
+            assertEquals(0, immediate.reserve(1, 1_000));
         }
         assertEquals("delay=2", delay2.mode().toString());
         assertEquals(ShaperMode.nodelay(), nodelay.mode());
@@ -228,7 +227,7 @@ class NginxTranslatorTest
         for (int i = 0; i < 3000; i++)
         {
             nowMs += random.nextInt(0, 700);
-            if (nginx.offer(nowMs) != Result.isAdmitted(ours.tryAcquire(nowMs * 1_000_000)))
+            if (nginx.offer(nowMs) != Result.isAdmitted(ours.tryAcquire(1, nowMs * 1_000_000)))
             {
                 differences++;
             }

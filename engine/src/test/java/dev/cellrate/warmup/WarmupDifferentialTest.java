@@ -102,20 +102,20 @@ class WarmupDifferentialTest
         final WarmingUpRateLimiter ours = WarmingUpRateLimiter.guava(10, 1, TimeUnit.SECONDS, 0, SystemNanoClock.INSTANCE);
         final GuavaPeer.FakeStopwatch stopwatch = new GuavaPeer.FakeStopwatch(0);
         final RateLimiter guava = GuavaPeer.warmingUp(10, 1, TimeUnit.SECONDS, 3.0, stopwatch);
-        assertEquals(Result.ADMITTED, ours.tryAcquire(0));
+        assertEquals(Result.ADMITTED, ours.tryAcquire(1, 0));
         assertTrue(guava.tryAcquire());
         assertEquals(280_000_000L, ours.nextFreeNs());
         assertEquals(900_000_000L, ours.storedNs());
         stopwatch.setMicros(279_999);
         assertTrue(!guava.tryAcquire());
-        assertEquals(1_000, ours.tryAcquire(279_999_000));
+        assertEquals(1_000, ours.tryAcquire(1, 279_999_000));
         long expectedNextNs = 280_000_000L;
         final long[] intervalsMs = {240, 200, 160, 120, 100, 100};
         for (final long intervalMs : intervalsMs)
         {
             stopwatch.setMicros(expectedNextNs / 1000);
             assertTrue(guava.tryAcquire());
-            assertEquals(Result.ADMITTED, ours.tryAcquire(expectedNextNs));
+            assertEquals(Result.ADMITTED, ours.tryAcquire(1, expectedNextNs));
             expectedNextNs += intervalMs * 1_000_000;
             assertEquals(expectedNextNs, ours.nextFreeNs());
         }

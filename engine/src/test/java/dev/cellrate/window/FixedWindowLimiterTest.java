@@ -111,7 +111,7 @@ class FixedWindowLimiterTest
         for (int i = 0; i < 20; i++)
         {
             final long t = (i < 10 ? 900_000_000L : 950_000_000L) + i * 5_000_000L; // [0.90, 0.95) and [1.00, 1.05) s
-            if (Result.isAdmitted(limiter.tryAcquire(t)))
+            if (Result.isAdmitted(limiter.tryAcquire(1, t)))
             {
                 admitted[n++] = t;
             }
@@ -132,7 +132,7 @@ class FixedWindowLimiterTest
         long newest = Long.MIN_VALUE;
         for (final long t : times)
         {
-            if (Result.isAdmitted(limiter.tryAcquire(t)))
+            if (Result.isAdmitted(limiter.tryAcquire(1, t)))
             {
                 newest = Math.max(newest, Math.floorDiv(t, windowNs));
                 perWindow.merge(newest, 1L, Long::sum);
@@ -158,17 +158,17 @@ class FixedWindowLimiterTest
             {
                 for (final long t : oddTimes)
                 {
-                    final long code = limiter.tryAcquire(t);
+                    final long code = limiter.tryAcquire(1, t);
                     assertEquals(reference.offer(1, t), code, "t=" + t + " W=" + windowNs);
                     assertTrue(code >= Result.NEVER);
                 }
             }
             for (int i = 0; i < 10; i++)
             {
-                admittedAtMax += Result.isAdmitted(limiter.tryAcquire(Long.MAX_VALUE)) ? 1 : 0;
+                admittedAtMax += Result.isAdmitted(limiter.tryAcquire(1, Long.MAX_VALUE)) ? 1 : 0;
             }
             assertEquals(0, admittedAtMax, "the last window is full and never rolls");
-            assertEquals(Result.NEVER, limiter.tryAcquire(Long.MAX_VALUE));
+            assertEquals(Result.NEVER, limiter.tryAcquire(1, Long.MAX_VALUE));
         }
     }
 
@@ -176,10 +176,10 @@ class FixedWindowLimiterTest
     void backwardsInTimeIsChargedToTheNewestWindow()
     {
         final FixedWindowLimiter limiter = new FixedWindowLimiter(2, 1_000);
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(5_500));
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(1_000));
-        assertEquals(6_000 - 10, limiter.tryAcquire(10));
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(6_000));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 5_500));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 1_000));
+        assertEquals(6_000 - 10, limiter.tryAcquire(1, 10));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 6_000));
     }
 
     @Test
@@ -218,10 +218,10 @@ class FixedWindowLimiterTest
         final long[] now = {5_000};
         final FixedWindowLimiter limiter = new FixedWindowLimiter(2, 1_000, CellArray.allocate(2), 1, () -> now[0]);
         assertEquals(Result.ADMITTED, limiter.tryAcquire());
-        assertEquals(Result.ADMITTED, limiter.tryAcquireNow(1));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1));
         assertEquals(1_000, limiter.tryAcquire());
         now[0] = 6_000;
-        assertEquals(Result.ADMITTED, limiter.tryAcquireNow(2, new Decision()));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(2, new Decision()));
     }
 
     @Test

@@ -137,7 +137,7 @@ class SlidingCounterLimiterTest
         int n = 0;
         for (int i = 0; i < 10; i++)
         {
-            if (Result.isAdmitted(limiter.tryAcquire(1_999_000_000L)))
+            if (Result.isAdmitted(limiter.tryAcquire(1, 1_999_000_000L)))
             {
                 admitted[n++] = 1_999_000_000L;
             }
@@ -146,7 +146,7 @@ class SlidingCounterLimiterTest
         int burst = 0;
         for (int i = 0; i < 20; i++)
         {
-            if (Result.isAdmitted(limiter.tryAcquire(2_900_000_000L)))
+            if (Result.isAdmitted(limiter.tryAcquire(1, 2_900_000_000L)))
             {
                 admitted[n++] = 2_900_000_000L;
                 burst++;
@@ -170,15 +170,15 @@ class SlidingCounterLimiterTest
             {
                 for (final long t : oddTimes)
                 {
-                    assertEquals(reference.offer(1, t), limiter.tryAcquire(t), "t=" + t + " W=" + windowNs);
+                    assertEquals(reference.offer(1, t), limiter.tryAcquire(1, t), "t=" + t + " W=" + windowNs);
                 }
             }
-            assertEquals(Result.NEVER, limiter.tryAcquire(Long.MAX_VALUE));
+            assertEquals(Result.NEVER, limiter.tryAcquire(1, Long.MAX_VALUE));
         }
         final SlidingCounterLimiter fresh = new SlidingCounterLimiter(2, 16);
-        assertEquals(Result.ADMITTED, fresh.tryAcquire(Long.MIN_VALUE));
-        assertEquals(Result.ADMITTED, fresh.tryAcquire(Long.MIN_VALUE));
-        assertEquals(16 + 8, fresh.tryAcquire(Long.MIN_VALUE));
+        assertEquals(Result.ADMITTED, fresh.tryAcquire(1, Long.MIN_VALUE));
+        assertEquals(Result.ADMITTED, fresh.tryAcquire(1, Long.MIN_VALUE));
+        assertEquals(16 + 8, fresh.tryAcquire(1, Long.MIN_VALUE));
     }
 
     @Test
@@ -186,8 +186,8 @@ class SlidingCounterLimiterTest
     {
         final SlidingCounterLimiter limiter = new SlidingCounterLimiter(4, 1_000);
         assertEquals(Result.ADMITTED, limiter.tryAcquire(3, 1_999));
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(2_500)); // 3 * 0.5 + 0 + 1 <= 4
-        assertEquals(2_334 - 100, limiter.tryAcquire(100));        // at 2.000: 3 + 1 + 1 > 4; 3 * 0.666 + 2 <= 4 at 2.334
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 2_500)); // 3 * 0.5 + 0 + 1 <= 4
+        assertEquals(2_334 - 100, limiter.tryAcquire(1, 100));        // at 2.000: 3 + 1 + 1 > 4; 3 * 0.666 + 2 <= 4 at 2.334
         assertEquals(Result.NEVER, limiter.tryAcquire(5, 2_600));
     }
 
@@ -217,10 +217,10 @@ class SlidingCounterLimiterTest
         final SlidingCounterLimiter limiter =
             new SlidingCounterLimiter(2, 1_000, CellArray.allocate(2), 1, () -> now[0]);
         assertEquals(Result.ADMITTED, limiter.tryAcquire());
-        assertEquals(Result.ADMITTED, limiter.tryAcquireNow(1));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1));
         assertEquals(1_500, limiter.tryAcquire());
         now[0] = 7_000;
-        assertEquals(Result.ADMITTED, limiter.tryAcquireNow(2, new Decision()));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(2, new Decision()));
     }
 
     @Test

@@ -123,7 +123,7 @@ class SlidingLogLimiterTest
             int n = 0;
             for (final long t : times)
             {
-                if (Result.isAdmitted(limiter.tryAcquire(t)))
+                if (Result.isAdmitted(limiter.tryAcquire(1, t)))
                 {
                     admitted[n++] = t;
                 }
@@ -141,22 +141,22 @@ class SlidingLogLimiterTest
         for (int i = 0; i < 20; i++)
         {
             admitted += Result.isAdmitted(
-                boundary.tryAcquire((i < 10 ? 900_000_000L : 950_000_000L) + i * 5_000_000L)) ? 1 : 0;
+                boundary.tryAcquire(1, (i < 10 ? 900_000_000L : 950_000_000L) + i * 5_000_000L)) ? 1 : 0;
         }
         assertEquals(10, admitted, "fixed window admits 20 here");
         final SlidingLogLimiter adversary = new SlidingLogLimiter(10, SECOND_NS);
         admitted = 0;
         for (int i = 0; i < 10; i++)
         {
-            admitted += Result.isAdmitted(adversary.tryAcquire(1_999_000_000L)) ? 1 : 0;
+            admitted += Result.isAdmitted(adversary.tryAcquire(1, 1_999_000_000L)) ? 1 : 0;
         }
         for (int i = 0; i < 20; i++)
         {
-            admitted += Result.isAdmitted(adversary.tryAcquire(2_900_000_000L)) ? 1 : 0;
+            admitted += Result.isAdmitted(adversary.tryAcquire(1, 2_900_000_000L)) ? 1 : 0;
         }
         assertEquals(10, admitted, "sliding counter admits 19 here");
-        assertEquals(99_000_000L, adversary.tryAcquire(2_900_000_000L));
-        assertEquals(Result.ADMITTED, adversary.tryAcquire(2_999_000_000L));
+        assertEquals(99_000_000L, adversary.tryAcquire(1, 2_900_000_000L));
+        assertEquals(Result.ADMITTED, adversary.tryAcquire(1, 2_999_000_000L));
     }
 
     @Test
@@ -172,15 +172,15 @@ class SlidingLogLimiterTest
             {
                 for (final long t : oddTimes)
                 {
-                    assertEquals(reference.offer(1, t), limiter.tryAcquire(t), "t=" + t + " W=" + windowNs);
+                    assertEquals(reference.offer(1, t), limiter.tryAcquire(1, t), "t=" + t + " W=" + windowNs);
                 }
             }
         }
         final SlidingLogLimiter fresh = new SlidingLogLimiter(2, 10);
-        assertEquals(Result.ADMITTED, fresh.tryAcquire(Long.MIN_VALUE));
-        assertEquals(Result.ADMITTED, fresh.tryAcquire(Long.MIN_VALUE + 5));
-        assertEquals(10, fresh.tryAcquire(Long.MIN_VALUE));
-        assertEquals(Result.ADMITTED, fresh.tryAcquire(Long.MIN_VALUE + 10));
+        assertEquals(Result.ADMITTED, fresh.tryAcquire(1, Long.MIN_VALUE));
+        assertEquals(Result.ADMITTED, fresh.tryAcquire(1, Long.MIN_VALUE + 5));
+        assertEquals(10, fresh.tryAcquire(1, Long.MIN_VALUE));
+        assertEquals(Result.ADMITTED, fresh.tryAcquire(1, Long.MIN_VALUE + 10));
     }
 
     @Test
@@ -209,10 +209,10 @@ class SlidingLogLimiterTest
         final long[] now = {5_000};
         final SlidingLogLimiter limiter = new SlidingLogLimiter(2, 1_000, () -> now[0]);
         assertEquals(Result.ADMITTED, limiter.tryAcquire());
-        assertEquals(Result.ADMITTED, limiter.tryAcquireNow(1));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1));
         assertEquals(1_000, limiter.tryAcquire());
         now[0] = 6_000;
-        assertEquals(Result.ADMITTED, limiter.tryAcquireNow(2, new Decision()));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(2, new Decision()));
     }
 
     @Test

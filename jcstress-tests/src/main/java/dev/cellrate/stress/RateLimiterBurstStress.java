@@ -58,7 +58,7 @@ public final class RateLimiterBurstStress
 
     static int admitted(final RateLimiter limiter)
     {
-        return Result.isAdmitted(limiter.tryAcquire(NOW_NS)) ? 1 : 0;
+        return Result.isAdmitted(limiter.tryAcquire(1, NOW_NS)) ? 1 : 0;
     }
 
     /**
@@ -78,13 +78,13 @@ public final class RateLimiterBurstStress
         @Actor
         public void a1()
         {
-            admitted1 = Result.isAdmitted(limiter.tryAcquire(NOW_NS)) ? 1 : 0;
+            admitted1 = Result.isAdmitted(limiter.tryAcquire(1, NOW_NS)) ? 1 : 0;
         }
 
         @Actor
         public void a2()
         {
-            admitted2 = Result.isAdmitted(limiter.tryAcquire(NOW_NS)) ? 1 : 0;
+            admitted2 = Result.isAdmitted(limiter.tryAcquire(1, NOW_NS)) ? 1 : 0;
         }
 
         @Arbiter

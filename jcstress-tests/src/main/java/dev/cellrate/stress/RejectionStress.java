@@ -45,13 +45,13 @@ public class RejectionStress
     @Actor
     public void a1(final JJJ_Result r)
     {
-        r.r1 = limiter.tryAcquire(NOW_NS);
+        r.r1 = limiter.tryAcquire(1, NOW_NS);
     }
 
     @Actor
     public void a2(final JJJ_Result r)
     {
-        r.r2 = limiter.tryAcquire(NOW_NS);
+        r.r2 = limiter.tryAcquire(1, NOW_NS);
     }
 
     @Arbiter

@@ -40,7 +40,7 @@ public class TimeRaceStress
 
     public TimeRaceStress()
     {
-        if (!Result.isAdmitted(limiter.tryAcquire(EARLY_NS)) || LATE_NS != limiter.tatNs())
+        if (!Result.isAdmitted(limiter.tryAcquire(1, EARLY_NS)) || LATE_NS != limiter.tatNs())
         {
             throw new IllegalStateException("setup: TAT must be 1000 before the race");
         }
@@ -49,13 +49,13 @@ public class TimeRaceStress
     @Actor
     public void late(final JJJ_Result r)
     {
-        r.r1 = limiter.tryAcquire(LATE_NS);
+        r.r1 = limiter.tryAcquire(1, LATE_NS);
     }
 
     @Actor
     public void early(final JJJ_Result r)
     {
-        r.r2 = limiter.tryAcquire(EARLY_NS);
+        r.r2 = limiter.tryAcquire(1, EARLY_NS);
     }
 
     @Arbiter

@@ -50,7 +50,7 @@ final class CellrateKeyedShaperTarget extends KeyedTarget
     @Override
     long decideLong(final long key, final Long boxedKey, final long nowNs)
     {
-        return shaper.reserve(key, nowNs) >= 0 ? 0 : 1;
+        return shaper.reserve(key, 1, nowNs) >= 0 ? 0 : 1;
     }
 
     @Override

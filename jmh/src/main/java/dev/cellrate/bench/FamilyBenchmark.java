@@ -103,31 +103,31 @@ public class FamilyBenchmark
     @Benchmark
     public long fixedWindow(final CallerClock clock)
     {
-        return fixedWindow.tryAcquire(clock.nowNs++);
+        return fixedWindow.tryAcquire(1, clock.nowNs++);
     }
 
     @Benchmark
     public long slidingCounter(final CallerClock clock)
     {
-        return slidingCounter.tryAcquire(clock.nowNs += SLIDING_COUNTER_STEP_NS);
+        return slidingCounter.tryAcquire(1, clock.nowNs += SLIDING_COUNTER_STEP_NS);
     }
 
     @Benchmark
     public long slidingLog(final CallerClock clock)
     {
-        return slidingLog.tryAcquire(clock.nowNs += SLIDING_LOG_STEP_NS);
+        return slidingLog.tryAcquire(1, clock.nowNs += SLIDING_LOG_STEP_NS);
     }
 
     @Benchmark
     public long payLater(final CallerClock clock)
     {
-        return payLater.tryAcquire(clock.nowNs++);
+        return payLater.tryAcquire(1, clock.nowNs++);
     }
 
     @Benchmark
     public long warmingUp(final CallerClock clock)
     {
-        return warmingUp.tryAcquire(clock.nowNs += WARMING_UP_STEP_NS);
+        return warmingUp.tryAcquire(1, clock.nowNs += WARMING_UP_STEP_NS);
     }
 
     @Benchmark

@@ -70,7 +70,7 @@ public class ShaperBenchmark
         delayWithReservation = new Shaper(admit, ShaperMode.delay());
         noDelay = new Shaper(admit, ShaperMode.nodelay());
         rejecting = new Shaper(SingleLimiterBenchmark.CELLRATE_REJECT, ShaperMode.delay());
-        rejecting.reserve(0);
+        rejecting.reserve(1, 0);
         if (SystemNanoClock.INSTANCE != delayNanoClock.clock())
         {
             throw new IllegalStateException("expected the system clock");
@@ -80,7 +80,7 @@ public class ShaperBenchmark
     @Benchmark
     public long reserveCallerTime(final Caller caller)
     {
-        return delay.reserve(caller.nowNs++);
+        return delay.reserve(1, caller.nowNs++);
     }
 
     @Benchmark
@@ -98,12 +98,12 @@ public class ShaperBenchmark
     @Benchmark
     public long reserveNoDelay(final Caller caller)
     {
-        return noDelay.reserve(caller.nowNs++);
+        return noDelay.reserve(1, caller.nowNs++);
     }
 
     @Benchmark
     public long reserveRejected(final Caller caller)
     {
-        return rejecting.reserve(caller.nowNs++);
+        return rejecting.reserve(1, caller.nowNs++);
     }
 }

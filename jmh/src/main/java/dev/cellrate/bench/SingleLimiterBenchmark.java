@@ -102,7 +102,7 @@ public abstract class SingleLimiterBenchmark
         cellrateCachedClock = new RateLimiter(limit, cachedClock);
         if (!admitting)
         {
-            cellrateCallerTime.tryAcquire(0);
+            cellrateCallerTime.tryAcquire(1, 0);
             cellrateNanoClock.tryAcquire();
             cellrateCachedClock.tryAcquire();
         }
@@ -143,7 +143,7 @@ public abstract class SingleLimiterBenchmark
     @Benchmark
     public long cellrateCallerTime(final CallerClock clock)
     {
-        return cellrateCallerTime.tryAcquire(clock.nowNs++);
+        return cellrateCallerTime.tryAcquire(1, clock.nowNs++);
     }
 
     @Benchmark

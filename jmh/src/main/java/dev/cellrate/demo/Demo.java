@@ -93,29 +93,29 @@ public final class Demo
             new Row("RateLimiter (GCRA = token bucket, CAS)", () ->
             {
                 final RateLimiter limiter = new RateLimiter(limit);
-                return nowNs -> policed(limiter.tryAcquire(nowNs));
+                return nowNs -> policed(limiter.tryAcquire(1, nowNs));
             }),
             new Row("SingleThreadedRateLimiter (GCRA)", () ->
             {
                 final SingleThreadedRateLimiter limiter = new SingleThreadedRateLimiter(limit);
-                return nowNs -> policed(limiter.tryAcquire(nowNs));
+                return nowNs -> policed(limiter.tryAcquire(1, nowNs));
             }),
             new Row("KeyedRateLimiter (GCRA per key, one key)", () ->
             {
                 final KeyedRateLimiter limiter = KeyedRateLimiter.builder(limit).slotCount(1024).build();
-                return nowNs -> KeyedRateLimiter.isAdmitted(limiter.tryAcquire(42L, nowNs)) ?
+                return nowNs -> Result.isAdmitted(limiter.tryAcquire(42L, 1, nowNs)) ?
                     0 : TraceLimiter.REJECTED;
             }),
             new Row("PayLaterRateLimiter (Guava create(10))", () ->
             {
                 final PayLaterRateLimiter limiter = Guava.create(PER_SECOND).newRateLimiter(0, SystemNanoClock.INSTANCE);
-                return nowNs -> policed(limiter.tryAcquire(nowNs));
+                return nowNs -> policed(limiter.tryAcquire(1, nowNs));
             }),
             new Row("WarmingUpRateLimiter (Guava create(10, 1 s))", () ->
             {
                 final WarmingUpRateLimiter limiter = WarmingUpRateLimiter.guava(
                     PER_SECOND, 1, TimeUnit.SECONDS, 0, SystemNanoClock.INSTANCE);
-                return nowNs -> policed(limiter.tryAcquire(nowNs));
+                return nowNs -> policed(limiter.tryAcquire(1, nowNs));
             }),
             new Row("CompositeRateLimiter (10/s b10 + 30/min b30)", () ->
             {
@@ -126,33 +126,33 @@ public final class Demo
             new Row("Shaper, delay (leaky queue, NGINX default)", () ->
             {
                 final Shaper shaper = new Shaper(limit, ShaperMode.delay());
-                return nowNs -> shaped(shaper.reserve(nowNs));
+                return nowNs -> shaped(shaper.reserve(1, nowNs));
             }),
             new Row("Shaper, nodelay (= policing)", () ->
             {
                 final Shaper shaper = new Shaper(limit, ShaperMode.nodelay());
-                return nowNs -> shaped(shaper.reserve(nowNs));
+                return nowNs -> shaped(shaper.reserve(1, nowNs));
             }),
             new Row("KeyedShaper, delay (one key)", () ->
             {
                 final KeyedShaper shaper = new KeyedShaper(
                     limit, ShaperMode.delay(), new SlotTable(16, 64, 64, Trace.SECOND_NS, 7), SystemNanoClock.INSTANCE);
-                return nowNs -> shaped(shaper.reserve(42L, nowNs));
+                return nowNs -> shaped(shaper.reserve(42L, 1, nowNs));
             }),
             new Row("FixedWindowLimiter (10 per aligned 1 s)", () ->
             {
                 final FixedWindowLimiter limiter = new FixedWindowLimiter(BURST, Trace.SECOND_NS);
-                return nowNs -> policed(limiter.tryAcquire(nowNs));
+                return nowNs -> policed(limiter.tryAcquire(1, nowNs));
             }),
             new Row("SlidingCounterLimiter (10 per ~1 s)", () ->
             {
                 final SlidingCounterLimiter limiter = new SlidingCounterLimiter(BURST, Trace.SECOND_NS);
-                return nowNs -> policed(limiter.tryAcquire(nowNs));
+                return nowNs -> policed(limiter.tryAcquire(1, nowNs));
             }),
             new Row("SlidingLogLimiter (exactly 10 in any 1 s)", () ->
             {
                 final SlidingLogLimiter limiter = new SlidingLogLimiter(BURST, Trace.SECOND_NS);
-                return nowNs -> policed(limiter.tryAcquire(nowNs));
+                return nowNs -> policed(limiter.tryAcquire(1, nowNs));
             }),
             new Row("srTCM green (CIR 10/s, CBS 10, EBS 10)", () -> marked(
                 new SrTcm(PER_SECOND, BURST, BURST), false)),
@@ -254,7 +254,7 @@ public final class Demo
         final KeyedRateLimiter keyed = KeyedRateLimiter.builder(Limit.perSecond(1_000, 100))
             .expectedKeys(keyCount)
             .build();
-        final KeyedWorkload.KeyedDecider decider = (key, nowNs) -> keyed.tryAcquire(key, nowNs);
+        final KeyedWorkload.KeyedDecider decider = (key, nowNs) -> keyed.tryAcquire(key, 1, nowNs);
         System.out.printf(Locale.ROOT,
             "Keyed workload: KeyedRateLimiter, %d threads, %,d keys (Zipf 0.99), 1000/s burst 100 per key,%n" +
                 "  System.nanoTime() per decision, %,d slots = %,d bytes off-heap (%.1f B/key)%n",

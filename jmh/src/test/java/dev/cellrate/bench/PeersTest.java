@@ -27,7 +27,7 @@ final class PeersTest
         final io.github.resilience4j.ratelimiter.RateLimiter resilience4j = Peers.resilience4j(true);
         for (int i = 0; i < CALLS; i++)
         {
-            assertEquals(Result.ADMITTED, cellrate.tryAcquire(i));
+            assertEquals(Result.ADMITTED, cellrate.tryAcquire(1, i));
             assertEquals(Result.ADMITTED, cellrate.tryAcquire());
             assertTrue(guava.tryAcquire(), "guava");
             assertTrue(lockFree.tryConsume(1), "bucket4j lock-free");
@@ -40,14 +40,14 @@ final class PeersTest
     void rejectingShapesRejectEveryCall()
     {
         final RateLimiter cellrate = new RateLimiter(SingleLimiterBenchmark.CELLRATE_REJECT);
-        assertEquals(Result.ADMITTED, cellrate.tryAcquire(0));
+        assertEquals(Result.ADMITTED, cellrate.tryAcquire(1, 0));
         final com.google.common.util.concurrent.RateLimiter guava = Peers.guava(false);
         final io.github.bucket4j.Bucket lockFree = Peers.bucket4j(false, SynchronizationStrategy.LOCK_FREE);
         final io.github.bucket4j.Bucket synchronizedBucket = Peers.bucket4j(false, SynchronizationStrategy.SYNCHRONIZED);
         final io.github.resilience4j.ratelimiter.RateLimiter resilience4j = Peers.resilience4j(false);
         for (int i = 0; i < CALLS; i++)
         {
-            assertTrue(cellrate.tryAcquire(i) > 0, "cellrate");
+            assertTrue(cellrate.tryAcquire(1, i) > 0, "cellrate");
             assertFalse(guava.tryAcquire(), "guava");
             assertFalse(lockFree.tryConsume(1), "bucket4j lock-free");
             assertFalse(synchronizedBucket.tryConsume(1), "bucket4j synchronized");

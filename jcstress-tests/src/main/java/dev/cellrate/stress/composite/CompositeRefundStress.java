@@ -173,8 +173,8 @@ public final class CompositeRefundStress
             r.r1 = admitted1;
             r.r2 = admitted2;
             // one more permit on a key is admitted iff its cell is back to "as if untouched"
-            r.r3 = Result.isAdmitted(users.tryAcquire(1, NOW_NS)) ? 0 : 1;
-            r.r4 = Result.isAdmitted(tenants.tryAcquire(2, NOW_NS)) ? 0 : 1;
+            r.r3 = Result.isAdmitted(users.tryAcquire(1, 1, NOW_NS)) ? 0 : 1;
+            r.r4 = Result.isAdmitted(tenants.tryAcquire(2, 1, NOW_NS)) ? 0 : 1;
         }
     }
 }

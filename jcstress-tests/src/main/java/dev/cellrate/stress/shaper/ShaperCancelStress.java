@@ -48,7 +48,7 @@ public class ShaperCancelStress
     @Actor
     public void reserve(final JJJJ_Result r)
     {
-        r.r3 = shaper.reserve(NOW_NS);
+        r.r3 = shaper.reserve(1, NOW_NS);
     }
 
     @Arbiter

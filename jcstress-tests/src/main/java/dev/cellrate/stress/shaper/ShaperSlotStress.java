@@ -1,10 +1,10 @@
 package dev.cellrate.stress.shaper;
 
+import dev.cellrate.Result;
 import dev.cellrate.Limit;
 import dev.cellrate.shaper.KeyedShaper;
 import dev.cellrate.shaper.Shaper;
 import dev.cellrate.shaper.ShaperMode;
-import dev.cellrate.shaper.ShaperResult;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.SystemNanoClock;
 import org.openjdk.jcstress.annotations.Actor;
@@ -37,8 +37,8 @@ public final class ShaperSlotStress
     /** @return the slot index (slot - now) / T as a bit, or 0 if rejected. */
     static long slotBit(final Shaper shaper)
     {
-        final long code = shaper.reserve(NOW_NS);
-        return ShaperResult.isAdmitted(code) ? 1L << (code / T_NS) : 0;
+        final long code = shaper.reserve(1, NOW_NS);
+        return Result.isReserved(code) ? 1L << (code / T_NS) : 0;
     }
 
     /**
@@ -98,8 +98,8 @@ public final class ShaperSlotStress
 
         long slotBit()
         {
-            final long code = shaper.reserve(7L, NOW_NS);
-            return ShaperResult.isAdmitted(code) ? 1L << (code / T_NS) : 0;
+            final long code = shaper.reserve(7L, 1, NOW_NS);
+            return Result.isReserved(code) ? 1L << (code / T_NS) : 0;
         }
 
         @Actor
@@ -163,7 +163,7 @@ public final class ShaperSlotStress
 
         static int admitted(final Shaper shaper)
         {
-            return ShaperResult.isAdmitted(shaper.reserve(NOW_NS)) ? 1 : 0;
+            return Result.isReserved(shaper.reserve(1, NOW_NS)) ? 1 : 0;
         }
     }
 }

@@ -63,13 +63,13 @@ public final class KeyedInsertStress
         @Actor
         public void a1()
         {
-            admitted1 = Result.isAdmitted(limiter.tryAcquire(KEY, NOW_NS)) ? 1 : 0;
+            admitted1 = Result.isAdmitted(limiter.tryAcquire(KEY, 1, NOW_NS)) ? 1 : 0;
         }
 
         @Actor
         public void a2()
         {
-            admitted2 = Result.isAdmitted(limiter.tryAcquire(KEY, NOW_NS)) ? 1 : 0;
+            admitted2 = Result.isAdmitted(limiter.tryAcquire(KEY, 1, NOW_NS)) ? 1 : 0;
         }
 
         @Arbiter
@@ -96,20 +96,20 @@ public final class KeyedInsertStress
         {
             for (long key = 1000; key < 1008; key++)
             {
-                limiter.tryAcquire(key, 0);
+                limiter.tryAcquire(key, 1, 0);
             }
         }
 
         @Actor
         public void a1()
         {
-            admitted1 = Result.isAdmitted(limiter.tryAcquire(KEY, NOW_NS)) ? 1 : 0;
+            admitted1 = Result.isAdmitted(limiter.tryAcquire(KEY, 1, NOW_NS)) ? 1 : 0;
         }
 
         @Actor
         public void a2()
         {
-            admitted2 = Result.isAdmitted(limiter.tryAcquire(KEY, NOW_NS)) ? 1 : 0;
+            admitted2 = Result.isAdmitted(limiter.tryAcquire(KEY, 1, NOW_NS)) ? 1 : 0;
         }
 
         @Arbiter

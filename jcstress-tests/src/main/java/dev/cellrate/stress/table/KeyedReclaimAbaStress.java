@@ -45,7 +45,7 @@ public class KeyedReclaimAbaStress
 
     public KeyedReclaimAbaStress()
     {
-        if (Result.ADMITTED != limiter.tryAcquire(KEY_A, 0))
+        if (Result.ADMITTED != limiter.tryAcquire(KEY_A, 1, 0))
         {
             throw new IllegalStateException("setup");
         }

@@ -40,7 +40,7 @@ public class KeyedSweepStress
 
     public KeyedSweepStress()
     {
-        if (Result.ADMITTED != limiter.tryAcquire(KEY_A, 0))
+        if (Result.ADMITTED != limiter.tryAcquire(KEY_A, 1, 0))
         {
             throw new IllegalStateException("setup");
         }

@@ -73,8 +73,8 @@ public class FixedWindowRollOverStress
     @Actor
     public void startOfWindowOne()
     {
-        a2Admitted = (Result.isAdmitted(limiter.tryAcquire(100)) ? 1 : 0) +
-            (Result.isAdmitted(limiter.tryAcquire(100)) ? 1 : 0);
+        a2Admitted = (Result.isAdmitted(limiter.tryAcquire(1, 100)) ? 1 : 0) +
+            (Result.isAdmitted(limiter.tryAcquire(1, 100)) ? 1 : 0);
     }
 
     @Arbiter

@@ -58,6 +58,6 @@ public class SlidingCounterRollOverStress
 
     private int admitted(final long nowNs)
     {
-        return Result.isAdmitted(limiter.tryAcquire(nowNs)) ? 1 : 0;
+        return Result.isAdmitted(limiter.tryAcquire(1, nowNs)) ? 1 : 0;
     }
 }

@@ -93,6 +93,6 @@ public final class SlidingLogAdmissionStress
 
     static int admitted(final SlidingLogLimiter limiter, final long nowNs)
     {
-        return Result.isAdmitted(limiter.tryAcquire(nowNs)) ? 1 : 0;
+        return Result.isAdmitted(limiter.tryAcquire(1, nowNs)) ? 1 : 0;
     }
 }

@@ -1,12 +1,12 @@
 package dev.cellrate.bench.lateness;
 
+import dev.cellrate.Result;
 import dev.cellrate.Limit;
 import dev.cellrate.shaper.ReleaseAgent;
 import dev.cellrate.shaper.ReleaseHandler;
 import dev.cellrate.shaper.ReleaseRunner;
 import dev.cellrate.shaper.Shaper;
 import dev.cellrate.shaper.ShaperMode;
-import dev.cellrate.shaper.ShaperResult;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -107,7 +107,7 @@ public final class ReleaseLateness
             long code;
             while ((code = agent.submit(item, shaper, 1, System.nanoTime())) < 0)
             {
-                LockSupport.parkNanos(ShaperResult.isRetryAfter(code) ? ShaperResult.retryAfterNs(code) : T_NS);
+                LockSupport.parkNanos(Result.isEncodedRetryAfter(code) ? Result.decodeRetryAfterNs(code) : T_NS);
             }
         }
         while (recorder.count < items)
