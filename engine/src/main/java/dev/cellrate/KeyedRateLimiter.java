@@ -1,10 +1,8 @@
 package dev.cellrate;
 
-import dev.cellrate.gcra.AtomicGcra;
-import dev.cellrate.gcra.Gcra;
+import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 
 /**
@@ -20,12 +18,14 @@ import org.agrona.concurrent.NanoClock;
  * {@link dev.cellrate.table.KeyHash}).
  * <p>
  * Concurrency: any thread may call any method. A decision on a present key is lock-free: a probe of key
- * words, a validated TAT read and, if admitted, one CAS on the TAT word. A new key takes its shard's insert
- * lock for one probe chain (see {@link SlotTable}).
+ * words, a validated TAT read and, if admitted, one CAS on the TAT word (the table's one slot loop,
+ * {@link SlotLoop}). A new key takes its shard's insert lock for one probe chain (see {@link SlotTable}); a
+ * request answered {@link Result#NEVER} claims nothing.
  * <p>
- * Eviction: a key whose TAT &le; now - idleGrace is idle, equivalent to an absent key, and its slot may be
- * reused; an active key is never evicted, so a client never silently gets a fresh burst. The grace must
- * cover the skew between concurrent callers' {@code nowNs}.
+ * Eviction: a key whose TAT &le; E - idleGrace is idle, equivalent to an absent key, and its slot may be
+ * reused, where E = min(the request's {@code nowNs}, {@link #clock()}): no caller's time can evict a key that
+ * is active by the clock, so a client never silently gets a fresh burst. The grace must cover the skew
+ * between concurrent callers' {@code nowNs}, and {@code nowNs} must be on {@link #clock()} (or behind it).
  * <p>
  * Codes: {@link Result#ADMITTED}, a positive retry-after in ns, {@link Result#NEVER}, and when the table is
  * full the code of the {@link TableFullPolicy}: {@link Result#TABLE_FULL}, {@link Result#ADMITTED_TABLE_FULL},
@@ -37,7 +37,7 @@ import org.agrona.concurrent.NanoClock;
 public final class KeyedRateLimiter implements KeyedLimiter
 {
     private final SlotTable table;
-    private final AtomicBuffer buffer;
+    private final Step step;
     private final Limit limit;
     private final long emissionIntervalNs;
     private final long ceilingNs;
@@ -61,8 +61,8 @@ public final class KeyedRateLimiter implements KeyedLimiter
         this.limit = limit;
         this.policy = policy;
         this.clock = clock;
-        this.table = new SlotTable(shardCount, slotsPerShard, probeBound, idleGraceNs, seed);
-        this.buffer = table.buffer();
+        this.table = new SlotTable(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, clock);
+        this.step = new Step(table);
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
     }
@@ -84,7 +84,7 @@ public final class KeyedRateLimiter implements KeyedLimiter
      */
     public long tryAcquire(final long key, final long permits, final long nowNs)
     {
-        return chargeFast(table.keyWord(key), limit.incrementNs(permits), nowNs);
+        return charge(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -107,7 +107,7 @@ public final class KeyedRateLimiter implements KeyedLimiter
      */
     public long tryAcquire(final CharSequence key, final long permits, final long nowNs)
     {
-        return chargeFast(table.keyWord(key), limit.incrementNs(permits), nowNs);
+        return charge(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -132,7 +132,7 @@ public final class KeyedRateLimiter implements KeyedLimiter
      */
     public long tryAcquire(final byte[] key, final int offset, final int length, final long permits, final long nowNs)
     {
-        return chargeFast(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs);
+        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -162,7 +162,7 @@ public final class KeyedRateLimiter implements KeyedLimiter
     public long tryAcquire(
         final DirectBuffer key, final int offset, final int length, final long permits, final long nowNs)
     {
-        return chargeFast(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs);
+        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -284,7 +284,7 @@ public final class KeyedRateLimiter implements KeyedLimiter
      */
     public long tryAcquireKeyWord(final long keyWord, final long permits, final long nowNs)
     {
-        return chargeFast(keyWord, limit.incrementNs(permits), nowNs);
+        return charge(keyWord, limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -336,8 +336,7 @@ public final class KeyedRateLimiter implements KeyedLimiter
      */
     long tatNsOf(final long keyWord)
     {
-        final int tatOffset = table.findSlot(keyWord);
-        return tatOffset < 0 ? SlotTable.STALE : table.loadTat(tatOffset, keyWord);
+        return table.tatNs(keyWord);
     }
 
     /**
@@ -373,40 +372,6 @@ public final class KeyedRateLimiter implements KeyedLimiter
     }
 
     /**
-     * The common case kept small enough to inline: a valid cost on a key already in the table, decided on
-     * one validated load and one CAS. Anything else (absent key, reserved or stale slot, lost CAS, an
-     * unrepresentable TAT) goes to {@link #charge}, which decides it from scratch, so both return the same.
-     */
-    private long chargeFast(final long keyWord, final long incrementNs, final long nowNs)
-    {
-        final SlotTable table = this.table;
-        final int tatOffset = table.findSlot(keyWord);
-        if (tatOffset >= 0)
-        {
-            final long tatNs = table.loadTat(tatOffset, keyWord);
-            // GCRA on the validated TAT in three operations: next = max(TAT, t) + I, d = next - t = lag + I.
-            // No overflow (next > base, which also rules out I < 1 and STALE) and d > 0 make d exact, so
-            // "conforms iff lag + I <= tau + T" is d <= ceiling and the retry-after is d - ceiling. Anything
-            // else (absent key, STALE, an unrepresentable TAT, a lost CAS) is decided from scratch by charge.
-            final long baseNs = Math.max(tatNs, nowNs);
-            final long nextTatNs = baseNs + incrementNs;
-            final long dueNs = nextTatNs - nowNs;
-            if (nextTatNs > baseNs && dueNs > 0 && SlotTable.STALE != tatNs)
-            {
-                if (dueNs > ceilingNs)
-                {
-                    return dueNs - ceilingNs;
-                }
-                if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
-                {
-                    return Result.ADMITTED;
-                }
-            }
-        }
-        return charge(keyWord, incrementNs, nowNs, null);
-    }
-
-    /**
      * Second half of a batch: {@code codes[0 .. count)} hold key words (their slots touched); decide them in
      * order, overwriting each word with its code. The touched values are folded into one comparison that
      * the compiler cannot drop, so the touches stay loads.
@@ -420,7 +385,7 @@ public final class KeyedRateLimiter implements KeyedLimiter
         }
         for (int i = 0; i < count; i++)
         {
-            codes[i] = chargeFast(codes[i], incrementNs, nowNs);
+            codes[i] = charge(codes[i], incrementNs, nowNs, null);
         }
     }
 
@@ -434,57 +399,53 @@ public final class KeyedRateLimiter implements KeyedLimiter
 
     private long charge(final long keyWord, final long incrementNs, final long nowNs, final Decision decision)
     {
-        if (incrementNs < 1)
-        {
-            return fill(decision, Result.NEVER, Long.MIN_VALUE, nowNs, Result.NEVER);
-        }
-        final SlotTable table = this.table;
-        while (true)
-        {
-            final int tatOffset = table.claimSlot(keyWord, nowNs);
-            if (tatOffset < 0)
-            {
-                return tableFull(incrementNs, nowNs, decision);
-            }
-            long tatNs = table.loadTat(tatOffset, keyWord);
-            while (SlotTable.STALE != tatNs)
-            {
-                final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-                if (retryAfterNs > 0)
-                {
-                    return fill(decision, retryAfterNs, tatNs, nowNs, retryAfterNs);
-                }
-                final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-                if (Gcra.UNREPRESENTABLE == nextTatNs)
-                {
-                    return fill(decision, Result.NEVER, tatNs, nowNs, Result.NEVER);
-                }
-                if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
-                {
-                    return fill(decision, Result.ADMITTED, nextTatNs, nowNs, Result.ADMITTED);
-                }
-                tatNs = table.loadTat(tatOffset, keyWord);
-            }
-        }
+        return step.charge(keyWord, incrementNs, ceilingNs, nowNs, decision);
     }
 
-    private long tableFull(final long incrementNs, final long nowNs, final Decision decision)
+    /**
+     * What the limiter does with the slot loop's outcome: fill the caller's {@link Decision}, if any, and
+     * apply the table-full policy.
+     */
+    private final class Step extends SlotLoop<Decision>
     {
-        if (TableFullPolicy.REJECT == policy)
+        Step(final SlotTable table)
         {
-            return fill(decision, Result.TABLE_FULL, Long.MIN_VALUE, nowNs, Result.TABLE_FULL);
+            super(table);
         }
-        if (TableFullPolicy.ADMIT == policy)
+
+        protected long admitted(
+            final Decision decision,
+            final long keyWord,
+            final long tatBeforeNs,
+            final long tatAfterNs,
+            final long incrementNs,
+            final long nowNs)
         {
-            return fill(decision, Result.ADMITTED, Long.MIN_VALUE, nowNs, Result.ADMITTED_TABLE_FULL);
+            return fill(decision, Result.ADMITTED, tatAfterNs, nowNs, Result.ADMITTED);
         }
-        final int overflowOffset = table.overflowTatOffset();
-        final long code = AtomicGcra.acquire(buffer, overflowOffset, incrementNs, ceilingNs, nowNs);
-        if (null != decision)
+
+        protected long rejected(final Decision decision, final long retryAfterNs, final long tatNs, final long nowNs)
         {
-            decision.set(code, buffer.getLongAcquire(overflowOffset), nowNs, limit);
+            return fill(decision, retryAfterNs, tatNs, nowNs, retryAfterNs);
         }
-        return Result.ADMITTED == code ? Result.ADMITTED_OVERFLOW : Result.REJECTED_OVERFLOW;
+
+        protected long tableFull(final Decision decision, final long incrementNs, final long nowNs)
+        {
+            if (TableFullPolicy.REJECT == policy)
+            {
+                return fill(decision, Result.TABLE_FULL, Long.MIN_VALUE, nowNs, Result.TABLE_FULL);
+            }
+            if (TableFullPolicy.ADMIT == policy)
+            {
+                return fill(decision, Result.ADMITTED, Long.MIN_VALUE, nowNs, Result.ADMITTED_TABLE_FULL);
+            }
+            final long code = table.chargeOverflow(incrementNs, ceilingNs, nowNs);
+            if (null != decision)
+            {
+                decision.set(code, table.overflowTatNs(), nowNs, limit);
+            }
+            return Result.ADMITTED == code ? Result.ADMITTED_OVERFLOW : Result.REJECTED_OVERFLOW;
+        }
     }
 
     private long fill(

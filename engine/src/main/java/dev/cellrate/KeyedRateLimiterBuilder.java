@@ -11,9 +11,10 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link IllegalArgumentException} naming the field and its allowed range.
  * <p>
  * Defaults: 2<sup>20</sup> slots (16 MiB, designed for {@link #DESIGNED_LOAD_PERCENT}% = 786,432 keys),
- * 64 shards (fewer for tables under 16,384 slots: at least 256 slots a shard), probe bound 512 (or the
- * shard size if smaller), {@link TableFullPolicy#REJECT}, idle grace 1 s,
- * a random seed from {@link SecureRandom}, {@link SystemNanoClock}.
+ * 64 shards (fewer for tables under 64 * 512 slots: as many as leave {@link #DEFAULT_PROBE_BOUND} slots per
+ * shard, at least 1), probe bound 512 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle
+ * grace 1 s, a random seed from {@link SecureRandom}, {@link SystemNanoClock} (which also bounds the time
+ * eviction uses: callers' {@code nowNs} must be on this clock).
  * <p>
  * Threading: a builder is used by one thread; the limiter it builds is thread-safe.
  */
@@ -30,15 +31,12 @@ public final class KeyedRateLimiterBuilder
 
     /**
      * Default probe bound: with linear probing a bound of 128 refused about 1% of the last inserts into a table
-     * sized exactly to its expected keys (75%, and a shard's share of keys varies around it); at 512 the
+     * sized exactly to its expected keys (75%, and a shard's share of the keys varies around it); at 512 the
      * chance that an insert at 75% load finds no free slot within the bound is about 10<sup>-9</sup>. A present
      * key is found at its home slot or next to it whatever the bound; only lookups of absent keys in a table
      * full of tombstones walk further.
      */
-    public static final int DEFAULT_PROBE_BOUND = 512;
-
-    /** Smallest shard a default shard count produces: small tables get fewer shards, not 64 tiny ones. */
-    static final int MIN_DEFAULT_SHARD_SLOTS = 256;
+        public static final int DEFAULT_PROBE_BOUND = 512;
 
     /** Default idle grace: 1 s. */
     public static final long DEFAULT_IDLE_GRACE_NS = 1_000_000_000L;
@@ -47,7 +45,8 @@ public final class KeyedRateLimiterBuilder
     int slotCount = DEFAULT_SLOT_COUNT;
     int shardCount = DEFAULT_SHARD_COUNT;
     boolean shardCountSet;
-    int probeBound = -1;
+    int probeBound = DEFAULT_PROBE_BOUND;
+    boolean probeBoundSet;
     TableFullPolicy policy = TableFullPolicy.REJECT;
     long idleGraceNs = DEFAULT_IDLE_GRACE_NS;
     long seed;
@@ -77,8 +76,7 @@ public final class KeyedRateLimiterBuilder
     /**
      * Size the table for {@code keys} keys at the designed load: slots = keys * 100 /
      * {@link #DESIGNED_LOAD_PERCENT} rounded up (to a multiple of the shard count at build), i.e. about 21.3
-     * bytes of slot per key at any key count (not the next power of two). If no shard count is set, a table
-     * smaller than the default shard count gets one shard per slot at most.
+     * bytes of slot per key at any key count (not the next power of two).
      *
      * @param keys expected keys, in [1, {@link TableLayout#MAX_SLOTS} * 3 / 4] (100 M keys fit).
      * @return this.
@@ -108,6 +106,7 @@ public final class KeyedRateLimiterBuilder
     public KeyedRateLimiterBuilder probeBound(final int probeBound)
     {
         this.probeBound = probeBound;
+        this.probeBoundSet = true;
         return this;
     }
 
@@ -147,7 +146,8 @@ public final class KeyedRateLimiterBuilder
     }
 
     /**
-     * @param clock the clock of the {@code *Now} overloads.
+     * @param clock the clock of the {@code *Now} overloads, and the bound of the time eviction uses
+     *              (min(nowNs, clock)): callers' {@code nowNs} must be on this clock (or behind it).
      * @return this.
      */
     public KeyedRateLimiterBuilder clock(final NanoClock clock)
@@ -167,8 +167,7 @@ public final class KeyedRateLimiterBuilder
             throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
         }
         Bounds.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
-        final int shards = shardCountSet ? shardCount :
-            Math.min(shardCount, Math.max(1, Integer.highestOneBit(slotCount / MIN_DEFAULT_SHARD_SLOTS)));
+        final int shards = shardCountSet ? shardCount : defaultShardCount(slotCount);
         Bounds.requireRange("shardCount", shards, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
         if (Integer.bitCount(shards) != 1)
         {
@@ -180,8 +179,19 @@ public final class KeyedRateLimiterBuilder
             throw new IllegalArgumentException("slotCount rounded up to a multiple of shardCount must be in [1, " +
                 TableLayout.MAX_SLOTS + "] but was " + (long)slotsPerShard * shards);
         }
-        final int bound = probeBound < 0 ? Math.min(DEFAULT_PROBE_BOUND, slotsPerShard) : probeBound;
+        final int bound = probeBoundSet ? probeBound : Math.min(DEFAULT_PROBE_BOUND, slotsPerShard);
+        Bounds.requireRange("probeBound", bound, 1, slotsPerShard);
         final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
         return new KeyedRateLimiter(limit, policy, clock, shards, slotsPerShard, bound, idleGraceNs, tableSeed);
+    }
+
+    /**
+     * @param slotCount total slots.
+     * @return {@link #DEFAULT_SHARD_COUNT}, or fewer so that a shard keeps {@link #DEFAULT_PROBE_BOUND} slots,
+     * at least 1.
+     */
+    static int defaultShardCount(final int slotCount)
+    {
+        return Math.max(1, Math.min(DEFAULT_SHARD_COUNT, Integer.highestOneBit(slotCount) / DEFAULT_PROBE_BOUND));
     }
 }

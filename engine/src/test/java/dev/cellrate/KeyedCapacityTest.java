@@ -31,7 +31,7 @@ class KeyedCapacityTest
         {
             rejected += limiter.tryAcquire(key, 10, 1_000) > 0 ? 1 : 0;
         }
-        final int bytes = limiter.table().buffer().capacity();
+        final long bytes = limiter.table().capacityBytes();
         System.out.printf(
             "2^24 slots, 256 shards: %d bytes (%.2f B/key at %d keys, %.2f B/key at load 0.75); build %d ms, " +
             "inserts %d ms%n", bytes, bytes / (double)keys, keys, bytes / ((1 << 24) * 0.75),
@@ -39,7 +39,7 @@ class KeyedCapacityTest
         assertEquals(0, full);
         assertEquals(keys, limiter.liveKeys());
         assertEquals((keys + 6) / 7, rejected, "every key kept its own charged cell");
-        assertEquals(TableLayout.length(256, 1 << 24), bytes);
+        assertEquals((long)TableLayout.length(256, 1 << 24), bytes);
         assertTrue(bytes < (1 << 24) * 16 + 64 * 1024);
     }
 }

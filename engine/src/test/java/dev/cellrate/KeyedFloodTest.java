@@ -41,7 +41,7 @@ class KeyedFloodTest
         {
             assertEquals(Result.ADMITTED, limiter.tryAcquire(key, 10, t0));
         }
-        final int capacityBytes = limiter.table().buffer().capacity();
+        final long capacityBytes = limiter.table().capacityBytes();
         final long allocatedBefore = allocatedBytes();
         int admittedFlood = 0;
         int fullCodes = 0;
@@ -66,7 +66,7 @@ class KeyedFloodTest
         final long allocated = allocatedBytes() - allocatedBefore;
         System.out.println(policy + ": " + floodKeys + " flood requests allocated " + allocated + " bytes on this thread");
         assertTrue(allocated < 64 * 1024, policy + ": the flood allocated " + allocated + " bytes");
-        assertEquals(capacityBytes, limiter.table().buffer().capacity());
+        assertEquals(capacityBytes, limiter.table().capacityBytes());
         assertTrue(limiter.liveKeys() <= SLOTS, "live " + limiter.liveKeys());
         assertTrue(admittedFlood < SLOTS, "admitted " + admittedFlood);
         assertEquals(fullCodes, limiter.tableFullEvents(), policy.toString());

@@ -21,7 +21,7 @@ class KeyedSizingTest
         for (final int keys : new int[] {10_000, 12_345, 100_000, 786_432, 786_433, 1_000_000, 1_048_577, 3_000_000})
         {
             final KeyedRateLimiter limiter = KeyedRateLimiter.builder(LIMIT).expectedKeys(keys).seed(keys).build();
-            final double perKey = limiter.table().buffer().capacity() / (double)keys;
+            final double perKey = limiter.table().capacityBytes() / (double)keys;
             assertTrue(perKey <= 22.5, keys + " keys: " + perKey + " B/key");
             assertTrue(perKey >= 21.3, keys + " keys: " + perKey + " B/key");
         }

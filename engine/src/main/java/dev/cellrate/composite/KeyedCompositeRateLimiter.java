@@ -4,7 +4,7 @@ import dev.cellrate.CellArray;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import dev.cellrate.gcra.Gcra;
+import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.AtomicBuffer;
 
@@ -12,21 +12,22 @@ import org.agrona.concurrent.AtomicBuffer;
  * All-or-nothing admission across keys: "user AND tenant AND global", each leg a
  * {@link KeyedRateLimiter} (its own table and limit), the key of each leg given per call.
  * <p>
- * Algorithm: as {@link CompositeRateLimiter}: legs are charged in order with the table's slot API
- * ({@code claimSlot}, validated {@code loadTat}, {@code compareAndExchangeTat}), and when a leg rejects the
- * earlier legs are refunded in reverse order by {@link Refund#undo}. The legs' own limiters may serve other
- * traffic on the same tables at the same time.
+ * Algorithm: as {@link CompositeRateLimiter}: legs are charged in order with the table's one slot loop
+ * ({@link SlotLoop}); what a leg does on admission is to charge the next leg, and when a later leg rejects,
+ * to refund its own charge exactly ({@link Refund}'s rule: from {@code W} back to {@code W - I}, through
+ * {@link SlotLoop#refund}), so earlier legs are refunded in reverse order. The legs' own limiters may serve
+ * other traffic on the same tables at the same time.
  * <p>
  * Table full: a leg whose table has no cell for the key rejects the whole request with
  * {@link Result#TABLE_FULL} (fail closed, whatever the leg's own policy), after refunding earlier legs.
  * <p>
- * Refunds and the table's ABA rule: the slot API asks that every CAS raise the word; a refund lowers it from
- * the value W its charge wrote to {@code W - I}, which is at least the value that charge read. It cannot
- * land on a slot reclaimed for another key: reclaiming needs the word idle and then raises it above every
- * value it held, so W never reappears and the refund CAS fails (the refund is then simply abandoned). It
- * cannot revive a stale decider of a previous key either: {@code W - I} is at least a value the current key
- * already held, which is above every value of earlier keys. A reclaimer that read W before the refund fails
- * its own CAS (the cell looks active) and leaves the slot alone.
+ * Refunds and the table's ABA rule: a refund lowers the word from the value W its charge wrote to
+ * {@code W - I}, which is at least the value that charge read. It cannot land on a slot reclaimed for another
+ * key: reclaiming raises the word above every value the slot held, so W never reappears and the refund CAS
+ * fails (the refund is then simply abandoned). It cannot revive a stale decider of a previous key either:
+ * {@code W - I} is at least a value the current key already held, which is above every value of earlier keys.
+ * And the table records W in the slot's high-water mark before lowering, so the slot is not reclaimed until
+ * W itself is idle: a decider paused holding W can never meet it again on another key's cell.
  * <p>
  * Concurrency, over-admission and leaks: see {@link Refund}. Allocation-free: the caller owns and reuses
  * the key array.
@@ -35,6 +36,7 @@ public final class KeyedCompositeRateLimiter
 {
     private final KeyedRateLimiter[] legs;
     private final SlotTable[] tables;
+    private final Leg[] steps;
     private final long[] emissionIntervalsNs;
     private final long[] ceilingsNs;
     private final long[] bursts;
@@ -58,6 +60,7 @@ public final class KeyedCompositeRateLimiter
         this.emissionIntervalsNs = new long[legCount];
         this.ceilingsNs = new long[legCount];
         this.bursts = new long[legCount];
+        this.steps = new Leg[legCount];
         for (int i = 0; i < legCount; i++)
         {
             if (null == this.legs[i])
@@ -69,6 +72,7 @@ public final class KeyedCompositeRateLimiter
             emissionIntervalsNs[i] = limit.emissionIntervalNs();
             ceilingsNs[i] = limit.ceilingNs();
             bursts[i] = limit.burst();
+            steps[i] = new Leg(tables[i], i);
         }
         this.leaks = CellArray.allocate(1).buffer();
         leaks.putLongVolatile(CellArray.tatOffset(0), 0);
@@ -89,59 +93,62 @@ public final class KeyedCompositeRateLimiter
         {
             return Result.NEVER;
         }
-        return charge(0, keys, permits, nowNs);
+        return chargeLeg(0, keys, permits, nowNs);
     }
 
-    private long charge(final int leg, final long[] keys, final long permits, final long nowNs)
+    private long chargeLeg(final int leg, final long[] keys, final long permits, final long nowNs)
     {
         if (permits < 1 || permits > bursts[leg])
         {
             return Result.NEVER;
         }
-        final long incrementNs = permits * emissionIntervalsNs[leg];
-        final long ceilingNs = ceilingsNs[leg];
-        final SlotTable table = tables[leg];
-        final long keyWord = table.keyWord(keys[leg]);
-        int tatOffset;
-        long chargedNs;
-        charged:
-        while (true)
+        return steps[leg].charge(
+            tables[leg].keyWord(keys[leg]), permits * emissionIntervalsNs[leg], ceilingsNs[leg], nowNs, keys);
+    }
+
+    /**
+     * What leg {@code leg} does with the slot loop's outcome: on admission, charge the next leg, and refund
+     * its own charge exactly if that one rejects.
+     */
+    private final class Leg extends SlotLoop<long[]>
+    {
+        private final int leg;
+
+        Leg(final SlotTable table, final int leg)
         {
-            tatOffset = table.claimSlot(keyWord, nowNs);
-            if (tatOffset < 0)
+            super(table);
+            this.leg = leg;
+        }
+
+        protected long admitted(
+            final long[] keys,
+            final long keyWord,
+            final long tatBeforeNs,
+            final long tatAfterNs,
+            final long incrementNs,
+            final long nowNs)
+        {
+            if (leg + 1 == legCount)
             {
-                return Result.TABLE_FULL;
+                return Result.ADMITTED;
             }
-            long tatNs = table.loadTat(tatOffset, keyWord);
-            while (SlotTable.STALE != tatNs)
+            final long code = chargeLeg(leg + 1, keys, incrementNs / emissionIntervalsNs[leg], nowNs);
+            if (Result.ADMITTED != code && !refund(keyWord, tatAfterNs, tatAfterNs - incrementNs))
             {
-                final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-                if (retryAfterNs > 0)
-                {
-                    return retryAfterNs;
-                }
-                chargedNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-                if (Gcra.UNREPRESENTABLE == chargedNs)
-                {
-                    return Result.NEVER;
-                }
-                if (table.compareAndExchangeTat(tatOffset, tatNs, chargedNs) == tatNs)
-                {
-                    break charged;
-                }
-                tatNs = table.loadTat(tatOffset, keyWord);
+                leaks.getAndAddLong(CellArray.tatOffset(0), 1);
             }
+            return code;
         }
-        if (leg + 1 == legCount)
+
+        protected long rejected(final long[] keys, final long retryAfterNs, final long tatNs, final long nowNs)
         {
-            return Result.ADMITTED;
+            return retryAfterNs;
         }
-        final long code = charge(leg + 1, keys, permits, nowNs);
-        if (Result.ADMITTED != code && !Refund.undo(table.buffer(), tatOffset, chargedNs, incrementNs))
+
+        protected long tableFull(final long[] keys, final long incrementNs, final long nowNs)
         {
-            leaks.getAndAddLong(CellArray.tatOffset(0), 1);
+            return Result.TABLE_FULL;
         }
-        return code;
     }
 
     /**

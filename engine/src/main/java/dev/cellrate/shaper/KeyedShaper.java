@@ -3,7 +3,7 @@ package dev.cellrate.shaper;
 import dev.cellrate.KeyedReserver;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import dev.cellrate.gcra.Gcra;
+import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.NanoClock;
 
@@ -15,19 +15,23 @@ import org.agrona.concurrent.NanoClock;
  * {@link ShaperMath}); codes are the same ({@link Result}), plus {@link Result#TABLE_FULL} when no
  * cell can be claimed for a new key (fail closed, nothing charged, counted by the table).
  * <p>
- * Concurrency: the table's slot API (see {@link SlotTable}): a validated TAT read and one CAS per admission,
- * lock-free on present keys; a new key takes its shard's insert lock once. A rejection writes nothing.
+ * Concurrency: the table's one slot loop ({@link SlotLoop}): a validated TAT read and one CAS per admission,
+ * lock-free on present keys; a new key takes its shard's insert lock once. A rejection writes nothing, and a
+ * request answered {@link Result#NEVER} claims no cell.
  * <p>
  * Cancel: as {@link Shaper#cancel(Reservation)} (LIFO per key: refunded iff no later reservation of the key
  * is live, restoring exactly the TAT before), with one more condition: a reservation whose span has ended
  * ({@code tatAfter <= nowNs}) is not refunded. Refunding it could change no decision at or after
  * {@code nowNs}, and skipping it means a cancel never touches a cell that idled out and was reused. The
- * refund lowers the word, which the table allows here: the restored value is one the same key held before,
- * so it is above every value of the slot's previous keys (the table's ABA argument is unchanged).
+ * refund lowers the word through {@link SlotLoop#refund}, the table's only lowering: the restored value is
+ * one the same key held before, so it is above every value of the slot's previous keys, and the table records
+ * the value it lowers from, so the slot is not reclaimed (for a new key whose TAT could pass through that
+ * value under a paused decider) until that value is idle too.
  */
 public final class KeyedShaper implements KeyedReserver
 {
     private final SlotTable table;
+    private final Step step;
     private final Limit limit;
     private final ShaperMode mode;
     private final NanoClock clock;
@@ -56,6 +60,7 @@ public final class KeyedShaper implements KeyedReserver
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
         this.immediateNs = mode.immediateNs(emissionIntervalNs);
+        this.step = new Step(table);
     }
 
     /**
@@ -132,9 +137,7 @@ public final class KeyedShaper implements KeyedReserver
         {
             return false;
         }
-        final int tatOffset = table.findSlot(keyWord);
-        if (tatOffset >= 0 && table.loadTat(tatOffset, keyWord) == reservation.tatAfterNs() &&
-            AtomicShaper.cancel(table.buffer(), tatOffset, reservation.tatAfterNs(), reservation.tatBeforeNs()))
+        if (step.cancel(keyWord, reservation.tatAfterNs(), reservation.tatBeforeNs()))
         {
             reservation.refunded();
             return true;
@@ -179,9 +182,7 @@ public final class KeyedShaper implements KeyedReserver
      */
     long tatNsOf(final long key)
     {
-        final long keyWord = table.keyWord(key);
-        final int tatOffset = table.findSlot(keyWord);
-        return tatOffset < 0 ? SlotTable.STALE : table.loadTat(tatOffset, keyWord);
+        return table.tatNs(table.keyWord(key));
     }
 
     private long reserveIncrement(
@@ -190,7 +191,7 @@ public final class KeyedShaper implements KeyedReserver
         long code = Result.NEVER;
         if (incrementNs >= 1)
         {
-            code = charge(keyWord, incrementNs, nowNs, reservation);
+            code = step.charge(keyWord, incrementNs, ceilingNs, nowNs, reservation);
             if (code >= 0)
             {
                 return code;
@@ -203,40 +204,47 @@ public final class KeyedShaper implements KeyedReserver
         return code;
     }
 
-    private long charge(final long keyWord, final long incrementNs, final long nowNs, final Reservation reservation)
+    /**
+     * What the shaper does with the slot loop's outcome: the delay and the caller's {@link Reservation}, or an
+     * encoded retry-after.
+     */
+    private final class Step extends SlotLoop<Reservation>
     {
-        final SlotTable table = this.table;
-        while (true)
+        Step(final SlotTable table)
         {
-            final int tatOffset = table.claimSlot(keyWord, nowNs);
-            if (tatOffset < 0)
+            super(table);
+        }
+
+        boolean cancel(final long keyWord, final long tatAfterNs, final long tatBeforeNs)
+        {
+            return refund(keyWord, tatAfterNs, tatBeforeNs);
+        }
+
+        protected long admitted(
+            final Reservation reservation,
+            final long keyWord,
+            final long tatBeforeNs,
+            final long tatAfterNs,
+            final long incrementNs,
+            final long nowNs)
+        {
+            final long delayNs = ShaperMath.delayNs(tatBeforeNs, nowNs, immediateNs);
+            if (null != reservation)
             {
-                return Result.TABLE_FULL;
+                reservation.admitted(delayNs, nowNs, tatBeforeNs, incrementNs);
             }
-            long tatNs = table.loadTat(tatOffset, keyWord);
-            while (SlotTable.STALE != tatNs)
-            {
-                final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-                if (retryAfterNs > 0)
-                {
-                    return Result.encodeRetryAfter(retryAfterNs);
-                }
-                final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-                if (Gcra.UNREPRESENTABLE == nextTatNs)
-                {
-                    return Result.NEVER;
-                }
-                if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
-                {
-                    final long delayNs = ShaperMath.delayNs(tatNs, nowNs, immediateNs);
-                    if (null != reservation)
-                    {
-                        reservation.admitted(delayNs, nowNs, tatNs, incrementNs);
-                    }
-                    return delayNs;
-                }
-                tatNs = table.loadTat(tatOffset, keyWord);
-            }
+            return delayNs;
+        }
+
+        protected long rejected(
+            final Reservation reservation, final long retryAfterNs, final long tatNs, final long nowNs)
+        {
+            return retryAfterNs > 0 ? Result.encodeRetryAfter(retryAfterNs) : retryAfterNs;
+        }
+
+        protected long tableFull(final Reservation reservation, final long incrementNs, final long nowNs)
+        {
+            return Result.TABLE_FULL;
         }
     }
 }

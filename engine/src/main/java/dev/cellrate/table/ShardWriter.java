@@ -11,7 +11,9 @@ import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
 import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
 
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Everything that changes a slot's key word in a {@link SlotTable}: insert, reclaim of an idle slot, sweep
@@ -21,8 +23,14 @@ import org.agrona.concurrent.AtomicBuffer;
  * Ordering: under the lock, key words are read plain (only lock holders write them; the lock's CAS and
  * release order them) and TAT words with volatile reads (deciders CAS them). A claimed EMPTY or TOMBSTONE
  * slot gets its TAT raised (release) before its key (release); a reclaimed idle slot goes TAT X to
- * {@link TableLayout#RECLAIMING} (CAS), key (release), TAT max(X + 1, now - grace + 1) (release). See the
- * ABA argument in {@link SlotTable}.
+ * {@link TableLayout#RECLAIMING} (CAS), then its high-water mark is checked (volatile), then key (release),
+ * TAT max(X + 1, now - grace + 1) (release). See the ABA argument in {@link SlotTable}.
+ * <p>
+ * High-water marks: one word per slot, in a second buffer allocated at the first refund of the table (tables
+ * nobody refunds on never pay for it). {@link #recordLowering} raises a slot's mark to the value a refund is
+ * about to lower the word from, before that CAS; a slot whose mark is above {@code now - grace} is not idle,
+ * whatever its TAT. The mark is never reset: every value it holds was held by the slot, and a reclaim starts
+ * the word above it, so an old mark is always below the current key's word.
  */
 final class ShardWriter
 {
@@ -33,19 +41,23 @@ final class ShardWriter
     private final int slotsPerShard;
     private final int probeBound;
     private final long idleGraceNs;
+    private final int slotCount;
+    private volatile AtomicBuffer highWaterMarks;
 
     ShardWriter(
         final AtomicBuffer buffer,
         final int slotsOffset,
         final int slotsPerShard,
         final int probeBound,
-        final long idleGraceNs)
+        final long idleGraceNs,
+        final int slotCount)
     {
         this.buffer = buffer;
         this.slotsOffset = slotsOffset;
         this.slotsPerShard = slotsPerShard;
         this.probeBound = probeBound;
         this.idleGraceNs = idleGraceNs;
+        this.slotCount = slotCount;
     }
 
     /**
@@ -145,6 +157,13 @@ final class ShardWriter
         {
             return false;
         }
+        // After the CAS: a refund that lowered the word to tatNs before it recorded its mark before its own
+        // CAS, so the mark is visible here; a later refund fails (the word is RECLAIMING).
+        if (highWaterNs(slot) > idleBeforeNs)
+        {
+            buffer.putLongRelease(slot + TAT_OFFSET, tatNs);
+            return false;
+        }
         buffer.putLongRelease(slot + KEY_OFFSET, newKey);
         buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs + 1, idleBeforeNs + 1));
         return true;
@@ -177,13 +196,75 @@ final class ShardWriter
     private boolean isIdle(final int slot, final long idleBeforeNs)
     {
         final long tatNs = buffer.getLongVolatile(slot + TAT_OFFSET);
-        return RECLAIMING != tatNs && tatNs <= idleBeforeNs;
+        return RECLAIMING != tatNs && tatNs <= idleBeforeNs && highWaterNs(slot) <= idleBeforeNs;
     }
 
-    long idleBeforeNs(final long nowNs)
+    /**
+     * Before a refund lowers the word of the slot at {@code slot} from {@code fromNs}: raise the slot's
+     * high-water mark to {@code fromNs} (CAS loop, volatile).
+     */
+    void recordLowering(final int slot, final long fromNs)
     {
-        final long idleBeforeNs = nowNs - idleGraceNs;
-        return idleBeforeNs > nowNs ? Long.MIN_VALUE : idleBeforeNs;
+        AtomicBuffer marks = highWaterMarks;
+        if (null == marks)
+        {
+            marks = allocateMarks();
+        }
+        final int offset = markOffset(slot);
+        long markNs = marks.getLongVolatile(offset);
+        while (markNs < fromNs && !marks.compareAndSetLong(offset, markNs, fromNs))
+        {
+            markNs = marks.getLongVolatile(offset);
+        }
+    }
+
+    /**
+     * @return the slot's high-water mark: the largest value a refund lowered its word from, or
+     * {@code Long.MIN_VALUE}.
+     */
+    long highWaterNs(final int slot)
+    {
+        final AtomicBuffer marks = highWaterMarks;
+        return null == marks ? Long.MIN_VALUE : marks.getLongVolatile(markOffset(slot));
+    }
+
+    private synchronized AtomicBuffer allocateMarks()
+    {
+        AtomicBuffer marks = highWaterMarks;
+        if (null == marks)
+        {
+            marks = new UnsafeBuffer(BufferUtil.allocateDirectAligned(slotCount * Long.BYTES, TableLayout.ALIGNMENT));
+            for (int offset = 0; offset < slotCount * Long.BYTES; offset += Long.BYTES)
+            {
+                marks.putLong(offset, Long.MIN_VALUE);
+            }
+            highWaterMarks = marks;
+        }
+        return marks;
+    }
+
+    private int markOffset(final int slot)
+    {
+        return ((slot - slotsOffset) / TableLayout.SLOT_LENGTH) * Long.BYTES;
+    }
+
+    /**
+     * @return bytes of the high-water marks (0 until the first refund).
+     */
+    int highWaterMarksLength()
+    {
+        final AtomicBuffer marks = highWaterMarks;
+        return null == marks ? 0 : marks.capacity();
+    }
+
+    /**
+     * @param evictionNs the time eviction may use (already bounded by the table's clock).
+     * @return the newest TAT that counts as idle: {@code evictionNs - grace}, saturated.
+     */
+    long idleBeforeNs(final long evictionNs)
+    {
+        final long idleBeforeNs = evictionNs - idleGraceNs;
+        return idleBeforeNs > evictionNs ? Long.MIN_VALUE : idleBeforeNs;
     }
 
     void lock(final int header)
@@ -191,14 +272,25 @@ final class ShardWriter
         int spins = 0;
         while (!buffer.compareAndSetLong(header + LOCK_OFFSET, 0, 1))
         {
-            if ((++spins & 63) == 0)
-            {
-                Thread.yield();
-            }
-            else
-            {
-                Thread.onSpinWait();
-            }
+            backOff(++spins);
+        }
+    }
+
+    /**
+     * Waiting for another thread (a shard lock holder, a slot mid-reclaim): a spin hint, and every 64th time
+     * a yield, so a waiter never starves the thread it waits for on a small machine.
+     *
+     * @param spins how many times this waiter has waited so far, from 1.
+     */
+    static void backOff(final int spins)
+    {
+        if ((spins & 63) == 0)
+        {
+            Thread.yield();
+        }
+        else
+        {
+            Thread.onSpinWait();
         }
     }
 

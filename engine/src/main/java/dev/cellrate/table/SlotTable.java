@@ -20,35 +20,20 @@ import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
 
+import dev.cellrate.gcra.AtomicGcra;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A fixed-capacity, sharded, off-heap table of one-word cells keyed by 64-bit key words, with TTL eviction
- * of idle cells. Layout: {@link TableLayout}. This is the low-level <b>slot API</b> on which
- * {@code dev.cellrate.KeyedRateLimiter} (and any algorithm whose per-key state is one monotone word, such as
- * the shaper) runs its own CAS loop.
- * <p>
- * <b>Slot API contract.</b> A caller holding a key word {@code k} (from {@link #keyWord}) runs:
- * <pre>
- *   int off = table.claimSlot(k, nowNs);              // FULL (&lt; 0): no cell, apply your policy
- *   long tat = table.loadTat(off, k);                 // STALE: the slot left k; claim again
- *   loop: decide on tat; next must be &gt; tat (the word only ever grows)
- *         witness = table.compareAndExchangeTat(off, tat, next);
- *         witness == tat: done; else tat = table.loadTat(off, k) and loop (STALE: claim again)
- * </pre>
- * Rules: (1) the next value must be strictly greater than the expected one and never {@link #STALE}
- * (a caller that lowers the word, e.g. a refund, gives up the ABA guarantee below for stale CASes that
- * expect a value above the lowered one: if the slot is then reclaimed and the new key's TAT passes through
- * exactly that value, such a CAS lands on the new key's cell; it needs a decider paused between its
- * validated read and its CAS for about the idle grace, see {@code docs/keyed-table.md});
- * (2) after a failed CAS, never reuse the witness without {@link #loadTat}, which re-validates the key;
- * (3) a word read through {@link #loadTat} may be older than the cell's current value but never larger:
- * a decision that <em>rejects</em> on it is also right for the current value; an admission happens only
- * through a successful CAS, which succeeds only on the key's current value.
+ * of idle cells. Layout: {@link TableLayout}. The keyed fronts ({@code KeyedRateLimiter}, {@code KeyedShaper},
+ * {@code KeyedCompositeRateLimiter}) decide on it through one loop, {@link SlotLoop}, and lower a word only
+ * through {@link SlotLoop#refund}; this class takes no raw offset from any caller and hands out no buffer.
  * <p>
  * <b>Algorithm.</b> Shard = bits {@link TableLayout#SHARD_SHIFT}.. of the key word, home slot = a
  * multiply-shift reduction of its low 32 bits onto the shard's slot count ({@link TableLayout#homeIndex}: any
@@ -66,46 +51,56 @@ import org.agrona.concurrent.UnsafeBuffer;
  * inserters of one key must agree on a single slot even when they could pick different idle slots; inserts
  * are rare next to decisions, and the lock is never touched by a decision on a present key.
  * <p>
- * <b>ABA.</b> Invariant: across a slot's whole life, whatever keys it holds, its TAT word, ignoring
- * {@link TableLayout#RECLAIMING}, only grows. Reclaiming idle word X for key B does CAS X to RECLAIMING
- * (fails if a decider charged the cell: then it is active and kept), release key := B, release
- * TAT := max(X + 1, now - grace + 1). A stale decider expects some value v &le; X; the word never returns
- * to v, so its CAS fails. A decider that reads the new TAT sees key B on its re-read (the key was released
- * first) and goes back to probing.
+ * <b>ABA.</b> A slot's word, ignoring {@link TableLayout#RECLAIMING}, is raised by every decision and lowered
+ * only by a refund, which first records the value it lowers from in the slot's high-water mark
+ * ({@link ShardWriter}). So every value a slot ever held is at most max(current word, mark). A slot is idle
+ * only when both are &le; now - grace, and a reclaim restarts the word at max(X + 1, now - grace + 1), above
+ * both: no value a paused decider of an earlier key can hold ever comes back, so its CAS fails. A refund never
+ * lowers a word below a value its key held since its cell was claimed, so a key's word stays above every
+ * value of the slot's earlier keys. The whole argument: {@code docs/keyed-table.md}, "ABA".
  * <p>
- * <b>Eviction.</b> A cell whose TAT &le; now - grace is idle: for every caller time t &ge; now - grace it is
- * a full bucket, exactly like an empty slot, so reclaiming it changes no decision. Idle slots are reused
- * lazily by inserts on their probe path and turned into tombstones by an amortised sweep (a few slots per
- * insert) or by {@link #sweep}. A cell whose TAT &gt; now - grace is never evicted. The grace must cover
- * the skew between the {@code nowNs} values of concurrent callers.
+ * <b>Eviction.</b> A cell is idle when its TAT (and its high-water mark) are &le; E - grace, where the
+ * eviction time E = min(caller's now, the table's clock): no caller's time, however far ahead, can evict
+ * a key that is active by the clock. Idle slots are reused lazily by inserts on their probe path and turned
+ * into tombstones by an amortised sweep (a few slots per insert) or by {@link #sweep}. The grace must cover
+ * the skew between the {@code nowNs} values of concurrent callers, and callers' {@code nowNs} must be on the
+ * table's clock (or behind it), or eviction never happens and the table fills.
  * <p>
- * Memory: one direct buffer, owned by this object, freed only by the GC; no {@code close()}. Publish the
- * table to other threads safely (a final field, a volatile write, a queue).
+ * Memory: one direct buffer, plus 8 bytes per slot of high-water marks from the first refund on; owned by
+ * this object, freed only by the GC; no {@code close()}. Publish the table to other threads safely (a final
+ * field, a volatile write, a queue).
  */
 public final class SlotTable
 {
     /** {@link #claimSlot} result: no present, free or idle slot within the probe bound. */
-    public static final int FULL = -2;
+    static final int FULL = -2;
 
-    /** {@link #loadTat} result: the slot no longer belongs to the key (or is mid-reclaim). */
+    /** {@link #tatNs} result: the key has no cell (internally: the slot left the key, or is mid-reclaim). */
     public static final long STALE = RECLAIMING;
 
     private static final int SWEEP_CHUNK = 64;
 
     private final AtomicBuffer buffer;
-    /** Address of byte 0 of the buffer: the lookup path reads and CASes raw addresses (no bounds checks). */
+    /**
+     * Address of byte 0 of the buffer: the decision path (find, validated load, CAS) reads and CASes raw
+     * addresses. Every offset it uses comes from this table's own arithmetic (package-private methods), so it
+     * skips the buffer's bounds checks, its interface type check and the reload of its fields after every
+     * acquire load (what the generated code showed, see docs/benchmarks.md, "Where the time goes").
+     */
     private final long address;
-    private final int lastWordOffset;
     private final int shardMask;
     private final int slotsPerShard;
     private final int probeBound;
     private final int slotsOffset;
     private final long idleGraceNs;
     private final long seed;
+    private final NanoClock evictionClock;
     private final ShardWriter writer;
     private int nextSweepShard;
 
     /**
+     * A table whose eviction clock is {@link SystemNanoClock}.
+     *
      * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
      * @param slotsPerShard slots per shard, any count &ge; 1; total slots at most {@link TableLayout#MAX_SLOTS}
      *                      (133,693,407: 100 M keys at 75% load).
@@ -117,6 +112,33 @@ public final class SlotTable
     public SlotTable(
         final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs, final long seed)
     {
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
+     * @param slotsPerShard slots per shard, any count &ge; 1; total slots at most {@link TableLayout#MAX_SLOTS}
+     *                      (133,693,407: 100 M keys at 75% load).
+     * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
+     * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
+     * @param seed          seed of the key words.
+     * @param evictionClock bounds the time eviction uses: min(caller's now, this clock); read on inserts and
+     *                      sweeps only. Callers' times must be on this clock.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlotTable(
+        final int shardCount,
+        final int slotsPerShard,
+        final int probeBound,
+        final long idleGraceNs,
+        final long seed,
+        final NanoClock evictionClock)
+    {
+        if (null == evictionClock)
+        {
+            throw new IllegalArgumentException("evictionClock must not be null");
+        }
+        this.evictionClock = evictionClock;
         requirePowerOfTwo("shardCount", shardCount, TableLayout.MAX_SHARDS);
         requireRange("slotsPerShard", slotsPerShard, 1, TableLayout.MAX_SLOTS / shardCount);
         requireRange("probeBound", probeBound, 1, slotsPerShard);
@@ -131,7 +153,6 @@ public final class SlotTable
         buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, TableLayout.ALIGNMENT));
         buffer.verifyAlignment();
         address = buffer.addressOffset();
-        lastWordOffset = length - Long.BYTES;
         buffer.putLong(EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
         buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
         buffer.putLong(OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
@@ -139,7 +160,8 @@ public final class SlotTable
         {
             buffer.putLong(offset, FRESH_TAT_NS);
         }
-        writer = new ShardWriter(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs);
+        writer = new ShardWriter(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs,
+            shardCount * slotsPerShard);
         buffer.putLongVolatile(TableLayout.shardHeaderOffset(0) + LOCK_OFFSET, 0);
     }
 
@@ -188,23 +210,23 @@ public final class SlotTable
      * path). Lock-free if the key is present; takes the shard lock to insert.
      *
      * @param keyWord the key word.
-     * @param nowNs   the caller's time (decides which cells are idle).
+     * @param nowNs   the caller's time (bounded by the clock, decides which cells are idle).
      * @return the offset of the cell's TAT word in {@link #buffer()}, or {@link #FULL} (counted).
      */
-    public int claimSlot(final long keyWord, final long nowNs)
+    int claimSlot(final long keyWord, final long nowNs)
     {
-        if (EMPTY_KEY == keyWord)
-        {
-            return EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
-        }
-        if (TOMBSTONE_KEY == keyWord)
-        {
-            return TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
-        }
+        final int found = findSlot(keyWord);
+        return found >= 0 ? found : insertSlot(keyWord, nowNs);
+    }
+
+    /**
+     * {@link #claimSlot} for a key word {@link #findSlot} just missed (a reserved word is always found).
+     */
+    int insertSlot(final long keyWord, final long nowNs)
+    {
         final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
         final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
-        final int found = find(keyWord, shard, home);
-        return found >= 0 ? found : writer.insert(keyWord, shard, home, nowNs);
+        return writer.insert(keyWord, shard, home, evictionNs(nowNs));
     }
 
     /**
@@ -213,7 +235,7 @@ public final class SlotTable
      * @param keyWord the key word.
      * @return the offset of the cell's TAT word, or -1 if the key has no cell.
      */
-    public int findSlot(final long keyWord)
+    int findSlot(final long keyWord)
     {
         if (EMPTY_KEY == keyWord)
         {
@@ -237,9 +259,8 @@ public final class SlotTable
      */
     public long touch(final long keyWord)
     {
-        return UnsafeApi.getLong(
-            null, address + slotOffset((int)(keyWord >>> SHARD_SHIFT) & shardMask,
-                TableLayout.homeIndex(keyWord, slotsPerShard)));
+        return UnsafeApi.getLong(null, address + slotOffset(
+            (int)(keyWord >>> SHARD_SHIFT) & shardMask, TableLayout.homeIndex(keyWord, slotsPerShard)));
     }
 
     /**
@@ -249,9 +270,9 @@ public final class SlotTable
      * @param keyWord   the key word it was claimed for.
      * @return the TAT, or {@link #STALE} if the slot no longer belongs to the key or is mid-reclaim.
      */
-    public long loadTat(final int tatOffset, final long keyWord)
+    long loadTat(final int tatOffset, final long keyWord)
     {
-        final long tatAddress = address + checkTatOffset(tatOffset);
+        final long tatAddress = address + tatOffset;
         final long tatNs = UnsafeApi.getLongAcquire(null, tatAddress);
         if (tatOffset < slotsOffset)
         {
@@ -272,9 +293,9 @@ public final class SlotTable
      * @param nextNs     the new value, strictly greater than {@code expectedNs}.
      * @return the witness: {@code expectedNs} iff the word was swapped.
      */
-    public long compareAndExchangeTat(final int tatOffset, final long expectedNs, final long nextNs)
+    long compareAndExchangeTat(final int tatOffset, final long expectedNs, final long nextNs)
     {
-        final long witnessNs = UnsafeApi.compareAndExchangeLong(null, address + checkTatOffset(tatOffset), expectedNs, nextNs);
+        final long witnessNs = UnsafeApi.compareAndExchangeLong(null, address + tatOffset, expectedNs, nextNs);
         if (witnessNs != expectedNs)
         {
             buffer.getAndAddLong(headerOf(tatOffset) + CAS_RETRIES_OFFSET, 1);
@@ -286,29 +307,95 @@ public final class SlotTable
      * Turn up to {@code maxSlots} idle slots into tombstones, round-robin over the shards, for users who run
      * their own timer. Takes each shard's lock for at most 64 slots at a time. Any thread.
      *
-     * @param nowNs    the time (same clock as the decisions).
+     * @param nowNs    the time (same clock as the decisions; bounded by the table's clock).
      * @param maxSlots slots to visit, &ge; 0.
      * @return the number of idle keys reclaimed.
      */
     public int sweep(final long nowNs, final int maxSlots)
     {
+        final long evictionNs = evictionNs(nowNs);
         int reclaimed = 0;
         int remaining = maxSlots;
         while (remaining > 0)
         {
             final int visit = Math.min(remaining, Math.min(SWEEP_CHUNK, slotsPerShard));
-            reclaimed += writer.sweep(nextSweepShard++ & shardMask, visit, nowNs);
+            reclaimed += writer.sweep(nextSweepShard++ & shardMask, visit, evictionNs);
             remaining -= visit;
         }
         return reclaimed;
     }
 
     /**
-     * @return the offset of the shared overflow cell's TAT word (table-full policy {@code OVERFLOW}).
+     * The key's TAT, read-only (tests, diagnostics).
+     *
+     * @param keyWord the key word.
+     * @return the TAT of the key's cell, or {@link #STALE} if the key has no cell (or it is mid-reclaim).
      */
-    public int overflowTatOffset()
+    public long tatNs(final long keyWord)
     {
-        return OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET;
+        final int tatOffset = findSlot(keyWord);
+        return tatOffset < 0 ? STALE : loadTat(tatOffset, keyWord);
+    }
+
+    /**
+     * Placement, read-only (tests, diagnostics).
+     *
+     * @param keyWord the key word.
+     * @return the index of the key's slot in [0, slotCount), -1 if the key has no slot, -2 for the two key
+     * words that have dedicated cells.
+     */
+    public int slotIndexOf(final long keyWord)
+    {
+        final int tatOffset = findSlot(keyWord);
+        if (tatOffset < 0)
+        {
+            return -1;
+        }
+        return tatOffset < slotsOffset ? -2 : (tatOffset - TAT_OFFSET - slotsOffset) / SLOT_LENGTH;
+    }
+
+    /**
+     * One GCRA decision on the shared overflow cell (table-full policy {@code OVERFLOW}), see
+     * {@link AtomicGcra#acquire}.
+     *
+     * @param incrementNs {@code n * T}.
+     * @param ceilingNs   {@code &tau; + T}.
+     * @param nowNs       the time of the request.
+     * @return as {@link AtomicGcra#acquire}.
+     */
+    public long chargeOverflow(final long incrementNs, final long ceilingNs, final long nowNs)
+    {
+        return AtomicGcra.acquire(buffer, OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET, incrementNs, ceilingNs, nowNs);
+    }
+
+    /**
+     * @return the TAT of the shared overflow cell.
+     */
+    public long overflowTatNs()
+    {
+        return buffer.getLongAcquire(OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET);
+    }
+
+    /**
+     * The one place a word is lowered (see {@link SlotLoop#refund}): validated load, high-water mark, CAS.
+     */
+    boolean refund(final long keyWord, final long chargedNs, final long restoredNs)
+    {
+        final long lowNs = Math.max(restoredNs, FRESH_TAT_NS);
+        if (lowNs >= chargedNs)
+        {
+            return false;
+        }
+        final int tatOffset = findSlot(keyWord);
+        if (tatOffset < 0 || loadTat(tatOffset, keyWord) != chargedNs)
+        {
+            return false;
+        }
+        if (tatOffset >= slotsOffset)
+        {
+            writer.recordLowering(tatOffset - TAT_OFFSET, chargedNs);
+        }
+        return buffer.compareAndSetLong(tatOffset, chargedNs, lowNs);
     }
 
     /**
@@ -345,11 +432,27 @@ public final class SlotTable
     }
 
     /**
-     * @return the buffer holding the table (never release it yourself).
+     * @return the buffer holding the table (package only: offsets into it are never taken from callers).
      */
-    public AtomicBuffer buffer()
+    AtomicBuffer buffer()
     {
         return buffer;
+    }
+
+    /**
+     * @return bytes of off-heap memory held: the table, plus the high-water marks once anything was refunded.
+     */
+    public long capacityBytes()
+    {
+        return (long)buffer.capacity() + writer.highWaterMarksLength();
+    }
+
+    /**
+     * @return the clock that bounds the time eviction uses.
+     */
+    public NanoClock evictionClock()
+    {
+        return evictionClock;
     }
 
     /**
@@ -412,9 +515,13 @@ public final class SlotTable
         return count;
     }
 
+    private long evictionNs(final long nowNs)
+    {
+        return Math.min(nowNs, evictionClock.nanoTime());
+    }
+
     private int find(final long keyWord, final int shard, final int home)
     {
-        final long address = this.address;
         for (int probe = 0; probe < probeBound; probe++)
         {
             int index = home + probe;
@@ -439,19 +546,6 @@ public final class SlotTable
     private int slotOffset(final int shard, final int index)
     {
         return TableLayout.slotOffset(slotsOffset, slotsPerShard, shard, index);
-    }
-
-    /**
-     * The one check left on the raw-address path: an offset handed in by a caller must be a word inside the
-     * buffer (one unsigned compare against a final field; offsets from {@link #claimSlot} always pass).
-     */
-    private int checkTatOffset(final int tatOffset)
-    {
-        if (Integer.compareUnsigned(tatOffset, lastWordOffset) > 0)
-        {
-            throw new IndexOutOfBoundsException("tatOffset " + tatOffset + " is outside [0, " + lastWordOffset + "]");
-        }
-        return tatOffset;
     }
 
     private int headerOf(final int tatOffset)

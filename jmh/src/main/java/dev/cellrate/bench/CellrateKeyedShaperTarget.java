@@ -41,7 +41,7 @@ final class CellrateKeyedShaperTarget extends KeyedTarget
     @Override
     long offHeapBytes()
     {
-        return shaper.table().buffer().capacity();
+        return shaper.table().capacityBytes();
     }
 
     /**

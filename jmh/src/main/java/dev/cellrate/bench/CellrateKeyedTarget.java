@@ -38,7 +38,7 @@ final class CellrateKeyedTarget extends KeyedTarget
     @Override
     long offHeapBytes()
     {
-        return limiter.table().buffer().capacity();
+        return limiter.table().capacityBytes();
     }
 
     @Override

@@ -54,7 +54,8 @@ final class RandomCasTarget extends KeyedTarget
      */
     static int shardsFor(final int keyCount)
     {
-        return Math.min(KeyedRateLimiterBuilder.DEFAULT_SHARD_COUNT, Math.max(1, Integer.highestOneBit(rawSlots(keyCount) / 256)));
+        return Math.max(1, Math.min(KeyedRateLimiterBuilder.DEFAULT_SHARD_COUNT,
+            Integer.highestOneBit(rawSlots(keyCount)) / KeyedRateLimiterBuilder.DEFAULT_PROBE_BOUND));
     }
 
     private static int rawSlots(final int keyCount)

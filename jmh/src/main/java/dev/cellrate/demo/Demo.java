@@ -258,8 +258,8 @@ public final class Demo
         System.out.printf(Locale.ROOT,
             "Keyed workload: KeyedRateLimiter, %d threads, %,d keys (Zipf 0.99), 1000/s burst 100 per key,%n" +
                 "  System.nanoTime() per decision, %,d slots = %,d bytes off-heap (%.1f B/key)%n",
-            threads, keyCount, keyed.table().slotCount(), keyed.table().buffer().capacity(),
-            keyed.table().buffer().capacity() / (double)keyCount);
+            threads, keyCount, keyed.table().slotCount(), keyed.table().capacityBytes(),
+            keyed.table().capacityBytes() / (double)keyCount);
         final KeyedWorkload.Outcome outcome = new KeyedWorkload(decider, keyCount, threads)
             .run(1_000_000_000L, 3_000_000_000L);
         System.out.printf(Locale.ROOT, "  decisions/s          %,.0f (%.1f per us per thread)%n",

@@ -43,8 +43,8 @@ public final class KeyedInsertStress
         final long word = table.keyWord(KEY);
         r.r1 = admitted;
         r.r2 = table.countSlots(word);
-        final int slot = table.findSlot(word);
-        r.r3 = slot < 0 ? -1 : table.loadTat(slot, word) - NOW_NS;
+        final long tatNs = table.tatNs(word);
+        r.r3 = SlotTable.STALE == tatNs ? -1 : tatNs - NOW_NS;
     }
 
     /** Same new key into an empty table. */

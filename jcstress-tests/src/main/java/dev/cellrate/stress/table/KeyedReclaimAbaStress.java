@@ -69,11 +69,11 @@ public class KeyedReclaimAbaStress
         final SlotTable table = limiter.table();
         final long wordA = table.keyWord(KEY_A);
         final long wordB = table.keyWord(KEY_B);
-        final int slotA = table.findSlot(wordA);
-        final int slotB = table.findSlot(wordB);
+        final long tatA = table.tatNs(wordA);
+        final long tatB = table.tatNs(wordB);
         r.r1 = codeA;
         r.r2 = codeB;
-        r.r3 = (slotA >= 0 ? 1 : 0) + (slotB >= 0 ? 2 : 0);
-        r.r4 = slotA >= 0 ? table.loadTat(slotA, wordA) : (slotB >= 0 ? table.loadTat(slotB, wordB) : -1);
+        r.r3 = (SlotTable.STALE != tatA ? 1 : 0) + (SlotTable.STALE != tatB ? 2 : 0);
+        r.r4 = SlotTable.STALE != tatA ? tatA : (SlotTable.STALE != tatB ? tatB : -1);
     }
 }

@@ -63,10 +63,10 @@ public class KeyedSweepStress
     {
         final SlotTable table = limiter.table();
         final long word = table.keyWord(KEY_A);
-        final int slot = table.findSlot(word);
+        final long tatNs = table.tatNs(word);
         r.r1 = codeA;
         r.r2 = table.countSlots(word);
-        r.r3 = slot < 0 ? -1 : table.loadTat(slot, word);
+        r.r3 = SlotTable.STALE == tatNs ? -1 : tatNs;
         r.r4 = limiter.evictions();
     }
 }

@@ -1,0 +1,215 @@
+package dev.cellrate.table;
+
+import dev.cellrate.Result;
+import dev.cellrate.gcra.Gcra;
+
+/**
+ * The keyed slot loop, written once: find or claim the key's cell in a {@link SlotTable}, validated load, GCRA
+ * decision, CAS, and the table's ABA rules; each keyed front supplies only what it does with the outcome
+ * ({@link #admitted}, {@link #rejected}, {@link #tableFull}), as HdrHistogram's {@code recordSingleValue}
+ * calls {@code incrementCountAtIndex}.
+ * <p>
+ * Algorithm (a present key is decided on one validated load and one CAS):
+ * <pre>
+ *   cost outside [1, ceiling]                          -&gt; rejected(NEVER)       (nothing claimed)
+ *   off = find(k)                                      absent and now + I past Long.MAX_VALUE
+ *                                                      -&gt; rejected(NEVER)       (nothing claimed)
+ *   off = claim(k)                                     none -&gt; tableFull
+ *   tat = loadTat(off, k)                              STALE (slot left k, or mid-reclaim): back off, again
+ *   loop: retry = Gcra.retryAfterNs(tat, now, I, ceiling) &gt; 0 -&gt; rejected(retry)
+ *         next  = max(tat, now) + I                    unrepresentable -&gt; rejected(NEVER)
+ *         CAS(off, tat, next) succeeded                -&gt; admitted(tat, next)
+ *         else tat = loadTat(off, k)                   (never the CAS witness: it is not validated)
+ * </pre>
+ * ABA rules, enforced here and in {@link SlotTable} only: every CAS of a decision raises the word; the only
+ * way to lower it is {@link #refund}, which records the value it lowers from in the slot's high-water mark
+ * before lowering, so a reclaim never restarts a slot at or below a value a paused decider may still hold
+ * (the argument: {@code docs/keyed-table.md}, "ABA").
+ * <p>
+ * A new key at {@code nowNs = Long.MIN_VALUE} starts full: the table's fresh TAT is
+ * {@link TableLayout#FRESH_TAT_NS} ({@code Long.MIN_VALUE + 1}, since {@code Long.MIN_VALUE} marks a slot
+ * mid-reclaim), which the loop reads as {@code Long.MIN_VALUE} whenever the charge can be written above it
+ * (any increment &ge; 2 ns).
+ * <p>
+ * Subclasses are final nested classes of their front, held in a field of their exact type, so that once
+ * {@link #charge} is inlined the three steps are bound statically (no type profile shared between fronts).
+ * Allocation-free; thread-safe if the steps are.
+ *
+ * @param <H> the caller-owned holder a front fills (a {@code Decision}, a {@code Reservation}, the keys of a
+ *            composite), or {@code Object} if none; may be null.
+ */
+public abstract class SlotLoop<H>
+{
+    private static final long FRESH_TAT_NS = TableLayout.FRESH_TAT_NS;
+
+    /** The table this loop decides on. */
+    protected final SlotTable table;
+
+    /**
+     * @param table the table (thread-safe, shared by every front that uses it).
+     * @throws IllegalArgumentException if null.
+     */
+    protected SlotLoop(final SlotTable table)
+    {
+        if (null == table)
+        {
+            throw new IllegalArgumentException("table must not be null");
+        }
+        this.table = table;
+    }
+
+    /**
+     * Decide one charge of {@code incrementNs} on the key's cell at {@code nowNs} and hand the outcome to the
+     * front's step.
+     *
+     * @param keyWord     from {@link SlotTable#keyWord}.
+     * @param incrementNs {@code n * T}, in [1, ceilingNs]; anything below 1 is NEVER.
+     * @param ceilingNs   {@code &tau; + T}.
+     * @param nowNs       the time of the request.
+     * @param holder      passed to the step unchanged (may be null).
+     * @return what the step returned.
+     */
+    public final long charge(
+        final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
+    {
+        final SlotTable table = this.table;
+        if (Long.MIN_VALUE != nowNs)
+        {
+            final int tatOffset = table.findSlot(keyWord);
+            if (tatOffset >= 0)
+            {
+                final long tatNs = table.loadTat(tatOffset, keyWord);
+                // GCRA in three operations: next = max(TAT, t) + I and due = next - t = lag + I. If next did not
+                // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
+                // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what
+                // Gcra.retryAfterNs and Gcra.nextTatNs compute, without their saturation cases, which go to
+                // chargeSlow with STALE, a lost CAS and an absent key).
+                final long baseNs = Math.max(tatNs, nowNs);
+                final long nextTatNs = baseNs + incrementNs;
+                final long dueNs = nextTatNs - nowNs;
+                if (nextTatNs > baseNs && dueNs > 0 && SlotTable.STALE != tatNs)
+                {
+                    if (dueNs > ceilingNs)
+                    {
+                        return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
+                    }
+                    if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                    {
+                        return admitted(holder, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
+                    }
+                }
+            }
+        }
+        return chargeSlow(keyWord, incrementNs, ceilingNs, nowNs, holder);
+    }
+
+    /**
+     * Undo a charge: lower the key's word from {@code chargedNs} (the value a charge wrote) to
+     * {@code restoredNs}, by one CAS, if the key's cell still holds exactly {@code chargedNs}. The only way any
+     * front lowers a word. {@code restoredNs} must be at least the value that charge read (a value the key
+     * held since its cell was claimed): the exact refund {@code chargedNs - incrementNs} and the shaper's
+     * "TAT before" both are; it is raised to {@link TableLayout#FRESH_TAT_NS} if lower.
+     *
+     * @param keyWord    the key word the charge was made on.
+     * @param chargedNs  the value the charge wrote.
+     * @param restoredNs the value to restore, below {@code chargedNs}.
+     * @return true iff the word was lowered.
+     */
+    protected final boolean refund(final long keyWord, final long chargedNs, final long restoredNs)
+    {
+        return table.refund(keyWord, chargedNs, restoredNs);
+    }
+
+    /**
+     * The CAS succeeded: the key's cell went from {@code tatBeforeNs} to {@code tatAfterNs}.
+     *
+     * @param holder      the caller's holder.
+     * @param keyWord     the key word.
+     * @param tatBeforeNs the TAT the decision read ({@code Long.MIN_VALUE} for a fresh cell at that time).
+     * @param tatAfterNs  the TAT written, {@code max(tatBeforeNs, nowNs) + incrementNs}.
+     * @param incrementNs the increment charged.
+     * @param nowNs       the time of the request.
+     * @return the front's code.
+     */
+    protected abstract long admitted(
+        H holder, long keyWord, long tatBeforeNs, long tatAfterNs, long incrementNs, long nowNs);
+
+    /**
+     * Nothing was written.
+     *
+     * @param holder       the caller's holder.
+     * @param retryAfterNs a positive retry-after in ns, or {@link Result#NEVER}.
+     * @param tatNs        the TAT decided on, or {@code Long.MIN_VALUE} if no cell was read.
+     * @param nowNs        the time of the request.
+     * @return the front's code.
+     */
+    protected abstract long rejected(H holder, long retryAfterNs, long tatNs, long nowNs);
+
+    /**
+     * No cell could be claimed for a new key (counted by the table); nothing was written.
+     *
+     * @param holder      the caller's holder.
+     * @param incrementNs the increment asked for.
+     * @param nowNs       the time of the request.
+     * @return the front's code.
+     */
+    protected abstract long tableFull(H holder, long incrementNs, long nowNs);
+
+    private long chargeSlow(
+        final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
+    {
+        if (incrementNs < 1)
+        {
+            return rejected(holder, Result.NEVER, Long.MIN_VALUE, nowNs);
+        }
+        final SlotTable table = this.table;
+        int spins = 0;
+        while (true)
+        {
+            int tatOffset = table.findSlot(keyWord);
+            if (tatOffset < 0)
+            {
+                if (nowNs > Long.MAX_VALUE - incrementNs)
+                {
+                    return rejected(holder, Result.NEVER, Long.MIN_VALUE, nowNs);
+                }
+                tatOffset = table.insertSlot(keyWord, nowNs);
+                if (tatOffset < 0)
+                {
+                    return tableFull(holder, incrementNs, nowNs);
+                }
+            }
+            long tatNs = table.loadTat(tatOffset, keyWord);
+            while (SlotTable.STALE != tatNs)
+            {
+                final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? Long.MIN_VALUE : tatNs;
+                final long retryAfterNs = Gcra.retryAfterNs(decidedNs, nowNs, incrementNs, ceilingNs);
+                if (retryAfterNs > 0)
+                {
+                    return rejected(holder, retryAfterNs, decidedNs, nowNs);
+                }
+                final long nextTatNs = Gcra.nextTatNs(decidedNs, nowNs, incrementNs);
+                if (Gcra.UNREPRESENTABLE == nextTatNs)
+                {
+                    return rejected(holder, Result.NEVER, decidedNs, nowNs);
+                }
+                if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                {
+                    return admitted(holder, keyWord, decidedNs, nextTatNs, incrementNs, nowNs);
+                }
+                tatNs = table.loadTat(tatOffset, keyWord);
+            }
+            ShardWriter.backOff(++spins);
+        }
+    }
+
+    /**
+     * A fresh cell at {@code Long.MIN_VALUE} is a full bucket; read it as {@code Long.MIN_VALUE} when the
+     * charge lands strictly above the fresh value, so the word still only grows (with a 1 ns increment it
+     * cannot, and the cell is read as it is: 1 ns of lag).
+     */
+    private static boolean startsFull(final long tatNs, final long nowNs, final long incrementNs)
+    {
+        return FRESH_TAT_NS == tatNs && Long.MIN_VALUE == nowNs && incrementNs > 1;
+    }
+}
