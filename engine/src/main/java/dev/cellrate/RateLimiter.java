@@ -25,6 +25,9 @@ public final class RateLimiter implements Limiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
+    /** The cell word as base object and address (the admit path's raw access; {@link #cells} keeps it alive). */
+    private final Object tatBase;
+    private final long tatAddress;
     private final long emissionIntervalNs;
     private final long ceilingNs;
     private final Limit limit;
@@ -72,6 +75,8 @@ public final class RateLimiter implements Limiter
         this.clock = clock;
         this.buffer = cells.buffer();
         this.tatOffset = CellArray.tatOffset(cells.checkIndex(cellIndex));
+        this.tatBase = buffer.byteArray();
+        this.tatAddress = buffer.addressOffset() + tatOffset;
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
     }
@@ -85,7 +90,7 @@ public final class RateLimiter implements Limiter
      */
     public long tryAcquire(final long permits, final long nowNs)
     {
-        return AtomicGcra.acquire(buffer, tatOffset, limit.incrementNs(permits), ceilingNs, nowNs);
+        return AtomicGcra.acquireAt(tatBase, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs);
     }
 
     /**
