@@ -19,6 +19,8 @@
 #   TARGETS=...                 keyed targets (default cellrate,randomCas,hashOnly,bucket4jMap; Caffeine is left out
 #                               for time: add bucket4jCaffeine to run it)
 #   JARS=jmh/target             where benchmarks.jar and demo.jar are (e.g. a saved "before" build)
+#   JMH_LOCK=-Djmh.ignoreLock=true  (default) run even if another JMH holds /tmp/jmh.lock: on a machine shared by
+#                               several builds the lock only says someone else is measuring; say so with the numbers
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-jmh/results/headline}
@@ -39,7 +41,7 @@ SINGLE='cellrateCallerTime|cellrateNanoClock|guava|bucket4jLockFree|resilience4j
 : > "$OUT-load.txt"
 for run in $(seq 1 "$RUNS"); do
     echo "run $run before: $(uptime)" | tee -a "$OUT-load.txt"
-    java -jar "$JARS/benchmarks.jar" \
+    java ${JMH_LOCK:--Djmh.ignoreLock=true} -jar "$JARS/benchmarks.jar" \
         "AdmitOneThreadBenchmark\.($SINGLE|bucket4jSynchronized|baselineAtomicIncrement|baselineNanoTimeAtomicIncrement)\$" \
         "AdmitTwoThreadsBenchmark\.($SINGLE|baselineAtomicIncrement)\$" \
         "Reject(OneThread|TwoThreads)Benchmark\.(cellrateCallerTime|guava|bucket4jLockFree|resilience4j)\$" \
