@@ -31,6 +31,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class CellArray
 {
+    /**
+     * The one JVM option every JVM that runs the engine needs (Agrona 2.x reads
+     * {@code jdk.internal.misc.Unsafe}). A compile-time constant, so JMH's {@code @Fork(jvmArgsAppend = ...)}
+     * and launchers can use it; the build spells it once too, as the root pom's {@code cellrate.addExports}.
+     */
+    public static final String JVM_OPTION = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED";
+
     /** Offset of the TAT word inside a cell. */
     public static final int TAT_OFFSET = 0;
 
@@ -54,13 +61,45 @@ public final class CellArray
 
     private CellArray(final int cellCount)
     {
+        this(allocateBuffer(cellCount * CELL_LENGTH, CELL_ALIGNMENT), cellCount);
+    }
+
+    private CellArray(final AtomicBuffer buffer, final int cellCount)
+    {
         this.cellCount = cellCount;
-        buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(cellCount * CELL_LENGTH, CELL_ALIGNMENT));
+        this.buffer = buffer;
         buffer.verifyAlignment();
         for (int i = 0; i < cellCount; i++)
         {
             buffer.putLongVolatile(tatOffset(i), FRESH_TAT_NS);
         }
+    }
+
+    /**
+     * Allocate an aligned direct buffer for off-heap state: the one place the engine first touches Agrona's
+     * {@code UnsafeBuffer}, so a JVM started without {@link #JVM_OPTION} gets an error that names it instead of
+     * a bare {@link IllegalAccessError}.
+     *
+     * @param length    bytes.
+     * @param alignment alignment of the first byte, a power of two.
+     * @return the zeroed, aligned buffer.
+     * @throws IllegalStateException naming {@link #JVM_OPTION} when Agrona cannot reach {@code Unsafe}.
+     */
+    public static AtomicBuffer allocateBuffer(final int length, final int alignment)
+    {
+        final AtomicBuffer buffer;
+        try
+        {
+            buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, alignment));
+        }
+        catch (final LinkageError ex)
+        {
+            throw new IllegalStateException("cellrate needs the JVM option " + JVM_OPTION + " (Agrona 2.x reads " +
+                "jdk.internal.misc.Unsafe); add it to the java command line, to surefire's argLine and to forked " +
+                "JVMs; executable jars can carry 'Add-Exports: java.base/jdk.internal.misc' in their manifest", ex);
+        }
+        buffer.verifyAlignment();
+        return buffer;
     }
 
     /**
@@ -72,6 +111,18 @@ public final class CellArray
     {
         Bounds.requireRange("cellCount", cellCount, 1, MAX_CELLS);
         return new CellArray(cellCount);
+    }
+
+    /**
+     * Tests only (package-private, reached through the test sources' {@code dev.cellrate.TestCells}): fresh
+     * cells over a caller's buffer, e.g. one that performs another thread's write just before a CAS so a
+     * unit test drives a limiter's retry branch deterministically. Production code never calls it, so the
+     * cells' buffer stays a plain {@link UnsafeBuffer} and the hot path pays nothing.
+     */
+    static CellArray over(final AtomicBuffer buffer, final int cellCount)
+    {
+        Bounds.requireRange("cellCount", cellCount, 1, buffer.capacity() / CELL_LENGTH);
+        return new CellArray(buffer, cellCount);
     }
 
     /**

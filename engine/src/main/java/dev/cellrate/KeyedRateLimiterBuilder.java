@@ -1,5 +1,8 @@
 package dev.cellrate;
 
+import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.table.SlotTable;
 import java.security.SecureRandom;
 
 import dev.cellrate.table.TableLayout;
@@ -162,6 +165,37 @@ public final class KeyedRateLimiterBuilder
      */
     public KeyedRateLimiter build()
     {
+        final int shards = validatedShardCount();
+        final int slotsPerShard = validatedSlotsPerShard(shards);
+        final int bound = validatedProbeBound(slotsPerShard);
+        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
+        return new KeyedRateLimiter(limit, policy, clock, shards, slotsPerShard, bound, idleGraceNs, tableSeed);
+    }
+
+    /**
+     * A keyed shaper with this builder's limit, table sizing, idle grace, seed and clock (the table-full
+     * policy does not apply: a shaper with no cell for a key answers {@link Result#TABLE_FULL}).
+     *
+     * @param mode the shaper's mode.
+     * @return the keyed shaper.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public KeyedShaper buildShaper(final ShaperMode mode)
+    {
+        if (null == mode)
+        {
+            throw new IllegalArgumentException("mode must not be null");
+        }
+        final int shards = validatedShardCount();
+        final int slotsPerShard = validatedSlotsPerShard(shards);
+        final int bound = validatedProbeBound(slotsPerShard);
+        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
+        return new KeyedShaper(limit, mode, new SlotTable(shards, slotsPerShard, bound, idleGraceNs, tableSeed),
+            clock);
+    }
+
+    private int validatedShardCount()
+    {
         if (null == policy || null == clock)
         {
             throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
@@ -173,16 +207,26 @@ public final class KeyedRateLimiterBuilder
         {
             throw new IllegalArgumentException("shardCount must be a power of two but was " + shards);
         }
+        return shards;
+    }
+
+    /** slotCount rounded up to a multiple of the shard count, per shard. */
+    private int validatedSlotsPerShard(final int shards)
+    {
         final int slotsPerShard = (int)(((long)slotCount + shards - 1) / shards);
         if ((long)slotsPerShard * shards > TableLayout.MAX_SLOTS)
         {
             throw new IllegalArgumentException("slotCount rounded up to a multiple of shardCount must be in [1, " +
                 TableLayout.MAX_SLOTS + "] but was " + (long)slotsPerShard * shards);
         }
+        return slotsPerShard;
+    }
+
+    private int validatedProbeBound(final int slotsPerShard)
+    {
         final int bound = probeBoundSet ? probeBound : Math.min(DEFAULT_PROBE_BOUND, slotsPerShard);
         Bounds.requireRange("probeBound", bound, 1, slotsPerShard);
-        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
-        return new KeyedRateLimiter(limit, policy, clock, shards, slotsPerShard, bound, idleGraceNs, tableSeed);
+        return bound;
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.cellrate;
 
+import dev.cellrate.gcra.Gcra;
+
 import static dev.cellrate.Bounds.requireRange;
 
 import java.util.concurrent.TimeUnit;
@@ -136,6 +138,29 @@ public final class Limit
         return permits >= 1 && permits <= burst ? permits * emissionIntervalNs : Result.NEVER;
     }
 
+
+    /**
+     * @return the largest lag a debit may leave: {@code 2 (&tau; + T)}, one full burst of debt (see
+     * {@link DebitLimiter}).
+     */
+    public long debtCeilingNs()
+    {
+        return Gcra.debtCeilingNs(ceilingNs);
+    }
+
+    /**
+     * @param permits the cost of a debit, any size &ge; 1.
+     * @return {@code permits * T}, clamped at {@link #debtCeilingNs()}; {@link Result#NEVER} below 1 permit.
+     */
+    public long debitIncrementNs(final long permits)
+    {
+        if (permits < 1)
+        {
+            return Result.NEVER;
+        }
+        final long debtCeilingNs = debtCeilingNs();
+        return permits > debtCeilingNs / emissionIntervalNs ? debtCeilingNs : permits * emissionIntervalNs;
+    }
 
     public boolean equals(final Object o)
     {

@@ -1,14 +1,13 @@
 package dev.cellrate;
 
-import dev.cellrate.gcra.Gcra;
-import dev.cellrate.gcra.PayLaterGcra;
+import dev.cellrate.gcra.AtomicGcra;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
- * A thread-safe, lock-free, allocation-free limiter with Guava's "next caller pays" admission
- * ({@link PayLaterGcra}): a request of any cost up to {@link #maxPermits()} is admitted whenever one permit
+ * A thread-safe, lock-free, allocation-free limiter with Guava's "next caller pays" admission:
+ * a request of any cost up to {@link #maxPermits()} is admitted whenever one permit
  * would be, and its whole cost is charged, delaying later callers. For single permits it decides exactly as
  * {@link RateLimiter}; it is a separate front so the {@link RateLimiter} path stays untouched.
  * <p>
@@ -16,13 +15,18 @@ import org.agrona.concurrent.SystemNanoClock;
  * outside [1, maxPermits] is {@link Result#NEVER}. The cell may start at any TAT (Guava starts
  * <em>empty</em>: {@code created + &tau;}).
  * <p>
+ * Algorithm: GCRA whose ceiling grows with the cost. A request of cost n (charge {@code I = n T}) conforms
+ * iff {@code lag <= &tau;}, i.e. {@code lag + I <= &tau; + I}: the one cell loop of
+ * {@link AtomicGcra} with ceiling {@code &tau; + I} instead of {@code &tau; + T}. The retry-after is then
+ * {@code lag - &tau;}, whatever the cost.
+ * <p>
  * Concurrency: as {@link RateLimiter}: one acquire read, a CAS only when admitted (see
- * {@link dev.cellrate.gcra.AtomicGcra} for the argument, which carries over unchanged).
+ * {@link AtomicGcra}).
  * <p>
  * Every decision method returns {@link Result#ADMITTED} (0), a positive retry-after in ns (when one permit
  * would conform; it does not depend on the cost), or {@link Result#NEVER} (-1).
  */
-public final class PayLaterRateLimiter implements Limiter
+public final class PayLaterRateLimiter implements DebitLimiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
@@ -78,31 +82,8 @@ public final class PayLaterRateLimiter implements Limiter
      */
     public long tryAcquire(final long permits, final long nowNs)
     {
-        if (permits < 1 || permits > maxPermits)
-        {
-            return Result.NEVER;
-        }
-        final long chargeNs = permits * emissionIntervalNs;
-        long tatNs = buffer.getLongAcquire(tatOffset);
-        while (true)
-        {
-            final long retryAfterNs = PayLaterGcra.retryAfterNs(tatNs, nowNs, toleranceNs);
-            if (retryAfterNs > 0)
-            {
-                return retryAfterNs;
-            }
-            final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, chargeNs);
-            if (Gcra.UNREPRESENTABLE == nextTatNs)
-            {
-                return Result.NEVER;
-            }
-            final long witnessNs = buffer.compareAndExchangeLong(tatOffset, tatNs, nextTatNs);
-            if (witnessNs == tatNs)
-            {
-                return Result.ADMITTED;
-            }
-            tatNs = witnessNs;
-        }
+        final long chargeNs = chargeNs(permits);
+        return AtomicGcra.acquire(buffer, tatOffset, chargeNs, toleranceNs + chargeNs, nowNs, null, null);
     }
 
     /**
@@ -115,9 +96,35 @@ public final class PayLaterRateLimiter implements Limiter
      */
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
-        final long code = tryAcquire(permits, nowNs);
-        decision.set(code, buffer.getLongAcquire(tatOffset), nowNs, limit);
-        return code;
+        final long chargeNs = chargeNs(permits);
+        return AtomicGcra.acquire(buffer, tatOffset, chargeNs, toleranceNs + chargeNs, nowNs, decision, limit);
+    }
+
+    /**
+     * @param permits the cost.
+     * @param nowNs   the time, ns.
+     * @return what {@link #tryAcquire(long, long)} would answer, without charging.
+     */
+    public long peek(final long permits, final long nowNs)
+    {
+        final long chargeNs = chargeNs(permits);
+        return AtomicGcra.peek(buffer, tatOffset, chargeNs, toleranceNs + chargeNs, nowNs);
+    }
+
+    /**
+     * @param permits the cost learned after the fact.
+     * @param nowNs   the time, ns.
+     * @return see {@link DebitLimiter#debit(long, long)}.
+     */
+    public long debit(final long permits, final long nowNs)
+    {
+        return AtomicGcra.debit(buffer, tatOffset, limit.debitIncrementNs(permits), limit.ceilingNs(),
+            limit.debtCeilingNs(), emissionIntervalNs, nowNs);
+    }
+
+    private long chargeNs(final long permits)
+    {
+        return permits >= 1 && permits <= maxPermits ? permits * emissionIntervalNs : Result.NEVER;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.cellrate;
 
 import dev.cellrate.gcra.AtomicGcra;
+import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
@@ -21,7 +22,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns, or {@link Result#NEVER} (-1).
  */
-public final class RateLimiter implements Limiter
+public final class RateLimiter implements DebitLimiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
@@ -53,6 +54,23 @@ public final class RateLimiter implements Limiter
     public RateLimiter(final Limit limit, final NanoClock clock)
     {
         this(limit, CellArray.allocate(1), 0, clock);
+    }
+
+    /**
+     * A limiter with its own cell, the given clock and an initial fill: {@code initialPermits} available at
+     * creation (0 = empty, as Guava starts; at or above the burst = full, the default of the other
+     * constructors).
+     *
+     * @param limit          the limit.
+     * @param clock          the clock of the clock forms, read once here for the creation time.
+     * @param initialPermits permits available at creation, &ge; 0.
+     */
+    public RateLimiter(final Limit limit, final NanoClock clock, final long initialPermits)
+    {
+        this(limit, clock);
+        buffer.putLongRelease(tatOffset,
+            Gcra.initialTatNs(clock.nanoTime(), Bounds.requireRange("initialPermits", initialPermits, 0,
+            Long.MAX_VALUE), emissionIntervalNs, ceilingNs));
     }
 
     /**
@@ -105,6 +123,27 @@ public final class RateLimiter implements Limiter
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
         return AtomicGcra.acquire(buffer, tatOffset, limit, permits, nowNs, decision);
+    }
+
+    /**
+     * @param permits the cost.
+     * @param nowNs   the time, ns.
+     * @return what {@link #tryAcquire(long, long)} would answer, without charging.
+     */
+    public long peek(final long permits, final long nowNs)
+    {
+        return AtomicGcra.peek(buffer, tatOffset, limit.incrementNs(permits), ceilingNs, nowNs);
+    }
+
+    /**
+     * @param permits the cost learned after the fact.
+     * @param nowNs   the time, ns.
+     * @return see {@link DebitLimiter#debit(long, long)}.
+     */
+    public long debit(final long permits, final long nowNs)
+    {
+        return AtomicGcra.debit(buffer, tatOffset, limit.debitIncrementNs(permits), ceilingNs,
+            limit.debtCeilingNs(), emissionIntervalNs, nowNs);
     }
 
     /**

@@ -25,7 +25,9 @@ package dev.cellrate;
  *                     QUEUE_FULL, CLOSED
  *   [-16, -31]        KEYED: a keyed front's table-full outcomes (ADMITTED_TABLE_FULL and ADMITTED_OVERFLOW
  *                     are admissions: the fail-open policies; REJECTED_OVERFLOW is a rejection)
- *   [-32, -1023]      reserved for future fronts; never returned today
+ *   [-32, -47]        OPERATING: WOULD_HAVE_REJECTED, the admission of a limiter run in dry-run
+ *                     (dev.cellrate.stat.LimiterStats#dryRun)
+ *   [-48, -1023]      reserved for future fronts; never returned today
  *   [MIN, -1024]      ENCODED_RETRY_AFTER: a reservation's rejection with retry-after
  *                     r = ENCODED_RETRY_AFTER_BASE - code (&ge; 1 ns)
  * </pre>
@@ -73,6 +75,17 @@ public final class Result
     /** Last (lowest) code of the keyed range. */
     public static final long KEYED_RANGE_LAST = -31;
 
+    /** First (highest) code of the operating range. */
+    public static final long OPERATING_RANGE_FIRST = -32;
+
+    /**
+     * Dry-run: the limit rejected, the request goes through anyway (an admission); the rejection was counted.
+     */
+    public static final long WOULD_HAVE_REJECTED = -32;
+
+    /** Last (lowest) code of the operating range. */
+    public static final long OPERATING_RANGE_LAST = -47;
+
     /**
      * A reservation rejected with retry-after {@code r} ns (&ge; 1) answers {@code ENCODED_RETRY_AFTER_BASE - r},
      * so every encoded code is &le; {@code -1024}.
@@ -90,12 +103,13 @@ public final class Result
      * Admission under the decision convention (every {@code tryAcquire}, {@code peek}, {@code debit}).
      *
      * @param code a decision code.
-     * @return true iff {@code code} admits: {@link #ADMITTED}, {@link #ADMITTED_TABLE_FULL} or
-     * {@link #ADMITTED_OVERFLOW}.
+     * @return true iff {@code code} admits: {@link #ADMITTED}, {@link #ADMITTED_TABLE_FULL},
+     * {@link #ADMITTED_OVERFLOW} or {@link #WOULD_HAVE_REJECTED} (dry-run).
      */
     public static boolean isAdmitted(final long code)
     {
-        return ADMITTED == code || ADMITTED_TABLE_FULL == code || ADMITTED_OVERFLOW == code;
+        return ADMITTED == code || ADMITTED_TABLE_FULL == code || ADMITTED_OVERFLOW == code ||
+            WOULD_HAVE_REJECTED == code;
     }
 
     /**
@@ -160,7 +174,7 @@ public final class Result
         {
             return "ENCODED_RETRY_AFTER";
         }
-        if (code < KEYED_RANGE_LAST)
+        if (code < OPERATING_RANGE_LAST)
         {
             return "RESERVED";
         }
@@ -182,6 +196,8 @@ public final class Result
                 return "ADMITTED_OVERFLOW";
             case (int)REJECTED_OVERFLOW:
                 return "REJECTED_OVERFLOW";
+            case (int)WOULD_HAVE_REJECTED:
+                return "WOULD_HAVE_REJECTED";
             default:
                 return "UNASSIGNED";
         }

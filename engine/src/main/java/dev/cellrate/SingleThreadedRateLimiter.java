@@ -15,7 +15,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns, or {@link Result#NEVER} (-1).
  */
-public final class SingleThreadedRateLimiter implements Limiter
+public final class SingleThreadedRateLimiter implements DebitLimiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
@@ -40,6 +40,18 @@ public final class SingleThreadedRateLimiter implements Limiter
     public SingleThreadedRateLimiter(final Limit limit, final NanoClock clock)
     {
         this(limit, CellArray.allocate(1), 0, clock);
+    }
+
+    /**
+     * @param limit          the limit.
+     * @param clock          the clock of the clock forms, read once here for the creation time.
+     * @param initialPermits permits available at creation, &ge; 0 (0 = empty; at or above the burst = full).
+     */
+    public SingleThreadedRateLimiter(final Limit limit, final NanoClock clock, final long initialPermits)
+    {
+        this(limit, clock);
+        buffer.putLong(tatOffset, Gcra.initialTatNs(clock.nanoTime(), Bounds.requireRange("initialPermits",
+            initialPermits, 0, Long.MAX_VALUE), emissionIntervalNs, ceilingNs));
     }
 
     /**
@@ -88,6 +100,34 @@ public final class SingleThreadedRateLimiter implements Limiter
     }
 
     /**
+     * @param permits the cost.
+     * @param nowNs   the time, ns.
+     * @return what {@link #tryAcquire(long, long)} would answer, without charging.
+     */
+    public long peek(final long permits, final long nowNs)
+    {
+        final long incrementNs = limit.incrementNs(permits);
+        return incrementNs < 1 ? Result.NEVER : Gcra.decide(buffer.getLong(tatOffset), nowNs, incrementNs, ceilingNs);
+    }
+
+    /**
+     * @param permits the cost learned after the fact.
+     * @param nowNs   the time, ns.
+     * @return see {@link DebitLimiter#debit(long, long)}.
+     */
+    public long debit(final long permits, final long nowNs)
+    {
+        final long incrementNs = limit.debitIncrementNs(permits);
+        if (incrementNs < 1)
+        {
+            return Result.NEVER;
+        }
+        final long tatNs = Gcra.debitTatNs(buffer.getLong(tatOffset), nowNs, incrementNs, limit.debtCeilingNs());
+        buffer.putLong(tatOffset, tatNs);
+        return Gcra.retryAfterNs(tatNs, nowNs, emissionIntervalNs, ceilingNs);
+    }
+
+    /**
      * @return the cell's TAT, {@link CellArray#FRESH_TAT_NS} if never charged.
      */
     public long tatNs()
@@ -126,17 +166,11 @@ public final class SingleThreadedRateLimiter implements Limiter
             return Result.NEVER;
         }
         final long tatNs = buffer.getLong(tatOffset);
-        final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-        if (retryAfterNs > 0)
+        final long code = Gcra.decide(tatNs, nowNs, incrementNs, ceilingNs);
+        if (Result.ADMITTED == code)
         {
-            return retryAfterNs;
+            buffer.putLong(tatOffset, Math.max(tatNs, nowNs) + incrementNs);
         }
-        final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-        if (Gcra.UNREPRESENTABLE == nextTatNs)
-        {
-            return Result.NEVER;
-        }
-        buffer.putLong(tatOffset, nextTatNs);
-        return Result.ADMITTED;
+        return code;
     }
 }

@@ -35,7 +35,7 @@ final class ResultTest
             assertEquals(name, Result.name(value), "Result.name(" + value + ")");
             codes++;
         }
-        assertEquals(9, codes, "ADMITTED, five shared codes and three keyed codes");
+        assertEquals(10, codes, "ADMITTED, five shared codes, three keyed codes and one operating code");
     }
 
     @Test
@@ -44,7 +44,11 @@ final class ResultTest
         assertTrue(Result.SHARED_RANGE_FIRST > Result.SHARED_RANGE_LAST);
         assertTrue(Result.SHARED_RANGE_LAST > Result.KEYED_RANGE_FIRST);
         assertTrue(Result.KEYED_RANGE_FIRST > Result.KEYED_RANGE_LAST);
-        assertTrue(Result.KEYED_RANGE_LAST > Result.ENCODED_RETRY_AFTER_BASE);
+        assertTrue(Result.KEYED_RANGE_LAST > Result.OPERATING_RANGE_FIRST);
+        assertTrue(Result.OPERATING_RANGE_FIRST > Result.OPERATING_RANGE_LAST);
+        assertTrue(Result.OPERATING_RANGE_LAST > Result.ENCODED_RETRY_AFTER_BASE);
+        assertTrue(Result.WOULD_HAVE_REJECTED <= Result.OPERATING_RANGE_FIRST &&
+            Result.WOULD_HAVE_REJECTED >= Result.OPERATING_RANGE_LAST);
         for (final long code : new long[]{Result.NEVER, Result.TABLE_FULL, Result.CONCURRENCY_FULL,
             Result.QUEUE_FULL, Result.CLOSED})
         {
@@ -102,7 +106,11 @@ final class ResultTest
         assertEquals("POSITIVE_NS", Result.name(5));
         assertEquals("UNASSIGNED", Result.name(-6));
         assertEquals("UNASSIGNED", Result.name(-19));
-        assertEquals("RESERVED", Result.name(-32));
+        assertEquals("WOULD_HAVE_REJECTED", Result.name(-32));
+        assertTrue(Result.isAdmitted(Result.WOULD_HAVE_REJECTED), "dry-run lets the request through");
+        assertFalse(Result.isReserved(Result.WOULD_HAVE_REJECTED));
+        assertEquals("UNASSIGNED", Result.name(-33));
+        assertEquals("RESERVED", Result.name(-48));
         assertEquals("RESERVED", Result.name(Result.ENCODED_RETRY_AFTER_BASE));
     }
 

@@ -3,8 +3,9 @@ package dev.cellrate.composite;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
-import dev.cellrate.Limiter;
+import dev.cellrate.DebitLimiter;
 import dev.cellrate.Result;
+import dev.cellrate.gcra.AtomicGcra;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -30,7 +31,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * under-admission). A refund that finds another admission kept on top of its charge is abandoned and counted
  * in {@link #leakedRefunds()}.
  */
-public final class CompositeRateLimiter implements Limiter
+public final class CompositeRateLimiter implements DebitLimiter
 {
     private final CellArray cells;
     private final AtomicBuffer buffer;
@@ -133,10 +134,7 @@ public final class CompositeRateLimiter implements Limiter
      */
     public long tryAcquire(final long permits, final long nowNs)
     {
-        if (null == fixedOffsets)
-        {
-            throw new IllegalStateException("this composite has no fixed cells; pass cell indices per call");
-        }
+        requireFixedCells();
         return charge(0, fixedOffsets, false, permits, nowNs);
     }
 
@@ -165,6 +163,63 @@ public final class CompositeRateLimiter implements Limiter
         }
         decision.setOutcome(code, remaining, resetAfterNs, limit);
         return code;
+    }
+
+    /**
+     * What {@link #tryAcquire(long, long)} would answer now, without charging: the first fixed leg's code
+     * that is not {@link Result#ADMITTED}.
+     *
+     * @param permits the cost on each leg.
+     * @param nowNs   the time.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long peek(final long permits, final long nowNs)
+    {
+        requireFixedCells();
+        for (int leg = 0; leg < legCount; leg++)
+        {
+            final long code = AtomicGcra.peek(buffer, fixedOffsets[leg], limits[leg].incrementNs(permits),
+                ceilingsNs[leg], nowNs);
+            if (Result.ADMITTED != code)
+            {
+                return code;
+            }
+        }
+        return Result.ADMITTED;
+    }
+
+    /**
+     * Debit {@code permits} on every fixed leg (see {@link DebitLimiter#debit(long, long)}).
+     *
+     * @param permits the cost learned after the fact.
+     * @param nowNs   the time.
+     * @return the longest time any leg needs to pay its debt back, {@link Result#ADMITTED} if none is in debt,
+     * or {@link Result#NEVER} for a cost below 1.
+     */
+    public long debit(final long permits, final long nowNs)
+    {
+        requireFixedCells();
+        long code = Result.ADMITTED;
+        for (int leg = 0; leg < legCount; leg++)
+        {
+            final Limit limit = limits[leg];
+            final long legCode = AtomicGcra.debit(buffer, fixedOffsets[leg], limit.debitIncrementNs(permits),
+                ceilingsNs[leg], limit.debtCeilingNs(), emissionIntervalsNs[leg], nowNs);
+            if (Result.NEVER == legCode)
+            {
+                return legCode; // a cost below 1: the first leg charged nothing, and neither does any other
+            }
+            code = Math.max(code, legCode);
+        }
+        return code;
+    }
+
+    private void requireFixedCells()
+    {
+        if (null == fixedOffsets)
+        {
+            throw new IllegalStateException("this composite has no fixed cells; pass cell indices per call");
+        }
     }
 
     /**
@@ -214,16 +269,12 @@ public final class CompositeRateLimiter implements Limiter
         long chargedNs;
         while (true)
         {
-            final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-            if (retryAfterNs > 0)
+            final long code = Gcra.decide(tatNs, nowNs, incrementNs, ceilingNs);
+            if (Result.ADMITTED != code)
             {
-                return retryAfterNs;
+                return code;
             }
-            chargedNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-            if (Gcra.UNREPRESENTABLE == chargedNs)
-            {
-                return Result.NEVER;
-            }
+            chargedNs = Math.max(tatNs, nowNs) + incrementNs;
             final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, chargedNs);
             if (witnessNs == tatNs)
             {

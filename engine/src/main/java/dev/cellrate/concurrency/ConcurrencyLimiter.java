@@ -1,10 +1,9 @@
 package dev.cellrate.concurrency;
 
+import dev.cellrate.CellArray;
 import dev.cellrate.Result;
 import org.agrona.BitUtil;
-import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import static org.agrona.BitUtil.SIZE_OF_LONG;
 
@@ -79,7 +78,7 @@ public final class ConcurrencyLimiter
         }
         this.maxInFlight = maxInFlight;
         final int length = BitUtil.align(SLOTS_OFFSET + maxInFlight * SIZE_OF_LONG, ALIGNMENT);
-        this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, ALIGNMENT));
+        this.buffer = CellArray.allocateBuffer(length, ALIGNMENT);
         buffer.putLongVolatile(IN_FLIGHT_OFFSET, 0);
     }
 

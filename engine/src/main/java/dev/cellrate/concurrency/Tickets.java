@@ -21,7 +21,7 @@ package dev.cellrate.concurrency;
  * since been released and re-acquired (a newer generation), finds a different word and does nothing. A stale
  * ticket could only match again after 2<sup>43</sup> further acquisitions of that one slot.
  */
-public final class Tickets
+final class Tickets
 {
     /** Bits of the slot index in a ticket. */
     public static final int SLOT_BITS = 20;

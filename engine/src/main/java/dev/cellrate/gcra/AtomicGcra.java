@@ -7,14 +7,16 @@ import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
- * The lock-free loop that applies {@link Gcra} to one TAT word in an {@link AtomicBuffer}; every limiter
- * whose state is one GCRA word (single cell, table slot, shaper) charges through here.
+ * The one lock-free loop that applies {@link Gcra} to one TAT word in an {@link AtomicBuffer}: every
+ * single-cell GCRA front (RateLimiter, PayLaterRateLimiter, the keyed overflow cell) charges, peeks and debits
+ * through here; the fronts supply only the increment and the ceiling.
  * <p>
  * Concurrency: the word is read with {@code getLongAcquire} and written only by {@code compareAndExchangeLong}
  * (a volatile CAS), whose release half pairs with the acquire read of the next decider. A rejection is
  * decided on the value read and writes nothing, so a flood of rejections leaves the cache line shared. An
  * admission is linearised at its successful CAS; a failed CAS returns the winner's value and the loop
- * decides again on it, so no admission is lost and none is counted twice.
+ * decides again on it, so no admission is lost and none is counted twice. A debit is the same loop with a
+ * different step ({@link Gcra#debitTatNs}); it never lowers a TAT.
  */
 public final class AtomicGcra
 {
@@ -35,30 +37,7 @@ public final class AtomicGcra
     public static long acquire(
         final AtomicBuffer buffer, final int offset, final long incrementNs, final long ceilingNs, final long nowNs)
     {
-        if (incrementNs < 1)
-        {
-            return Result.NEVER;
-        }
-        long tatNs = buffer.getLongAcquire(offset);
-        while (true)
-        {
-            final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-            if (retryAfterNs > 0)
-            {
-                return retryAfterNs;
-            }
-            final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-            if (Gcra.UNREPRESENTABLE == nextTatNs)
-            {
-                return Result.NEVER;
-            }
-            final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, nextTatNs);
-            if (witnessNs == tatNs)
-            {
-                return Result.ADMITTED;
-            }
-            tatNs = witnessNs;
-        }
+        return loop(buffer, offset, incrementNs, ceilingNs, 0, nowNs, null, null);
     }
 
     /**
@@ -139,38 +118,123 @@ public final class AtomicGcra
         final long nowNs,
         final Decision decision)
     {
-        final long incrementNs = limit.incrementNs(permits);
-        final long ceilingNs = limit.ceilingNs();
-        long tatNs = buffer.getLongAcquire(offset);
-        long code;
-        while (true)
+        return loop(buffer, offset, limit.incrementNs(permits), limit.ceilingNs(), 0, nowNs, decision, limit);
+    }
+
+    /**
+     * As {@link #acquire(AtomicBuffer, int, long, long, long)} with a {@code ceilingNs} that depends on the
+     * cost (pay-later) and an optional holder.
+     *
+     * @param buffer      the buffer holding the word.
+     * @param offset      the word's offset (8-byte aligned).
+     * @param incrementNs the charge, &ge; 1, or &lt; 1 for an impossible cost.
+     * @param ceilingNs   the largest lag after the charge.
+     * @param nowNs       the time of the request.
+     * @param decision    filled with the outcome, or null.
+     * @param limit       the limit to fill {@code decision} with, or null when {@code decision} is.
+     * @return the same code as {@link #acquire(AtomicBuffer, int, long, long, long)}.
+     */
+    public static long acquire(
+        final AtomicBuffer buffer,
+        final int offset,
+        final long incrementNs,
+        final long ceilingNs,
+        final long nowNs,
+        final Decision decision,
+        final Limit limit)
+    {
+        return loop(buffer, offset, incrementNs, ceilingNs, 0, nowNs, decision, limit);
+    }
+
+    /**
+     * What {@link #acquire(AtomicBuffer, int, long, long, long)} would answer now, without charging.
+     *
+     * @param buffer      the buffer holding the word.
+     * @param offset      the word's offset.
+     * @param incrementNs the cost, or &lt; 1 for an impossible one.
+     * @param ceilingNs   {@code &tau; + T}.
+     * @param nowNs       the time.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public static long peek(
+        final AtomicBuffer buffer, final int offset, final long incrementNs, final long ceilingNs, final long nowNs)
+    {
+        return incrementNs < 1 ? Result.NEVER : Gcra.decide(buffer.getLongAcquire(offset), nowNs, incrementNs,
+            ceilingNs);
+    }
+
+    /**
+     * Charge {@code incrementNs} after the fact, whether or not it conforms; the debt is bounded by
+     * {@link Gcra#debitTatNs} at {@code debtCeilingNs}.
+     *
+     * @param buffer        the buffer holding the word.
+     * @param offset        the word's offset.
+     * @param incrementNs   the charge, &ge; 1, or &lt; 1 for an impossible cost (nothing charged).
+     * @param ceilingNs     {@code &tau; + T}.
+     * @param debtCeilingNs the largest lag a debit may leave (see {@link Gcra#debtCeilingNs}).
+     * @param unitNs        T: the answer is for a one-permit request.
+     * @param nowNs         the time of the debit.
+     * @return {@link Result#ADMITTED} if a one-permit request would still conform after the charge, else
+     * the ns until it would (the time to pay the debt back); {@link Result#NEVER} for an impossible cost.
+     */
+    public static long debit(
+        final AtomicBuffer buffer,
+        final int offset,
+        final long incrementNs,
+        final long ceilingNs,
+        final long debtCeilingNs,
+        final long unitNs,
+        final long nowNs)
+    {
+        if (incrementNs < 1)
         {
-            if (incrementNs < 1)
+            return Result.NEVER;
+        }
+        loop(buffer, offset, incrementNs, ceilingNs, debtCeilingNs, nowNs, null, null);
+        return Gcra.retryAfterNs(buffer.getLongAcquire(offset), nowNs, unitNs, ceilingNs);
+    }
+
+    private static long loop(
+        final AtomicBuffer buffer,
+        final int offset,
+        final long incrementNs,
+        final long ceilingNs,
+        final long debtCeilingNs,
+        final long nowNs,
+        final Decision decision,
+        final Limit limit)
+    {
+        long tatNs = buffer.getLongAcquire(offset);
+        long code = Result.NEVER;
+        while (incrementNs >= 1)
+        {
+            final long nextTatNs;
+            if (0 == debtCeilingNs)
             {
-                code = Result.NEVER;
-                break;
+                code = Gcra.decide(tatNs, nowNs, incrementNs, ceilingNs);
+                if (Result.ADMITTED != code)
+                {
+                    break;
+                }
+                nextTatNs = Math.max(tatNs, nowNs) + incrementNs;
             }
-            code = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-            if (code > 0)
+            else
             {
-                break;
-            }
-            final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-            if (Gcra.UNREPRESENTABLE == nextTatNs)
-            {
-                code = Result.NEVER;
-                break;
+                code = Result.ADMITTED;
+                nextTatNs = Gcra.debitTatNs(tatNs, nowNs, incrementNs, debtCeilingNs);
             }
             final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, nextTatNs);
             if (witnessNs == tatNs)
             {
                 tatNs = nextTatNs;
-                code = Result.ADMITTED;
                 break;
             }
             tatNs = witnessNs;
         }
-        decision.set(code, tatNs, nowNs, limit);
+        if (null != decision)
+        {
+            decision.set(code, tatNs, nowNs, limit);
+        }
         return code;
     }
 }

@@ -1,5 +1,7 @@
 package dev.cellrate.gcra;
 
+import dev.cellrate.Result;
+
 /**
  * The GCRA decision as pure functions over {@code long}s: no memory, no atomics, no objects.
  * <p>
@@ -119,5 +121,76 @@ public final class Gcra
     public static long resetAfterNs(final long tatNs, final long nowNs)
     {
         return lagNs(tatNs, nowNs);
+    }
+
+    /**
+     * The whole decision of one request, as a code: what {@code tryAcquire} answers and what {@code peek}
+     * answers without charging.
+     *
+     * @param tatNs       the TAT before the request.
+     * @param nowNs       the time of the request.
+     * @param incrementNs {@code I = n * T}, in [1, ceilingNs].
+     * @param ceilingNs   {@code &tau; + T}.
+     * @return {@link Result#ADMITTED} if the request conforms and {@code max(TAT, t) + I} is representable
+     * (the caller may then write it without a check), a positive retry-after, or {@link Result#NEVER}.
+     */
+    public static long decide(final long tatNs, final long nowNs, final long incrementNs, final long ceilingNs)
+    {
+        final long retryAfterNs = retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
+        if (retryAfterNs > 0)
+        {
+            return retryAfterNs;
+        }
+        return Math.max(tatNs, nowNs) > Long.MAX_VALUE - incrementNs ? Result.NEVER : Result.ADMITTED;
+    }
+
+    /**
+     * The TAT after a debit: the cost is charged whether or not it conforms, but the cell's debt is bounded:
+     * the new TAT is at most {@code t + debtCeilingNs} (saturated at {@link Long#MAX_VALUE}), and a TAT is
+     * never lowered (that would hand out permits).
+     *
+     * @param tatNs         the TAT before the debit.
+     * @param nowNs         the time of the debit.
+     * @param incrementNs   {@code n * T} &ge; 1.
+     * @param debtCeilingNs the largest lag a debit may leave, &ge; the ceiling.
+     * @return the new TAT, &ge; {@code tatNs}.
+     */
+    public static long debitTatNs(final long tatNs, final long nowNs, final long incrementNs, final long debtCeilingNs)
+    {
+        final long capNs = nowNs > Long.MAX_VALUE - debtCeilingNs ? Long.MAX_VALUE : nowNs + debtCeilingNs;
+        final long baseNs = Math.max(tatNs, nowNs);
+        final long chargedNs = baseNs > capNs - incrementNs ? capNs : baseNs + incrementNs;
+        return Math.max(tatNs, chargedNs);
+    }
+
+    /**
+     * @param ceilingNs {@code &tau; + T}.
+     * @return the debt ceiling of a debit: twice the ceiling (a cell may owe at most one full burst),
+     * saturated at {@link Long#MAX_VALUE}.
+     */
+    public static long debtCeilingNs(final long ceilingNs)
+    {
+        return ceilingNs > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * ceilingNs;
+    }
+
+    /**
+     * The TAT at which a cell created at {@code t} holds exactly {@code permits} (the initial fill).
+     *
+     * @param nowNs              the creation time.
+     * @param permits            permits available at creation, &ge; 0; at or above the burst it is full.
+     * @param emissionIntervalNs T.
+     * @param ceilingNs          &tau; + T.
+     * @return the initial TAT: {@code t + &tau; + T - permits * T}, or {@link Long#MIN_VALUE} (full) when
+     * {@code permits * T >= &tau; + T}.
+     */
+    public static long initialTatNs(final long nowNs, final long permits, final long emissionIntervalNs,
+        final long ceilingNs)
+    {
+        if (permits >= ceilingNs / emissionIntervalNs)
+        {
+            return Long.MIN_VALUE;
+        }
+        final long lagNs = ceilingNs - Math.max(0, permits) * emissionIntervalNs;
+        return nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs;
     }
 }

@@ -3,8 +3,8 @@ package dev.cellrate.shaper;
 import dev.cellrate.Result;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
-import org.jctools.queues.MpmcArrayQueue;
-import org.jctools.queues.MpscArrayQueue;
+import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
+import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Agrona {@code AgentRunner} / duty cycle.
  * <p>
  * Design: {@code capacity} carriers ({@link ReleaseSchedule.Entry}) are allocated up front and cycle through
- * three places: a free pool ({@link MpmcArrayQueue}), the submission queue ({@link MpscArrayQueue}, many
+ * three places: a free pool ({@link MpmcAtomicArrayQueue}), the submission queue ({@link MpscAtomicArrayQueue}, many
  * producers to the agent) and the agent's {@link ReleaseSchedule} heap. A producer claims a free carrier,
  * writes the item and due time into it and offers it (the queue's ordered store publishes the plain writes;
  * the agent's poll is the paired acquire). The agent moves carriers into the heap, releases the due ones in
@@ -45,8 +45,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ReleaseAgent<E> implements Agent
 {
-    private final MpmcArrayQueue<ReleaseSchedule.Entry<E>> free;
-    private final MpscArrayQueue<ReleaseSchedule.Entry<E>> submitted;
+    private final MpmcAtomicArrayQueue<ReleaseSchedule.Entry<E>> free;
+    private final MpscAtomicArrayQueue<ReleaseSchedule.Entry<E>> submitted;
     private final ReleaseSchedule<E> schedule;
     private final ReleaseHandler<E> handler;
     private final NanoClock clock;
@@ -77,8 +77,8 @@ public final class ReleaseAgent<E> implements Agent
         this.capacity = capacity;
         this.handler = handler;
         this.clock = clock;
-        free = new MpmcArrayQueue<>(capacity);
-        submitted = new MpscArrayQueue<>(capacity);
+        free = new MpmcAtomicArrayQueue<>(capacity);
+        submitted = new MpscAtomicArrayQueue<>(capacity);
         schedule = new ReleaseSchedule<>(capacity);
         for (int i = 0; i < capacity; i++)
         {
@@ -285,6 +285,14 @@ public final class ReleaseAgent<E> implements Agent
     public long maxLatenessNs()
     {
         return maxLatenessNs.get();
+    }
+
+    /**
+     * @return items outstanding now (queued or scheduled; approximate while producers submit). Any thread.
+     */
+    public int outstanding()
+    {
+        return capacity - free.size();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.cellrate.table;
 
+import dev.cellrate.CellArray;
 import static dev.cellrate.Bounds.requireRange;
 
 import static dev.cellrate.table.TableLayout.CAS_RETRIES_OFFSET;
@@ -21,13 +22,11 @@ import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
 
 import dev.cellrate.gcra.AtomicGcra;
-import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A fixed-capacity, sharded, off-heap table of one-word cells keyed by 64-bit key words, with TTL eviction
@@ -150,7 +149,7 @@ public final class SlotTable
         this.seed = seed;
         this.slotsOffset = TableLayout.slotsOffset(shardCount);
         final int length = TableLayout.length(shardCount, shardCount * slotsPerShard);
-        buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, TableLayout.ALIGNMENT));
+        buffer = CellArray.allocateBuffer(length, TableLayout.ALIGNMENT);
         buffer.verifyAlignment();
         address = buffer.addressOffset();
         buffer.putLong(EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);

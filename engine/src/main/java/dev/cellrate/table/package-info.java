@@ -3,7 +3,7 @@
  * dev.cellrate.table.TableLayout} draws it, {@link dev.cellrate.table.SlotTable} runs it) and the seeded key
  * words that index it ({@link dev.cellrate.table.KeyHash}).
  * <p>
- * Memory-ordering convention, used throughout the package: slot words are read with
+ * Memory ordering: the engine convention of {@link dev.cellrate}; here, slot words are read with
  * {@code getLongAcquire} and written either by a volatile CAS ({@code compareAndExchangeLong} /
  * {@code compareAndSetLong}) or, by the holder of a shard's insert lock, by {@code putLongRelease}. A release
  * write is paired with the acquire read of the same word by a decider; the order "key released before TAT"

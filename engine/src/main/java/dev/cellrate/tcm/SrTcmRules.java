@@ -10,7 +10,7 @@ package dev.cellrate.tcm;
  * pre-colour: GREEN only if pre-coloured green, YELLOW only if pre-coloured green or yellow. Colour-blind is
  * colour-aware with every packet pre-coloured green.
  */
-public final class SrTcmRules
+final class SrTcmRules
 {
     private SrTcmRules()
     {

@@ -11,7 +11,7 @@ package dev.cellrate.tcm;
  * {@code q} are bounded before they are multiplied. The count is saturated at {@code cap} (enough to fill the
  * buckets), since more increments change nothing.
  */
-public final class TokenTicks
+final class TokenTicks
 {
     /** ns per second: the RFCs' rates are per second. */
     public static final long NANOS_PER_SECOND = 1_000_000_000L;

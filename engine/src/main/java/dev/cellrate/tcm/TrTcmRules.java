@@ -9,7 +9,7 @@ package dev.cellrate.tcm;
  * ({@code Tp -= B} and {@code Tc -= B}). Colour-aware, a packet pre-coloured red is RED and one pre-coloured
  * yellow is at best YELLOW. Colour-blind is colour-aware with every packet pre-coloured green.
  */
-public final class TrTcmRules
+final class TrTcmRules
 {
     private TrTcmRules()
     {

@@ -1,14 +1,13 @@
 package dev.cellrate.warmup;
 
+import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Limiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.concurrent.TimeUnit;
 
@@ -88,7 +87,7 @@ public final class WarmingUpRateLimiter implements Limiter
         this.warmupNs = warmupNs;
         this.maxPermits = Math.min(Integer.MAX_VALUE, Limit.MAX_CEILING_NS / stableIntervalNs);
         this.clock = clock;
-        this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(CELL_LENGTH, CELL_LENGTH));
+        this.buffer = CellArray.allocateBuffer(CELL_LENGTH, CELL_LENGTH);
         buffer.putLongVolatile(NEXT_FREE_OFFSET, createdNs);
         buffer.putLongVolatile(STORED_OFFSET, warmupNs);
         buffer.putLongVolatile(VERSION_OFFSET, 0);

@@ -26,7 +26,7 @@ package dev.cellrate.warmup;
  * Arithmetic: callers guarantee {@code 0 <= stored <= W <= 2^61} and {@code n*S <= 2^62}; the one product
  * that can exceed 64 bits, {@code 2x(2a - x)} (when W exceeds about 3 s), is divided in 128 bits.
  */
-public final class WarmupMath
+final class WarmupMath
 {
     private WarmupMath()
     {

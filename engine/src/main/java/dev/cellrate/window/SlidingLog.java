@@ -19,7 +19,7 @@ import dev.cellrate.Result;
  * Arithmetic: {@code s <= t - W} is evaluated as {@code t >= s && t - s >= W} with the difference read as
  * unsigned when it overflows (then it exceeds any {@code W}); no clamping of stored times is needed.
  */
-public final class SlidingLog
+final class SlidingLog
 {
     private SlidingLog()
     {

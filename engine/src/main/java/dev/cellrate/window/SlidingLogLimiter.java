@@ -1,16 +1,15 @@
 package dev.cellrate.window;
 
+import dev.cellrate.CellArray;
 import dev.cellrate.Limiter;
 import dev.cellrate.Bounds;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.BitUtil;
-import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import static org.agrona.BitUtil.SIZE_OF_LONG;
 
@@ -104,7 +103,7 @@ public final class SlidingLogLimiter implements Limiter
         this.windowNs = windowNs;
         this.clock = clock;
         final int length = BitUtil.align(RING_OFFSET + (int)limit * SIZE_OF_LONG, ALIGNMENT);
-        this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, ALIGNMENT));
+        this.buffer = CellArray.allocateBuffer(length, ALIGNMENT);
         buffer.putLongVolatile(STAMP_OFFSET, 0);
     }
 

@@ -2,10 +2,14 @@ package dev.cellrate.table;
 
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
+import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
 import org.junit.jupiter.api.Test;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -42,5 +46,29 @@ class SlotTableTest
         }
         assertEquals(SlotTable.STALE, table.loadTat(offset, a));
         assertEquals(SlotTable.FULL, table.claimSlot(a, 5_000) < 0 ? SlotTable.FULL : 0);
+    }
+
+    @Test
+    void aDeciderThatFindsItsSlotMidReclaimWaitsThenDecides() throws InterruptedException
+    {
+        final KeyedRateLimiter limiter = tiny();
+        final SlotTable table = limiter.table();
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 1, 1_000));
+        final long word = table.keyWord(1L);
+        final int offset = table.findSlot(word);
+        final long tatNs = table.buffer().getLongVolatile(offset);
+        // A reclaimer holds the slot mid-reclaim (its CAS to RECLAIMING done, its mark check pending).
+        table.buffer().putLongVolatile(offset, TableLayout.RECLAIMING);
+        final AtomicLong code = new AtomicLong(Long.MIN_VALUE);
+        final Thread decider = new Thread(() -> code.set(limiter.tryAcquire(1L, 1, 1_100)));
+        decider.start();
+        decider.join(200);
+        assertTrue(decider.isAlive(), "the decider waits (spin hint, yield every 64th) while the slot is mid-reclaim");
+        // The reclaim gives up (the slot's high-water mark was not idle) and restores the word.
+        table.buffer().putLongVolatile(offset, tatNs);
+        decider.join(30_000);
+        assertFalse(decider.isAlive());
+        assertEquals(Result.ADMITTED, code.get());
+        assertEquals(1, table.countSlots(word));
     }
 }

@@ -1,5 +1,7 @@
 package dev.cellrate.stress;
 
+import dev.cellrate.CellArray;
+
 import java.util.Arrays;
 
 /**
@@ -9,7 +11,7 @@ import java.util.Arrays;
  */
 public final class StressMain
 {
-    static final String ADD_EXPORTS = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED";
+    static final String ADD_EXPORTS = CellArray.JVM_OPTION;
 
     private StressMain()
     {

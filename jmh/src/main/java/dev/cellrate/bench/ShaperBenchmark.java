@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.shaper.Reservation;
 import dev.cellrate.shaper.Shaper;
@@ -40,7 +41,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED")
+@Fork(value = 2, jvmArgsAppend = CellArray.JVM_OPTION)
 @Threads(1)
 @State(Scope.Benchmark)
 public class ShaperBenchmark

@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import io.github.bucket4j.Bucket;
@@ -51,7 +52,7 @@ import java.util.concurrent.locks.LockSupport;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED")
+@Fork(value = 2, jvmArgsAppend = CellArray.JVM_OPTION)
 @State(Scope.Benchmark)
 public abstract class SingleLimiterBenchmark
 {

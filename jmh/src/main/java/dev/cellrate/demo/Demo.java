@@ -44,6 +44,9 @@ import java.util.function.Supplier;
  *     decision.</li>
  * </ol>
  * {@code java -jar jmh/target/demo.jar memory} instead measures bytes per key (see {@link dev.cellrate.bench.MemoryPerKey}).
+ * {@code java -jar jmh/target/demo.jar --stat-dir DIR [--seconds N]} also writes the keyed workload's counters
+ * (and those of a 500/s candidate limit run in dry-run beside it) to {@code DIR/cellrate-stat.dat} for
+ * {@code cellrate-stat DIR 1}, and runs the workload for N seconds (default 3).
  */
 public final class Demo
 {
@@ -66,6 +69,19 @@ public final class Demo
             dev.cellrate.bench.MemoryPerKey.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        java.nio.file.Path statDir = null;
+        long workloadSeconds = 3;
+        for (int i = 0; i + 1 < args.length; i++)
+        {
+            if ("--stat-dir".equals(args[i]))
+            {
+                statDir = java.nio.file.Path.of(args[++i]);
+            }
+            else if ("--seconds".equals(args[i]))
+            {
+                workloadSeconds = Long.parseLong(args[++i]);
+            }
+        }
         final long startNs = System.nanoTime();
         System.out.println("cellrate demo: every limiter on the seed's reference traces, limit 10/s, burst 10");
         System.out.println("(\"max in any 1 s\" counts releases: for the delay shaper, when it lets a request go)");
@@ -82,7 +98,14 @@ public final class Demo
         System.out.println("(Guava SmoothWarmingUp: permits up to 3x further apart). ConcurrencyLimiter caps requests in");
         System.out.println("flight, not a rate, so it has no row.");
         System.out.println();
-        keyedWorkload();
+        if (null == statDir)
+        {
+            keyedWorkload();
+        }
+        else
+        {
+            DemoStats.keyedWorkload(statDir, workloadSeconds);
+        }
         System.out.printf(Locale.ROOT, "%ndemo finished in %.1f s%n", (System.nanoTime() - startNs) / 1e9);
     }
 

@@ -1,0 +1,187 @@
+package dev.cellrate.reconfigure;
+
+import dev.cellrate.CellArray;
+import dev.cellrate.Limit;
+import dev.cellrate.Result;
+import dev.cellrate.gcra.Gcra;
+import dev.cellrate.translate.GuavaBursty;
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * A Guava-compatible pay-later limiter ({@link dev.cellrate.PayLaterRateLimiter}) whose rate can be changed
+ * live exactly as Guava's {@code RateLimiter.setRate} changes a {@code SmoothBursty} limiter, including an
+ * unlimited rate (Guava's {@code setRate(Double.POSITIVE_INFINITY)}), so limiting can be switched off and on
+ * (one documented corner where it differs from Guava: see {@link #setRate(GuavaBursty, long)}).
+ * <p>
+ * Guava's rule, in cellrate's terms ({@code TAT = nextFree + (M - stored) T}, {@code M T = &tau;} = 1 s): setRate
+ * keeps {@code nextFree} and scales the stored permits by {@code M'/M}; since {@code M' T' = M T}, the stored
+ * <em>time</em> is unchanged, so the TAT is kept (debt and stored permits kept in time). Exact when T is a whole
+ * number of ns (rates dividing 10<sup>9</sup>) and Guava's doubles are exact (checked against the real Guava
+ * jar on seeded traces, {@code GuavaSetRateDifferentialTest}). Unlimited: a request is admitted once the debt
+ * from before the switch has been served ({@code nextFree &le; now}, as Guava), and nothing is charged; back to
+ * a finite rate, Guava refills the store ({@code stored = M'}), i.e. the TAT becomes {@code nextFree}
+ * ({@code TAT - &tau;} of the limit before the switch): a full bucket unless the old debt is still running.
+ * <p>
+ * Concurrency: a decision reads the settings once per CAS attempt; a decision concurrent with a change decides
+ * wholly under the old or the new settings. Leaving unlimited rewrites the TAT (one CAS loop) before publishing
+ * the new settings, so a decision that reads the new settings sees the rewritten TAT. Allocation-free decisions.
+ * Changes: any thread, serialised among themselves.
+ */
+public final class ReconfigurablePayLaterRateLimiter
+{
+    private final AtomicBuffer buffer;
+    private final int tatOffset;
+    private volatile Settings settings;
+
+    /**
+     * @param guava     the translation of {@code RateLimiter.create(r)}.
+     * @param createdNs the creation time (the limiter starts empty, as Guava's).
+     */
+    public ReconfigurablePayLaterRateLimiter(final GuavaBursty guava, final long createdNs)
+    {
+        if (null == guava)
+        {
+            throw new IllegalArgumentException("guava must not be null");
+        }
+        buffer = CellArray.allocate(1).buffer();
+        tatOffset = CellArray.tatOffset(0);
+        buffer.putLongVolatile(tatOffset, guava.initialTatNs(createdNs));
+        settings = Settings.of(guava.limit());
+    }
+
+    /**
+     * @param permits the cost, in [1, max permits of the current rate]; admitted when one permit would be, all
+     *                charged (pay later).
+     * @param nowNs   the time of the request, ns.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public long tryAcquire(final long permits, final long nowNs)
+    {
+        long tatNs = buffer.getLongAcquire(tatOffset);
+        while (true)
+        {
+            final Settings settings = this.settings;
+            if (permits < 1 || permits > settings.maxPermits)
+            {
+                return Result.NEVER;
+            }
+            // pay-later conformance lag <= tau: GCRA's retry-after with slack tau (ceiling tau + I, increment I)
+            final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, 1, settings.toleranceNs + 1);
+            if (retryAfterNs > 0)
+            {
+                return retryAfterNs;
+            }
+            if (settings.unlimited)
+            {
+                return Result.ADMITTED;
+            }
+            final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, permits * settings.emissionIntervalNs);
+            if (Gcra.UNREPRESENTABLE == nextTatNs)
+            {
+                return Result.NEVER;
+            }
+            final long witnessNs = buffer.compareAndExchangeLong(tatOffset, tatNs, nextTatNs);
+            if (witnessNs == tatNs)
+            {
+                return Result.ADMITTED;
+            }
+            tatNs = witnessNs;
+        }
+    }
+
+    /**
+     * Guava's {@code setRate(r)} with the translation of {@code create(r)}, at {@code nowNs}: the TAT is kept.
+     * After unlimited, Guava refills the store: the TAT becomes {@code nextFree} (a full bucket) when the debt
+     * from before the switch has been served by {@code nowNs}. If that debt is still running, Guava's state
+     * (a full store that cannot be used before {@code nextFree}) has no single-TAT equivalent; this limiter
+     * then takes {@code TAT = nextFree + &tau;'}: the same first admission time, an empty store after it, so it
+     * admits fewer than Guava right after {@code nextFree} and may later admit a request that Guava, having
+     * spent its store, rejects (on the differential test's seeded traces: 3,112 admissions where Guava made
+     * 3,232 over the 4,017 decisions that followed such a switch; every other decision identical).
+     *
+     * @param guava the translation of the new rate.
+     * @param nowNs the time of the change, ns (Guava reads its clock here).
+     */
+    public synchronized void setRate(final GuavaBursty guava, final long nowNs)
+    {
+        if (null == guava)
+        {
+            throw new IllegalArgumentException("guava must not be null");
+        }
+        final Settings old = settings;
+        final Settings next = Settings.of(guava.limit());
+        if (old.unlimited)
+        {
+            long tatNs = buffer.getLongAcquire(tatOffset);
+            long witnessNs;
+            while ((witnessNs = buffer.compareAndExchangeLong(tatOffset, tatNs,
+                afterUnlimitedTatNs(tatNs, old.toleranceNs, next.toleranceNs, nowNs))) != tatNs)
+            {
+                tatNs = witnessNs;
+            }
+        }
+        settings = next;
+    }
+
+    private static long afterUnlimitedTatNs(
+        final long tatNs, final long oldToleranceNs, final long newToleranceNs, final long nowNs)
+    {
+        final long nextFreeNs = tatNs >= Long.MIN_VALUE + oldToleranceNs ? tatNs - oldToleranceNs : Long.MIN_VALUE;
+        if (nextFreeNs <= nowNs)
+        {
+            return nextFreeNs;
+        }
+        return nextFreeNs <= Long.MAX_VALUE - newToleranceNs ? nextFreeNs + newToleranceNs : Long.MAX_VALUE;
+    }
+
+    /**
+     * Guava's {@code setRate(Double.POSITIVE_INFINITY)}: admit everything once the debt already incurred has
+     * been served; charge nothing.
+     */
+    public synchronized void setUnlimited()
+    {
+        final Settings old = settings;
+        if (!old.unlimited)
+        {
+            settings = new Settings(old.emissionIntervalNs, old.toleranceNs, Integer.MAX_VALUE, true);
+        }
+    }
+
+    /**
+     * @return true while unlimited.
+     */
+    public boolean isUnlimited()
+    {
+        return settings.unlimited;
+    }
+
+    /**
+     * @return the cell's TAT (acquire read).
+     */
+    public long tatNs()
+    {
+        return buffer.getLongAcquire(tatOffset);
+    }
+
+    private static final class Settings
+    {
+        final long emissionIntervalNs;
+        final long toleranceNs;
+        final long maxPermits;
+        final boolean unlimited;
+
+        Settings(final long emissionIntervalNs, final long toleranceNs, final long maxPermits, final boolean unlimited)
+        {
+            this.emissionIntervalNs = emissionIntervalNs;
+            this.toleranceNs = toleranceNs;
+            this.maxPermits = maxPermits;
+            this.unlimited = unlimited;
+        }
+
+        static Settings of(final Limit limit)
+        {
+            return new Settings(limit.emissionIntervalNs(), limit.toleranceNs(),
+                Math.min(Integer.MAX_VALUE, Limit.MAX_CEILING_NS / limit.emissionIntervalNs()), false);
+        }
+    }
+}

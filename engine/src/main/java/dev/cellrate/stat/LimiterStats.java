@@ -1,0 +1,226 @@
+package dev.cellrate.stat;
+
+import dev.cellrate.Result;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.status.CountersReader;
+
+/**
+ * The counters of one limiter in a {@link StatFile}: its decision outcomes, striped so that concurrent
+ * deciders do not write one cache line, its sampled statistics, and optionally its top rejected keys.
+ * <p>
+ * Recording: after a decision, pass its code to {@link #record(long)} (or {@link #record(long, long)} with the
+ * key word, which also feeds the top-keys sketch on a rejection; {@link #recordReservation(long)} for a shaper's
+ * or a concurrency limit's code). Each call adds 1 to exactly one outcome counter (see {@link Outcome}) on the calling thread's stripe
+ * ({@code thread id & (stripes - 1)}): one uncontended atomic add on a counter alone on its 128-byte slot,
+ * no allocation. Two threads share a stripe only if their ids are congruent modulo the stripe count; the
+ * add stays exact then, just contended. Readers sum the stripes.
+ * <p>
+ * Dry-run: {@link #dryRun(long)} records the real outcome and turns a rejection into
+ * {@link Result#WOULD_HAVE_REJECTED} (counted again as {@link StatKind#WOULD_REJECT}), so the counters say
+ * exactly what enforcing would have done.
+ * <p>
+ * Threading: record methods from any thread; {@link #gauge(StatKind)} writers (a {@link StatSampler}) from one
+ * thread per gauge.
+ */
+public final class LimiterStats
+{
+    private static final int OUTCOMES = StatKind.WOULD_REJECT.ordinal() + 1;
+
+    private final StatFile file;
+    private final String name;
+    private final int limiterId;
+    private final AtomicBuffer values;
+    private final int stripeMask;
+    private final int stripeShift;
+    /** Values-buffer offset of outcome {@code kind} on stripe {@code s}: {@code [kind << stripeShift | s]}. */
+    private final int[] outcomeOffsets;
+    private final int[] gaugeIds = new int[StatKind.values().length];
+    private final TopKeys topKeys;
+
+    LimiterStats(
+        final StatFile file, final String name, final int limiterId, final int stripes, final TopKeys topKeys)
+    {
+        this.file = file;
+        this.name = name;
+        this.limiterId = limiterId;
+        this.values = file.valuesBuffer();
+        this.stripeMask = stripes - 1;
+        this.stripeShift = Integer.numberOfTrailingZeros(stripes);
+        this.topKeys = topKeys;
+        this.outcomeOffsets = new int[OUTCOMES << stripeShift];
+        for (int kind = 0; kind < OUTCOMES; kind++)
+        {
+            for (int s = 0; s < stripes; s++)
+            {
+                final int counterId = file.allocate(StatKind.values()[kind], name, limiterId, s, stripes);
+                outcomeOffsets[kind << stripeShift | s] = CountersReader.counterOffset(counterId);
+            }
+        }
+        java.util.Arrays.fill(gaugeIds, CountersReader.NULL_COUNTER_ID);
+    }
+
+    /**
+     * Count a policing decision's outcome.
+     *
+     * @param code the code the limiter returned.
+     * @return {@code code}, unchanged.
+     */
+    public long record(final long code)
+    {
+        increment(Outcome.kindOf(code));
+        return code;
+    }
+
+    /**
+     * Count a policing decision's outcome and, if it is a rejection, its key in the top-keys sketch.
+     *
+     * @param keyWord the key (a long key, or the table's key word of a byte key).
+     * @param code    the code the limiter returned.
+     * @return {@code code}, unchanged.
+     */
+    public long record(final long keyWord, final long code)
+    {
+        final int kind = Outcome.kindOf(code);
+        increment(kind);
+        if (null != topKeys && !Outcome.isAdmission(kind))
+        {
+            topKeys.add(keyWord);
+        }
+        return code;
+    }
+
+    /**
+     * Count a reservation's outcome (a shaper's {@code reserve}: a delay &ge; 0 when admitted), or a concurrency
+     * limit's {@code tryAcquire} (a ticket &ge; 0 when admitted).
+     *
+     * @param code the code.
+     * @return {@code code}, unchanged.
+     */
+    public long recordReservation(final long code)
+    {
+        increment(Outcome.kindOfReservation(code));
+        return code;
+    }
+
+    /**
+     * Dry-run: count the outcome as {@link #record(long)} does, and never reject.
+     *
+     * @param code the code the limiter returned (a rejection charged nothing, so the limiter's state is what
+     *             it would be if enforced).
+     * @return {@code code} if it is an admission, else {@link Result#WOULD_HAVE_REJECTED}.
+     */
+    public long dryRun(final long code)
+    {
+        final int kind = Outcome.kindOf(code);
+        increment(kind);
+        if (Outcome.isAdmission(kind))
+        {
+            return code;
+        }
+        increment(StatKind.WOULD_REJECT.ordinal());
+        return Result.WOULD_HAVE_REJECTED;
+    }
+
+    /**
+     * Dry-run with a key: as {@link #dryRun(long)}, feeding the top-keys sketch with would-be rejections.
+     *
+     * @param keyWord the key word.
+     * @param code    the code the limiter returned.
+     * @return {@code code} if it is an admission, else {@link Result#WOULD_HAVE_REJECTED}.
+     */
+    public long dryRun(final long keyWord, final long code)
+    {
+        final long answer = dryRun(code);
+        if (null != topKeys && Result.WOULD_HAVE_REJECTED == answer)
+        {
+            topKeys.add(keyWord);
+        }
+        return answer;
+    }
+
+    private void increment(final int kind)
+    {
+        final int stripe = (int)Thread.currentThread().getId() & stripeMask;
+        values.getAndAddLong(outcomeOffsets[kind << stripeShift | stripe], 1);
+    }
+
+    /**
+     * @param kind an outcome kind.
+     * @return the sum of its stripes (a reader's view).
+     */
+    public long outcome(final StatKind kind)
+    {
+        if (!kind.isOutcome())
+        {
+            throw new IllegalArgumentException("not an outcome: " + kind);
+        }
+        long sum = 0;
+        for (int s = 0; s <= stripeMask; s++)
+        {
+            sum += values.getLongVolatile(outcomeOffsets[kind.ordinal() << stripeShift | s]);
+        }
+        return sum;
+    }
+
+    /**
+     * The counter of a sampled statistic, allocated on first use (not on a decision path).
+     *
+     * @param kind a sampled kind.
+     * @return its counter id.
+     */
+    public synchronized int gauge(final StatKind kind)
+    {
+        if (kind.isOutcome() || StatKind.TOP_KEYS == kind)
+        {
+            throw new IllegalArgumentException("not a sampled statistic: " + kind);
+        }
+        if (CountersReader.NULL_COUNTER_ID == gaugeIds[kind.ordinal()])
+        {
+            gaugeIds[kind.ordinal()] = file.allocate(kind, name, limiterId, 0, 1);
+        }
+        return gaugeIds[kind.ordinal()];
+    }
+
+    /**
+     * Set a sampled statistic (single writer per gauge).
+     *
+     * @param counterId the counter from {@link #gauge(StatKind)}.
+     * @param value     the value.
+     */
+    public void set(final int counterId, final long value)
+    {
+        values.putLongRelease(CountersReader.counterOffset(counterId), value);
+    }
+
+    /**
+     * @return the top rejected keys sketch, or null if this limiter has none.
+     */
+    public TopKeys topKeys()
+    {
+        return topKeys;
+    }
+
+    /**
+     * @return the limiter's name.
+     */
+    public String name()
+    {
+        return name;
+    }
+
+    /**
+     * @return the limiter's id in its file.
+     */
+    public int limiterId()
+    {
+        return limiterId;
+    }
+
+    /**
+     * @return stripes per outcome.
+     */
+    public int stripes()
+    {
+        return stripeMask + 1;
+    }
+}

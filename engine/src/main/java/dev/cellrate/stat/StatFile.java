@@ -1,0 +1,255 @@
+package dev.cellrate.stat;
+
+import dev.cellrate.Bounds;
+import org.agrona.BitUtil;
+import org.agrona.BufferUtil;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
+
+import java.io.File;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The writer side of cellrate's statistics: Agrona counters ({@link CountersManager} over a metadata and a
+ * values buffer) plus a region for top-keys sketches, either in memory or in a memory-mapped file
+ * {@value StatLayout#FILE_NAME} in a directory the user names (layout: {@link StatLayout}), which another
+ * process reads live with {@link StatReader} (e.g. the {@code cellrate-stat} tool).
+ * <p>
+ * Registering a limiter ({@link #limiter(String)}) allocates its counters; it is done once, not on a decision
+ * path, and is thread-safe. Recording is done through the returned {@link LimiterStats}.
+ * <p>
+ * A new file replaces an old one of the same name (as Aeron replaces a dead driver's CnC file); the file is
+ * left in place at {@link #close()} so the last values stay readable.
+ */
+public final class StatFile implements AutoCloseable
+{
+    /** Default number of counters. */
+    public static final int DEFAULT_MAX_COUNTERS = 4096;
+    /** Default sketch region length, bytes. */
+    public static final int DEFAULT_SKETCH_LENGTH = 1 << 20;
+    /** Default entries per top-keys stripe. */
+    public static final int DEFAULT_TOP_K = 16;
+    /** Default stripes per outcome counter: the next power of two &ge; 2 &times; processors, at most 16. */
+    public static final int DEFAULT_STRIPES =
+        Math.min(16, BitUtil.findNextPositivePowerOfTwo(2 * Runtime.getRuntime().availableProcessors()));
+
+    private final ByteBuffer backing;
+    private final Path path;
+    private final UnsafeBuffer metadata;
+    private final UnsafeBuffer values;
+    private final UnsafeBuffer sketches;
+    private final CountersManager counters;
+    private final UnsafeBuffer keyScratch = new UnsafeBuffer(new byte[StatLayout.KEY_NAME_OFFSET + 128]);
+    private int nextLimiterId;
+    private int nextSketchOffset;
+    private boolean closed;
+
+    private StatFile(final ByteBuffer backing, final Path path, final int maxCounters, final int sketchLength)
+    {
+        this.backing = backing;
+        this.path = path;
+        final int metadataLength = StatLayout.metadataLength(maxCounters);
+        final int valuesLength = StatLayout.valuesLength(maxCounters);
+        final UnsafeBuffer whole = new UnsafeBuffer(backing);
+        metadata = new UnsafeBuffer(backing, StatLayout.HEADER_LENGTH, metadataLength);
+        values = new UnsafeBuffer(backing, StatLayout.HEADER_LENGTH + metadataLength, valuesLength);
+        sketches = new UnsafeBuffer(backing, StatLayout.HEADER_LENGTH + metadataLength + valuesLength, sketchLength);
+        counters = new CountersManager(metadata, values, StandardCharsets.US_ASCII);
+        whole.putInt(StatLayout.METADATA_LENGTH_OFFSET, metadataLength);
+        whole.putInt(StatLayout.VALUES_LENGTH_OFFSET, valuesLength);
+        whole.putInt(StatLayout.SKETCH_LENGTH_OFFSET, sketchLength);
+        whole.putLong(StatLayout.PID_OFFSET, ProcessHandle.current().pid());
+        whole.putLong(StatLayout.START_TIMESTAMP_OFFSET, System.currentTimeMillis());
+        whole.putIntRelease(StatLayout.VERSION_OFFSET, StatLayout.VERSION);
+    }
+
+    /**
+     * Statistics in memory only (readable in this process, e.g. by the Micrometer binder).
+     *
+     * @return a file with the default capacities.
+     */
+    public static StatFile inMemory()
+    {
+        return inMemory(DEFAULT_MAX_COUNTERS, DEFAULT_SKETCH_LENGTH);
+    }
+
+    /**
+     * @param maxCounters  counters, in [16, 2<sup>20</sup>].
+     * @param sketchLength bytes for top-keys sketches, in [0, 2<sup>28</sup>].
+     * @return statistics in memory only.
+     */
+    public static StatFile inMemory(final int maxCounters, final int sketchLength)
+    {
+        checkCapacities(maxCounters, sketchLength);
+        final long length = StatLayout.fileLength(
+            StatLayout.metadataLength(maxCounters), StatLayout.valuesLength(maxCounters), sketchLength);
+        return new StatFile(
+            BufferUtil.allocateDirectAligned((int)length, BitUtil.CACHE_LINE_LENGTH), null, maxCounters, sketchLength);
+    }
+
+    /**
+     * Statistics in {@code directory}/{@value StatLayout#FILE_NAME} (created, or replaced), with default
+     * capacities.
+     *
+     * @param directory the directory (created if absent).
+     * @return the file.
+     */
+    public static StatFile create(final Path directory)
+    {
+        return create(directory, DEFAULT_MAX_COUNTERS, DEFAULT_SKETCH_LENGTH);
+    }
+
+    /**
+     * @param directory    the directory (created if absent).
+     * @param maxCounters  counters, in [16, 2<sup>20</sup>].
+     * @param sketchLength bytes for top-keys sketches, in [0, 2<sup>28</sup>].
+     * @return the file, mapped.
+     */
+    public static StatFile create(final Path directory, final int maxCounters, final int sketchLength)
+    {
+        checkCapacities(maxCounters, sketchLength);
+        try
+        {
+            Files.createDirectories(directory);
+            final File file = directory.resolve(StatLayout.FILE_NAME).toFile();
+            Files.deleteIfExists(file.toPath());
+            final long length = StatLayout.fileLength(
+                StatLayout.metadataLength(maxCounters), StatLayout.valuesLength(maxCounters), sketchLength);
+            final MappedByteBuffer mapped = IoUtil.mapNewFile(file, length, true);
+            return new StatFile(mapped, file.toPath(), maxCounters, sketchLength);
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+
+    private static void checkCapacities(final int maxCounters, final int sketchLength)
+    {
+        Bounds.requireRange("maxCounters", maxCounters, 16, 1 << 20);
+        Bounds.requireRange("sketchLength", sketchLength, 0, 1 << 28);
+    }
+
+    /**
+     * Register a limiter with {@link #DEFAULT_STRIPES} stripes and a top-keys sketch of {@link #DEFAULT_TOP_K}.
+     *
+     * @param name the limiter's name (ASCII, at most {@link StatLayout#MAX_NAME_LENGTH} bytes).
+     * @return its counters.
+     */
+    public LimiterStats limiter(final String name)
+    {
+        return limiter(name, DEFAULT_STRIPES, DEFAULT_TOP_K);
+    }
+
+    /**
+     * @param name    the limiter's name (ASCII, at most {@link StatLayout#MAX_NAME_LENGTH} bytes).
+     * @param stripes stripes per outcome, a power of two in [1, 64].
+     * @param topK    entries per top-keys stripe, in [0, {@link TopKeys#MAX_K}] (0: no sketch).
+     * @return its counters.
+     * @throws IllegalStateException if the file has no room left.
+     */
+    public synchronized LimiterStats limiter(final String name, final int stripes, final int topK)
+    {
+        checkOpen();
+        if (null == name || name.isEmpty() || name.length() > StatLayout.MAX_NAME_LENGTH ||
+            !StandardCharsets.US_ASCII.newEncoder().canEncode(name))
+        {
+            throw new IllegalArgumentException(
+                "name must be 1 to " + StatLayout.MAX_NAME_LENGTH + " ASCII characters but was " + name);
+        }
+        Bounds.requireRange("stripes", stripes, 1, 64);
+        if (!BitUtil.isPowerOfTwo(stripes))
+        {
+            throw new IllegalArgumentException("stripes must be a power of two in [1, 64] but was " + stripes);
+        }
+        Bounds.requireRange("topK", topK, 0, TopKeys.MAX_K);
+        final int limiterId = nextLimiterId++;
+        TopKeys topKeys = null;
+        if (topK > 0)
+        {
+            final int length = TopKeys.length(topK, stripes);
+            if (nextSketchOffset + length > sketches.capacity())
+            {
+                throw new IllegalStateException("sketch region full: " + sketches.capacity() + " bytes");
+            }
+            topKeys = new TopKeys(sketches, nextSketchOffset, topK, stripes);
+            final int counterId = allocate(StatKind.TOP_KEYS, name, limiterId, topK, stripes);
+            counters.setCounterValue(counterId, nextSketchOffset);
+            nextSketchOffset += length;
+        }
+        return new LimiterStats(this, name, limiterId, stripes, topKeys);
+    }
+
+    synchronized int allocate(
+        final StatKind kind, final String name, final int limiterId, final int stripe, final int stripes)
+    {
+        checkOpen();
+        if (counters.available() < 1)
+        {
+            throw new IllegalStateException("no counters left: " + counters.capacity());
+        }
+        keyScratch.putInt(StatLayout.KEY_LIMITER_ID_OFFSET, limiterId);
+        keyScratch.putInt(StatLayout.KEY_STRIPE_OFFSET, stripe);
+        keyScratch.putInt(StatLayout.KEY_STRIPES_OFFSET, stripes);
+        keyScratch.putInt(StatLayout.KEY_NAME_LENGTH_OFFSET, name.length());
+        final int nameLength = keyScratch.putStringWithoutLengthAscii(StatLayout.KEY_NAME_OFFSET, name);
+        final String label = name + " " + kind.label() +
+            (kind.isOutcome() && stripes > 1 ? " #" + stripe : "");
+        final UnsafeBuffer labelBuffer = new UnsafeBuffer(label.getBytes(StandardCharsets.US_ASCII));
+        return counters.allocate(
+            kind.typeId(), keyScratch, 0, StatLayout.KEY_NAME_OFFSET + nameLength, labelBuffer, 0,
+            labelBuffer.capacity());
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("closed");
+        }
+    }
+
+    AtomicBuffer valuesBuffer()
+    {
+        return values;
+    }
+
+    /**
+     * @return a reader over this file's buffers (this process).
+     */
+    public StatReader reader()
+    {
+        return new StatReader(metadata, values, sketches, null);
+    }
+
+    /**
+     * @return the mapped file's path, or null in memory.
+     */
+    public Path path()
+    {
+        return path;
+    }
+
+    /**
+     * Refuse new registrations and flush a mapped file. The mapping is not unmapped here: a thread still
+     * recording must not touch unmapped memory, so it is released with the last {@link LimiterStats} by the
+     * garbage collector. The file stays on disk with its last values.
+     */
+    public synchronized void close()
+    {
+        if (!closed)
+        {
+            closed = true;
+            if (backing instanceof MappedByteBuffer)
+            {
+                ((MappedByteBuffer)backing).force();
+            }
+        }
+    }
+}

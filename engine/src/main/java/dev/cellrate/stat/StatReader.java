@@ -1,0 +1,242 @@
+package dev.cellrate.stat;
+
+import org.agrona.IoUtil;
+import org.agrona.SemanticVersion;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.io.File;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The reader side of a {@link StatFile}: in this process ({@link StatFile#reader()}) or another one
+ * ({@link #open(Path, long)} maps the file read-only). Groups the Agrona counters into one {@link Stat} per
+ * limiter and kind (summing stripes) and reads top-keys sketches. Reads allocate; they are for tools and
+ * meter registries, never on a decision path.
+ */
+public final class StatReader implements AutoCloseable
+{
+    private final CountersReader counters;
+    private final AtomicBuffer sketches;
+    private final MappedByteBuffer mapped;
+    private final long pid;
+    private final long startTimestampMs;
+
+    StatReader(
+        final AtomicBuffer metadata, final AtomicBuffer values, final AtomicBuffer sketches,
+        final MappedByteBuffer mapped)
+    {
+        this(metadata, values, sketches, mapped, ProcessHandle.current().pid(), 0);
+    }
+
+    private StatReader(
+        final AtomicBuffer metadata, final AtomicBuffer values, final AtomicBuffer sketches,
+        final MappedByteBuffer mapped, final long pid, final long startTimestampMs)
+    {
+        this.counters = new CountersReader(metadata, values);
+        this.sketches = sketches;
+        this.mapped = mapped;
+        this.pid = pid;
+        this.startTimestampMs = startTimestampMs;
+    }
+
+    /**
+     * Map {@code directory}/{@value StatLayout#FILE_NAME} read-only, waiting up to {@code timeoutMs} for it to
+     * exist and for its version to be written (the writer writes it last).
+     *
+     * @param directory the directory the writer was given.
+     * @param timeoutMs how long to wait.
+     * @return the reader.
+     * @throws IllegalStateException if the file does not appear in time or has another major version.
+     */
+    public static StatReader open(final Path directory, final long timeoutMs)
+    {
+        final File file = directory.resolve(StatLayout.FILE_NAME).toFile();
+        final long deadlineMs = System.currentTimeMillis() + timeoutMs;
+        while (!file.exists() || file.length() < StatLayout.HEADER_LENGTH)
+        {
+            sleepUntil(deadlineMs, "no statistics file at " + file);
+        }
+        final MappedByteBuffer mapped = IoUtil.mapExistingFile(file, FileChannel.MapMode.READ_ONLY, "cellrate stat");
+        final UnsafeBuffer header = new UnsafeBuffer(mapped);
+        int version;
+        while (0 == (version = header.getIntVolatile(StatLayout.VERSION_OFFSET)))
+        {
+            sleepUntil(deadlineMs, "statistics file never initialised: " + file);
+        }
+        if (SemanticVersion.major(version) != StatLayout.MAJOR_VERSION)
+        {
+            throw new IllegalStateException("statistics file version " + SemanticVersion.toString(version) +
+                " but this reader reads major version " + StatLayout.MAJOR_VERSION + ": " + file);
+        }
+        final int metadataLength = header.getInt(StatLayout.METADATA_LENGTH_OFFSET);
+        final int valuesLength = header.getInt(StatLayout.VALUES_LENGTH_OFFSET);
+        final int sketchLength = header.getInt(StatLayout.SKETCH_LENGTH_OFFSET);
+        final int valuesOffset = StatLayout.HEADER_LENGTH + metadataLength;
+        return new StatReader(
+            new UnsafeBuffer(mapped, StatLayout.HEADER_LENGTH, metadataLength),
+            new UnsafeBuffer(mapped, valuesOffset, valuesLength),
+            new UnsafeBuffer(mapped, valuesOffset + valuesLength, sketchLength),
+            mapped,
+            header.getLong(StatLayout.PID_OFFSET),
+            header.getLong(StatLayout.START_TIMESTAMP_OFFSET));
+    }
+
+    private static void sleepUntil(final long deadlineMs, final String message)
+    {
+        if (System.currentTimeMillis() > deadlineMs)
+        {
+            throw new IllegalStateException(message);
+        }
+        try
+        {
+            Thread.sleep(10);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: " + message);
+        }
+    }
+
+    /**
+     * @return every statistic, one per limiter and kind (stripes grouped), in registration order.
+     */
+    public List<Stat> stats()
+    {
+        final Map<Long, Stat> byKey = new LinkedHashMap<>();
+        counters.forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            final StatKind kind = StatKind.ofTypeId(typeId);
+            if (null == kind || StatKind.TOP_KEYS == kind)
+            {
+                return;
+            }
+            final int limiterId = keyBuffer.getInt(StatLayout.KEY_LIMITER_ID_OFFSET);
+            final long groupKey = (long)limiterId << 32 | kind.ordinal();
+            final Stat existing = byKey.get(groupKey);
+            if (null == existing)
+            {
+                byKey.put(groupKey, new Stat(limiterId, name(keyBuffer), kind, new int[]{ counterId }));
+            }
+            else
+            {
+                final int[] ids = java.util.Arrays.copyOf(existing.counterIds(), existing.counterIds().length + 1);
+                ids[ids.length - 1] = counterId;
+                byKey.put(groupKey, new Stat(limiterId, existing.limiter(), kind, ids));
+            }
+        });
+        return new ArrayList<>(byKey.values());
+    }
+
+    /**
+     * @return every top-keys sketch.
+     */
+    public List<Sketch> sketches()
+    {
+        final List<Sketch> list = new ArrayList<>();
+        counters.forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (StatKind.TOP_KEYS.typeId() == typeId)
+            {
+                list.add(new Sketch(keyBuffer.getInt(StatLayout.KEY_LIMITER_ID_OFFSET), name(keyBuffer),
+                    (int)counters.getCounterValue(counterId), keyBuffer.getInt(StatLayout.KEY_STRIPE_OFFSET),
+                    keyBuffer.getInt(StatLayout.KEY_STRIPES_OFFSET)));
+            }
+        });
+        return list;
+    }
+
+    private static String name(final org.agrona.DirectBuffer keyBuffer)
+    {
+        return keyBuffer.getStringWithoutLengthAscii(
+            StatLayout.KEY_NAME_OFFSET, keyBuffer.getInt(StatLayout.KEY_NAME_LENGTH_OFFSET));
+    }
+
+    /**
+     * @param stat a statistic of this reader.
+     * @return its current value (the sum of its stripes).
+     */
+    public long value(final Stat stat)
+    {
+        long sum = 0;
+        for (final int counterId : stat.counterIds())
+        {
+            sum += counters.getCounterValue(counterId);
+        }
+        return sum;
+    }
+
+    /**
+     * @param sketch     a sketch of this reader.
+     * @param maxEntries most entries.
+     * @return its heaviest rejected keys.
+     */
+    public TopKeys.Entry[] top(final Sketch sketch, final int maxEntries)
+    {
+        return TopKeys.read(sketches, sketch.offset(), sketch.k(), sketch.stripes(), maxEntries);
+    }
+
+    /**
+     * @return the underlying Agrona counters reader.
+     */
+    public CountersReader counters()
+    {
+        return counters;
+    }
+
+    /**
+     * @return the writer's process id.
+     */
+    public long pid()
+    {
+        return pid;
+    }
+
+    /**
+     * @return the writer's start time, epoch ms (0 for an in-process reader).
+     */
+    public long startTimestampMs()
+    {
+        return startTimestampMs;
+    }
+
+    /**
+     * Nothing to release: a mapped file is unmapped by the garbage collector once unreachable.
+     */
+    public void close()
+    {
+    }
+
+    /**
+     * One statistic of one limiter.
+     *
+     * @param limiterId  the limiter's id in the file.
+     * @param limiter    the limiter's name.
+     * @param kind       what is counted.
+     * @param counterIds its Agrona counters (stripes); the value is their sum.
+     */
+    public record Stat(int limiterId, String limiter, StatKind kind, int[] counterIds)
+    {
+    }
+
+    /**
+     * A top-rejected-keys sketch.
+     *
+     * @param limiterId the limiter's id.
+     * @param limiter   the limiter's name.
+     * @param offset    offset in the sketch region.
+     * @param k         entries per stripe.
+     * @param stripes   stripes.
+     */
+    public record Sketch(int limiterId, String limiter, int offset, int k, int stripes)
+    {
+    }
+}

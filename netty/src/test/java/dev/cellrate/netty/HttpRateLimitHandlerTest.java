@@ -1,0 +1,381 @@
+package dev.cellrate.netty;
+
+import dev.cellrate.Decision;
+import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.Limit;
+import dev.cellrate.http.RateLimitFields;
+import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.table.SlotTable;
+import org.agrona.concurrent.CachedNanoClock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The handler behind a real Netty HTTP/1.1 server on loopback, driven by the JDK {@link HttpClient} and by a
+ * raw socket (pipelining), with Netty's leak detector at PARANOID.
+ */
+final class HttpRateLimitHandlerTest
+{
+    static
+    {
+        LeakCheck.install();
+    }
+
+    private static final long T0 = 1_000_000_000_000L;
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5)).build();
+
+    @AfterAll
+    static void noLeaks()
+    {
+        LeakCheck.assertNoLeaks();
+    }
+
+    static KeyedRateLimiter keyed(final Limit limit, final CachedNanoClock clock)
+    {
+        return KeyedRateLimiter.builder(limit).expectedKeys(1024).clock(clock).build();
+    }
+
+    private HttpResponse<String> get(final int port, final String path, final String... headers) throws Exception
+    {
+        final HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(10));
+        for (int i = 0; i < headers.length; i += 2)
+        {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void burstGivesExactly200sThen429sWithTheEngineHeaders() throws Exception
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
+        final Limit limit = Limit.perSecond(1, 5);
+        final HttpRateLimit config = HttpRateLimit.enforce(keyed(limit, clock)).clock(clock)
+            .policyName("per-client").headersOnAdmitted(true).legacyHeaders(true).build();
+        // the same decisions on a twin limiter, formatted by the engine
+        final KeyedRateLimiter twin = keyed(limit, clock);
+        final Decision d = new Decision();
+        final RateLimitFields fields = new RateLimitFields("per-client", limit);
+        final byte[] v = new byte[fields.maxValueLength()];
+        try (TestServer server = new TestServer(config, false))
+        {
+            final List<Integer> statuses = new ArrayList<>();
+            for (int i = 0; i < 8; i++)
+            {
+                final HttpResponse<String> r = get(server.port(), "/x");
+                statuses.add(r.statusCode());
+                twin.tryAcquire("k", 1, T0, d);
+                assertEquals(ascii(v, fields.writeRateLimit(d, v, 0)), r.headers().firstValue("ratelimit").orElse(null));
+                assertEquals("\"per-client\";q=5;w=5", r.headers().firstValue("ratelimit-policy").orElse(null));
+                assertEquals(Long.toString(d.remaining()), r.headers().firstValue("x-ratelimit-remaining").orElse(null));
+                assertEquals("5", r.headers().firstValue("x-ratelimit-limit").orElse(null));
+                if (429 == r.statusCode())
+                {
+                    assertEquals(ascii(v, fields.writeRetryAfter(d, v, 0)), r.headers().firstValue("retry-after").get());
+                    assertEquals("1", r.headers().firstValue("retry-after").get());
+                    assertEquals("Too Many Requests\n", r.body());
+                }
+            }
+            assertEquals(List.of(200, 200, 200, 200, 200, 429, 429, 429), statuses);
+            assertEquals(5, config.admittedCount());
+            assertEquals(3, config.rejectedCount());
+        }
+    }
+
+    @Test
+    void retryAfterIsNeverEarly() throws Exception
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
+        // 2 per 3 s: T = 1.5 s, so a retry-after of 1.5 s is advertised as 2
+        final HttpRateLimit config = HttpRateLimit.enforce(keyed(Limit.of(2, 3, TimeUnit.SECONDS, 1), clock))
+            .clock(clock).build();
+        try (TestServer server = new TestServer(config, false))
+        {
+            assertEquals(200, get(server.port(), "/a").statusCode());
+            clock.update(T0 + 1);
+            final HttpResponse<String> rejected = get(server.port(), "/a");
+            assertEquals(429, rejected.statusCode());
+            final long retrySeconds = Long.parseLong(rejected.headers().firstValue("retry-after").get());
+            assertEquals(2, retrySeconds); // 1.5 s - 1 ns, rounded up
+            // without headers on admitted responses the handler takes the engine's path without a Decision;
+            // the rejection's fields still equal the engine's Decision
+            final KeyedRateLimiter twin = keyed(Limit.of(2, 3, TimeUnit.SECONDS, 1), clock);
+            final Decision d = new Decision();
+            twin.tryAcquire("k", 1, T0, d);
+            twin.tryAcquire("k", 1, T0 + 1, d);
+            final RateLimitFields fields = new RateLimitFields("default", Limit.of(2, 3, TimeUnit.SECONDS, 1));
+            final byte[] v = new byte[fields.maxValueLength()];
+            assertEquals(ascii(v, fields.writeRateLimit(d, v, 0)), rejected.headers().firstValue("ratelimit").get());
+            assertEquals(ascii(v, fields.writeRetryAfter(d, v, 0)), Long.toString(retrySeconds));
+            clock.update(T0 + 1 + retrySeconds * 1_000_000_000L);
+            assertEquals(200, get(server.port(), "/a").statusCode(), "a retry at the advertised second is admitted");
+        }
+    }
+
+    @Test
+    void pipelinedRequestsAreAnsweredInOrderAndRejectedBodiesAreDropped() throws Exception
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
+        final HttpRateLimit config = HttpRateLimit.enforce(keyed(Limit.perSecond(1, 2), clock)).clock(clock).build();
+        try (TestServer server = new TestServer(config, false);
+            Socket socket = new Socket("127.0.0.1", server.port()))
+        {
+            socket.setSoTimeout(10_000);
+            final String requests =
+                "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n" +
+                "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n" +
+                "POST /rejected HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world" +
+                "GET /rejected2 HTTP/1.1\r\nHost: x\r\n\r\n";
+            final OutputStream out = socket.getOutputStream();
+            out.write(requests.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            final InputStream in = socket.getInputStream();
+            final List<String> seen = new ArrayList<>();
+            for (int i = 0; i < 4; i++)
+            {
+                seen.add(readResponse(in));
+            }
+            assertEquals(List.of("200 /slow", "200 /fast", "429 Too Many Requests\n", "429 Too Many Requests\n"), seen);
+            // the connection is still usable after the rejections
+            clock.update(T0 + 2_000_000_000L);
+            out.write("GET /again HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertEquals("200 /again", readResponse(in));
+        }
+    }
+
+    /** Reads one response with Content-Length; returns "status body". */
+    static String readResponse(final InputStream in) throws Exception
+    {
+        final StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n"))
+        {
+            final int c = in.read();
+            if (c < 0)
+            {
+                throw new IllegalStateException("closed after " + head);
+            }
+            head.append((char)c);
+        }
+        final Matcher m = Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+        assertTrue(m.find(), head.toString());
+        final byte[] body = in.readNBytes(Integer.parseInt(m.group(1)));
+        return head.substring(9, 12) + " " + new String(body, StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void dryRunNeverRejectsAndMarksWouldBeRejections() throws Exception
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
+        final HttpRateLimit config = HttpRateLimit.dryRun(keyed(Limit.perSecond(1, 2), clock)).clock(clock).build();
+        try (TestServer server = new TestServer(config, false))
+        {
+            int marked = 0;
+            for (int i = 0; i < 10; i++)
+            {
+                final HttpResponse<String> r = get(server.port(), "/d");
+                assertEquals(200, r.statusCode());
+                marked += r.headers().firstValue("x-ratelimit-dry-run").isPresent() ? 1 : 0;
+            }
+            assertEquals(8, marked);
+            assertEquals(8, config.wouldRejectCount());
+            assertEquals(0, config.rejectedCount());
+        }
+    }
+
+    @Test
+    void shapingDelaysWithinTheBoundAndRefusesBeyondIt() throws Exception
+    {
+        // 10 per second, queue of 10, every request at its slot: delays 0, 100, 200, ... ms; bound 250 ms.
+        // Decisions at one instant (a fixed clock), so the count does not depend on arrival jitter; the wait
+        // itself is real (the event loop's timer).
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
+        final long maxDelayNs = TimeUnit.MILLISECONDS.toNanos(250);
+        final KeyedShaper shaper = new KeyedShaper(Limit.perSecond(10, 10), ShaperMode.delay(),
+            new SlotTable(1, 64, 64, 1_000_000_000L, 7), clock);
+        final HttpRateLimit config = HttpRateLimit.shape(shaper, maxDelayNs).clock(clock).build();
+        try (TestServer server = new TestServer(config, false))
+        {
+            // six clients on six connections opened beforehand, writing at once (one connection's requests
+            // are decided one after another, so concurrency needs connections)
+            final List<Socket> sockets = new ArrayList<>();
+            for (int i = 0; i < 6; i++)
+            {
+                final Socket socket = new Socket("127.0.0.1", server.port());
+                socket.setSoTimeout(10_000);
+                sockets.add(socket);
+            }
+            Thread.sleep(100); // let the server register the connections
+            final long start = System.nanoTime();
+            for (int i = 0; i < 6; i++)
+            {
+                sockets.get(i).getOutputStream().write(("GET /s" + i + " HTTP/1.1\r\nHost: x\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            }
+            final List<CompletableFuture<long[]>> futures = new ArrayList<>();
+            for (final Socket socket : sockets)
+            {
+                futures.add(CompletableFuture.supplyAsync(() ->
+                {
+                    try
+                    {
+                        final String r = readResponse(socket.getInputStream());
+                        return new long[]{Long.parseLong(r.substring(0, 3)),
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)};
+                    }
+                    catch (final Exception e)
+                    {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+            }
+            final List<Long> okAtMs = new ArrayList<>();
+            int refused = 0;
+            for (final CompletableFuture<long[]> f : futures)
+            {
+                final long[] r = f.get(10, TimeUnit.SECONDS);
+                if (200 == r[0])
+                {
+                    okAtMs.add(r[1]);
+                }
+                else
+                {
+                    assertEquals(429, r[0]);
+                    refused++;
+                }
+            }
+            for (final Socket socket : sockets)
+            {
+                socket.close();
+            }
+            okAtMs.sort(null);
+            // slots at 0, 100, 200 ms fit the 250 ms bound; the one at 300 ms and later do not
+            assertEquals(3, okAtMs.size(), "admitted at " + okAtMs);
+            assertEquals(3, refused);
+            assertTrue(okAtMs.get(2) >= 190, "the third waited for its slot: " + okAtMs);
+            assertTrue(okAtMs.get(2) < 250 + 2_000, "within the bound (+ slack for a loaded machine): " + okAtMs);
+        }
+    }
+
+    @Test
+    void chargeAfterCountsOnlyMatchingResponsesAndRefusesWhileInDebt() throws Exception
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
+        final KeyedDebt debt = new KeyedDebt(Limit.perSecond(1, 3), 1024, TimeUnit.SECONDS.toNanos(60), 3);
+        final HttpRateLimit config = HttpRateLimit.chargeAfter(debt).chargeStatuses(401, 403).clock(clock).build();
+        try (TestServer server = new TestServer(config, false))
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                assertEquals(200, get(server.port(), "/login").statusCode(), "successes are free");
+            }
+            for (int i = 0; i < 3; i++)
+            {
+                assertEquals(401, get(server.port(), "/login?status=401").statusCode());
+            }
+            final HttpResponse<String> refused = get(server.port(), "/login");
+            assertEquals(429, refused.statusCode(), "three failures: in debt");
+            assertEquals("1", refused.headers().firstValue("retry-after").get());
+            clock.update(T0 + 1_000_000_000L);
+            assertEquals(200, get(server.port(), "/login").statusCode());
+        }
+
+        final KeyedDebt tokens = new KeyedDebt(Limit.perSecond(100, 100), 1024, TimeUnit.SECONDS.toNanos(60), 3);
+        final HttpRateLimit llm = HttpRateLimit.chargeAfter(tokens).chargeCostHeader("x-cost").clock(clock).build();
+        try (TestServer server = new TestServer(llm, false))
+        {
+            assertEquals(200, get(server.port(), "/llm?cost=250").statusCode(), "admitted, then charged 250");
+            final HttpResponse<String> refused = get(server.port(), "/llm");
+            assertEquals(429, refused.statusCode());
+            // 250 tokens at 100/s with a tolerance of 99 tokens: 1.51 s of debt, advertised as 2
+            assertEquals("2", refused.headers().firstValue("retry-after").get());
+            clock.update(T0 + 1_000_000_000L + 2_000_000_000L);
+            assertEquals(200, get(server.port(), "/llm").statusCode());
+        }
+    }
+
+    @Test
+    void requestsWithNoKeyGetTheFallback() throws Exception
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
+        final HttpRateLimit strict = HttpRateLimit.enforce(keyed(Limit.perSecond(1, 100), clock)).clock(clock)
+            .keyExtractor(new HeaderKey("x-api-key", 32)).fallbackBadRequest().build();
+        try (TestServer server = new TestServer(strict, false))
+        {
+            assertEquals(200, get(server.port(), "/k", "x-api-key", "abc").statusCode());
+            assertEquals(400, get(server.port(), "/k").statusCode());
+            assertEquals(400, get(server.port(), "/k", "x-api-key", "x".repeat(33)).statusCode());
+            assertEquals(200, get(server.port(), "/k", "x-api-key", "abc").statusCode(), "connection kept");
+        }
+        final HttpRateLimit shared = HttpRateLimit.enforce(keyed(Limit.perSecond(1, 2), clock)).clock(clock)
+            .keyExtractor(ForwardedKey.xForwardedFor(1, 64)).fallbackSharedKey("anonymous").build();
+        try (TestServer server = new TestServer(shared, false))
+        {
+            assertEquals(200, get(server.port(), "/f", "x-forwarded-for", "garbage").statusCode());
+            assertEquals(200, get(server.port(), "/f").statusCode());
+            assertEquals(429, get(server.port(), "/f", "x-forwarded-for", "1.2.3").statusCode(),
+                "all bad keys share one budget");
+            assertEquals(200, get(server.port(), "/f", "x-forwarded-for", "6.6.6.6, 10.0.0.1").statusCode());
+            assertEquals(3, shared.noKeyCount());
+        }
+    }
+
+    @Test
+    void concurrentClientsGetOneBudgetPerKey() throws Exception
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
+        final HttpRateLimit config = HttpRateLimit.enforce(keyed(Limit.perSecond(1, 3), clock)).clock(clock)
+            .keyExtractor(new HeaderKey("x-api-key", 32)).build();
+        try (TestServer server = new TestServer(config, false))
+        {
+            final List<CompletableFuture<HttpResponse<String>>> futures = new ArrayList<>();
+            for (int i = 0; i < 20; i++)
+            {
+                futures.add(client.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/c"))
+                    .header("x-api-key", "key" + (i % 2)).build(), HttpResponse.BodyHandlers.ofString()));
+            }
+            int ok = 0;
+            for (final CompletableFuture<HttpResponse<String>> f : futures)
+            {
+                ok += 200 == f.get(10, TimeUnit.SECONDS).statusCode() ? 1 : 0;
+            }
+            assertEquals(6, ok, "3 per key, two keys");
+            assertFalse(config.rejectedCount() != 14);
+        }
+    }
+
+    private static String ascii(final byte[] b, final int n)
+    {
+        return new String(b, 0, n, StandardCharsets.US_ASCII);
+    }
+}

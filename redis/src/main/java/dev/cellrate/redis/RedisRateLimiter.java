@@ -1,0 +1,550 @@
+package dev.cellrate.redis;
+
+import dev.cellrate.Decision;
+import dev.cellrate.KeyedLimiter;
+import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.Limit;
+import dev.cellrate.Result;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import org.agrona.concurrent.NanoClock;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A GCRA limiter per key whose cells live in Redis, so a fleet of processes shares one limit per key; the
+ * same codes and {@link Decision} fields as {@link KeyedRateLimiter}, synchronous and asynchronous.
+ * <p>
+ * Algorithm: the engine's GCRA ({@link dev.cellrate.gcra.Gcra}) in a Lua script run atomically by Redis,
+ * one round trip per decision: {@code EVALSHA}, and {@code EVAL} (which also reloads the cache) when Redis
+ * answers {@code NOSCRIPT} after a restart, failover or {@code SCRIPT FLUSH}. One Redis key per cell,
+ * {@code prefix + key}, holding the TAT in integer &micro;s, expiring {@code TAT - now} after the decision so
+ * idle keys vanish by themselves. Users may group keys into one slot with hash tags in the prefix or key.
+ * <p>
+ * Time: the calls without {@code nowNs} use the server's {@code TIME} inside the script (one clock for the
+ * fleet). The calls with {@code nowNs} use the caller's time, which must then be ns since the Unix epoch from a
+ * trusted clock if the same keys are also decided on server time; a time outside
+ * [0, {@link MicrosLimit#MAX_NOW_US} &micro;s] answers {@link Result#NEVER}.
+ * <p>
+ * Rounding: the limit is rounded by {@link MicrosLimit} so Redis never admits more than the engine with the
+ * same {@link Limit}; a caller time is floored to whole &micro;s.
+ * <p>
+ * Failure: a {@link FailPolicy} chosen at build time answers when Redis does not within the timeout, fails,
+ * or the {@link CircuitBreaker} is open after repeated failures; each fallback is counted by cause and logged
+ * at a bounded rate. A synchronous call never blocks longer than the timeout (plus scheduling).
+ * <p>
+ * Codes: {@link Result#ADMITTED}, a positive retry-after in ns (whole &micro;s), {@link Result#NEVER},
+ * {@link #ADMITTED_FAIL_OPEN} and {@link #REJECTED_FAIL_CLOSED}; under {@link FailPolicy#LOCAL} a fallback
+ * answers the local cell's own codes. Use {@link #isAdmitted(long)}.
+ * <p>
+ * Contract: a {@link KeyedLimiter}, except that a decision on Redis allocates what Lettuce needs for one
+ * command (the key bytes, the arguments, the command and its output; nothing else), and that its clock forms
+ * {@code (key, permits)} use the server's clock, not {@link #clock()} (which times {@link FailPolicy#LOCAL}
+ * fallbacks). A {@code long} key {@code k} is the Redis key {@code prefix + Long.toString(k)}: the same cell as
+ * the character key {@code "k"}.
+ * <p>
+ * Concurrency: any thread may call any method; the connection is Lettuce's thread-safe shared connection.
+ */
+public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
+{
+    /**
+     * Redis could not decide and the policy is {@link FailPolicy#OPEN}: admitted without a limit. In the range
+     * {@link Result} reserves for future fronts ([-48, -1023]), so {@link Result#isAdmitted(long)} does not
+     * know it and code that only asks {@code Result} fails closed; use {@link #isAdmitted(long)}.
+     */
+    public static final long ADMITTED_FAIL_OPEN = -48;
+
+    /** Redis could not decide and the policy is {@link FailPolicy#CLOSED}: rejected. */
+    public static final long REJECTED_FAIL_CLOSED = -49;
+
+    static final long SERVER_TIME = -1;
+    private static final long NS_PER_US = 1000;
+
+    final StatefulRedisConnection<byte[], byte[]> connection;
+    final MicrosLimit limit;
+    private final Limit effective;
+    private final byte[] prefix;
+    private final FailPolicy policy;
+    private final KeyedRateLimiter local;
+    private final NanoClock localClock;
+    final long timeoutNs;
+    private final long extraTtlMs;
+    private final CircuitBreaker breaker;
+    private final FallbackLog log;
+    final ScheduledExecutorService timer;
+    private final AtomicLong roundTrips = new AtomicLong();
+    private final AtomicLong scriptReloads = new AtomicLong();
+
+    RedisRateLimiter(final RedisRateLimiterBuilder b)
+    {
+        this.connection = b.connection;
+        this.limit = MicrosLimit.of(b.limit);
+        this.effective = limit.effective();
+        this.prefix = b.prefix;
+        this.policy = b.policy;
+        this.local = FailPolicy.LOCAL == b.policy ? KeyedRateLimiter.builder(b.limit).expectedKeys(b.localKeys).build() : null;
+        this.localClock = b.localClock;
+        this.timeoutNs = b.timeoutNs;
+        this.extraTtlMs = b.extraTtlMs;
+        this.breaker = new CircuitBreaker(b.breakerFailures, b.breakerOpenNs);
+        this.log = new FallbackLog(b.name, b.policy, b.logIntervalNs);
+        this.timer = AsyncCall.newTimer(b.name);
+    }
+
+    /**
+     * @param connection a shared connection with the byte-array codec (thread-safe; not closed by the limiter).
+     * @param limit      the limit every key gets.
+     * @param policy     what to answer when Redis cannot.
+     * @return a builder with the defaults documented on {@link RedisRateLimiterBuilder}.
+     */
+    public static RedisRateLimiterBuilder builder(
+        final StatefulRedisConnection<byte[], byte[]> connection, final Limit limit, final FailPolicy policy)
+    {
+        return new RedisRateLimiterBuilder(connection, limit, policy);
+    }
+
+    /**
+     * @param code a code returned by this limiter.
+     * @return true for {@link Result#ADMITTED} and {@link #ADMITTED_FAIL_OPEN}.
+     */
+    public static boolean isAdmitted(final long code)
+    {
+        return Result.ADMITTED == code || ADMITTED_FAIL_OPEN == code;
+    }
+
+    public long tryAcquire(final long key, final long permits, final long nowNs)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), null);
+    }
+
+    public long tryAcquire(final long key, final long permits, final long nowNs, final Decision decision)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), decision);
+    }
+
+    /**
+     * @param key     the key.
+     * @param permits the cost.
+     * @return as {@link #tryAcquire(CharSequence, long)}, on the server's clock.
+     */
+    public long tryAcquire(final long key, final long permits)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, null);
+    }
+
+    /**
+     * @param key      the key.
+     * @param permits  the cost.
+     * @param decision a caller-owned holder.
+     * @return as {@link #tryAcquire(CharSequence, long)}, on the server's clock.
+     */
+    public long tryAcquire(final long key, final long permits, final Decision decision)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision);
+    }
+
+    /**
+     * @return the clock of {@link FailPolicy#LOCAL} fallbacks on server-time calls (not of the clock forms,
+     * which Redis times).
+     */
+    public NanoClock clock()
+    {
+        return localClock;
+    }
+
+    /**
+     * @param key     the key (UTF-8 after the prefix).
+     * @param permits the cost; outside [1, burst] it is {@link Result#NEVER} with no round trip.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, {@link Result#NEVER}, or a fallback code.
+     */
+    public long tryAcquire(final CharSequence key, final long permits)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, null);
+    }
+
+    /**
+     * @param key      the key.
+     * @param permits  the cost.
+     * @param decision a caller-owned holder, filled in place (its times on the server's clock, ns since the epoch).
+     * @return as {@link #tryAcquire(CharSequence, long)}.
+     */
+    public long tryAcquire(final CharSequence key, final long permits, final Decision decision)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision);
+    }
+
+    /**
+     * @param key     the key.
+     * @param permits the cost.
+     * @param nowNs   the caller's time, ns since the Unix epoch (floored to &micro;s).
+     * @return as {@link #tryAcquire(CharSequence, long)}.
+     */
+    public long tryAcquire(final CharSequence key, final long permits, final long nowNs)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), null);
+    }
+
+    /**
+     * @param key      the key.
+     * @param permits  the cost.
+     * @param nowNs    the caller's time, ns since the Unix epoch (floored to &micro;s).
+     * @param decision a caller-owned holder, filled in place.
+     * @return as {@link #tryAcquire(CharSequence, long)}.
+     */
+    public long tryAcquire(final CharSequence key, final long permits, final long nowNs, final Decision decision)
+    {
+        return decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), decision);
+    }
+
+    /**
+     * @param key     array holding the key bytes.
+     * @param offset  first byte.
+     * @param length  byte count.
+     * @param permits the cost.
+     * @return as {@link #tryAcquire(CharSequence, long)}.
+     */
+    public long tryAcquire(final byte[] key, final int offset, final int length, final long permits)
+    {
+        return decide(RedisKeys.encode(prefix, key, offset, length), permits, SERVER_TIME, null);
+    }
+
+    /**
+     * @param key      array holding the key bytes.
+     * @param offset   first byte.
+     * @param length   byte count.
+     * @param permits  the cost.
+     * @param nowNs    the caller's time, ns since the Unix epoch.
+     * @param decision a caller-owned holder or null.
+     * @return as {@link #tryAcquire(CharSequence, long)}.
+     */
+    public long tryAcquire(
+        final byte[] key, final int offset, final int length, final long permits, final long nowNs,
+        final Decision decision)
+    {
+        return decide(RedisKeys.encode(prefix, key, offset, length), permits, callerTime(nowNs), decision);
+    }
+
+    /**
+     * Decide on the server's time without blocking; the listener gets the code exactly once.
+     *
+     * @param key      the key.
+     * @param permits  the cost.
+     * @param decision a caller-owned holder filled before the listener runs, or null.
+     * @param listener receives the code on an I/O thread.
+     */
+    public void tryAcquireAsync(
+        final CharSequence key, final long permits, final Decision decision, final DecisionListener listener)
+    {
+        decideAsync(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision, listener);
+    }
+
+    /**
+     * Decide on the caller's time without blocking; the listener gets the code exactly once.
+     *
+     * @param key      the key.
+     * @param permits  the cost.
+     * @param nowNs    the caller's time, ns since the Unix epoch.
+     * @param decision a caller-owned holder filled before the listener runs, or null.
+     * @param listener receives the code on an I/O thread.
+     */
+    public void tryAcquireAsync(
+        final CharSequence key, final long permits, final long nowNs, final Decision decision,
+        final DecisionListener listener)
+    {
+        decideAsync(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), decision, listener);
+    }
+
+    /**
+     * Decide on the server's time; a convenience that allocates a future and a {@link Decision}.
+     *
+     * @param key     the key.
+     * @param permits the cost.
+     * @return a stage completed with the filled decision (never exceptionally: failures are the fail policy's).
+     */
+    public CompletionStage<Decision> tryAcquireAsync(final CharSequence key, final long permits)
+    {
+        final Decision decision = new Decision();
+        final CompletableFuture<Decision> future = new CompletableFuture<>();
+        decideAsync(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision, code -> future.complete(decision));
+        return future;
+    }
+
+    byte[] redisKey(final CharSequence key)
+    {
+        return RedisKeys.encode(prefix, key);
+    }
+
+    private static long callerTime(final long nowNs)
+    {
+        final long nowUs = MicrosLimit.toMicros(nowNs);
+        return nowUs < 0 ? Long.MIN_VALUE : nowUs;
+    }
+
+    private long decide(final byte[] redisKey, final long permits, final long nowUs, final Decision decision)
+    {
+        final long incrementUs = limit.incrementUs(permits);
+        if (incrementUs < 1 || Long.MIN_VALUE == nowUs)
+        {
+            return never(nowUs, decision);
+        }
+        final ScriptReply reply = call(redisKey, incrementUs, 0, nowUs);
+        if (reply.complete4())
+        {
+            return fromReply(reply, decision);
+        }
+        return fallback(reply.cause, redisKey, permits, nowUs, decision);
+    }
+
+    /**
+     * One synchronous script call, EVALSHA then EVAL on NOSCRIPT, bounded by the timeout.
+     *
+     * @return the reply; when not {@link ScriptReply#complete4()} its {@code cause} says why.
+     */
+    ScriptReply call(final byte[] redisKey, final long incrementUs, final long lease, final long nowUs)
+    {
+        final ScriptReply reply = new ScriptReply();
+        final long startNs = System.nanoTime();
+        if (!breaker.allow(startNs))
+        {
+            reply.cause = FallbackCause.BREAKER_OPEN;
+            return reply;
+        }
+        try
+        {
+            AsyncCommand<byte[], byte[], ScriptReply> command =
+                dispatch(reply, true, redisKey, incrementUs, lease, nowUs);
+            boolean done = command.await(timeoutNs, TimeUnit.NANOSECONDS);
+            if (done && reply.noScript())
+            {
+                scriptReloads.incrementAndGet();
+                reply.reset();
+                command = dispatch(reply, false, redisKey, incrementUs, lease, nowUs);
+                final long leftNs = timeoutNs - (System.nanoTime() - startNs);
+                done = leftNs > 0 && command.await(leftNs, TimeUnit.NANOSECONDS);
+            }
+            if (!done)
+            {
+                command.cancel(false);
+                reply.cause = FallbackCause.TIMEOUT;
+            }
+            else if (!reply.complete4())
+            {
+                reply.cause = FallbackCause.ERROR;
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            if (ex instanceof io.lettuce.core.RedisCommandInterruptedException)
+            {
+                Thread.currentThread().interrupt();
+            }
+            reply.cause = FallbackCause.ERROR;
+        }
+        settle(reply);
+        return reply;
+    }
+
+    void settle(final ScriptReply reply)
+    {
+        if (reply.complete4())
+        {
+            roundTrips.incrementAndGet();
+            breaker.success();
+        }
+        else if (FallbackCause.BREAKER_OPEN != reply.cause)
+        {
+            breaker.failure(System.nanoTime());
+        }
+    }
+
+    AsyncCommand<byte[], byte[], ScriptReply> dispatch(
+        final ScriptReply reply, final boolean bySha, final byte[] redisKey, final long incrementUs,
+        final long lease, final long nowUs)
+    {
+        final AsyncCommand<byte[], byte[], ScriptReply> command =
+            new AsyncCommand<>(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply,
+                args(bySha, redisKey, incrementUs, lease, nowUs)));
+        connection.dispatch(command);
+        return command;
+    }
+
+    CommandArgs<byte[], byte[]> args(
+        final boolean bySha, final byte[] redisKey, final long incrementUs, final long lease, final long nowUs)
+    {
+        return new CommandArgs<>(ByteArrayCodec.INSTANCE)
+            .add(bySha ? GcraScript.SHA1_HEX : GcraScript.SOURCE)
+            .add(1)
+            .addKey(redisKey)
+            .add(incrementUs)
+            .add(limit.ceilingUs())
+            .add(limit.emissionIntervalUs())
+            .add(lease)
+            .add(nowUs)
+            .add(extraTtlMs);
+    }
+
+    long fromReply(final ScriptReply reply, final Decision decision)
+    {
+        final long code = 0 == reply.retryAfterUs ? Result.ADMITTED : reply.retryAfterUs * NS_PER_US;
+        if (null != decision)
+        {
+            decision.set(code, reply.tatAfterUs * NS_PER_US, reply.nowUs * NS_PER_US, effective);
+        }
+        return code;
+    }
+
+    long never(final long nowUs, final Decision decision)
+    {
+        if (null != decision)
+        {
+            decision.set(Result.NEVER, Long.MIN_VALUE, nowUs > 0 ? nowUs * NS_PER_US : 0, effective);
+        }
+        return Result.NEVER;
+    }
+
+    /**
+     * Answer by the fail policy, counted and logged at a bounded rate.
+     */
+    long fallback(
+        final FallbackCause cause, final byte[] redisKey, final long permits, final long nowUs,
+        final Decision decision)
+    {
+        log.record(cause, System.nanoTime());
+        final long nowNs = SERVER_TIME == nowUs ? localClock.nanoTime() : nowUs * NS_PER_US;
+        switch (policy)
+        {
+            case OPEN:
+                if (null != decision)
+                {
+                    decision.set(Result.ADMITTED, Long.MIN_VALUE, nowNs, effective);
+                }
+                return ADMITTED_FAIL_OPEN;
+            case CLOSED:
+                if (null != decision)
+                {
+                    decision.setOutcome(REJECTED_FAIL_CLOSED, 0, 0, effective.burst());
+                }
+                return REJECTED_FAIL_CLOSED;
+            default:
+                return null == decision ?
+                    local.tryAcquire(redisKey, 0, redisKey.length, permits, nowNs) :
+                    local.tryAcquire(redisKey, 0, redisKey.length, permits, nowNs, decision);
+        }
+    }
+
+    private void decideAsync(
+        final byte[] redisKey, final long permits, final long nowUs, final Decision decision,
+        final DecisionListener listener)
+    {
+        final long incrementUs = limit.incrementUs(permits);
+        if (incrementUs < 1 || Long.MIN_VALUE == nowUs)
+        {
+            listener.onDecision(never(nowUs, decision));
+            return;
+        }
+        AsyncCall.start(this, redisKey, permits, incrementUs, 0, nowUs, decision, listener, null);
+    }
+
+    boolean allow()
+    {
+        return breaker.allow(System.nanoTime());
+    }
+
+    void countReload()
+    {
+        scriptReloads.incrementAndGet();
+    }
+
+    /**
+     * @return the limit as rounded for Redis.
+     */
+    public MicrosLimit limit()
+    {
+        return limit;
+    }
+
+    /**
+     * @return the fail policy.
+     */
+    public FailPolicy policy()
+    {
+        return policy;
+    }
+
+    /**
+     * @return script calls that Redis answered (each one round trip; a NOSCRIPT reload counts once more in
+     * {@link #scriptReloads()}).
+     */
+    public long roundTrips()
+    {
+        return roundTrips.get();
+    }
+
+    /**
+     * @return NOSCRIPT replies answered by re-sending the script with EVAL.
+     */
+    public long scriptReloads()
+    {
+        return scriptReloads.get();
+    }
+
+    /**
+     * @param cause a cause.
+     * @return decisions answered by the fail policy for that cause.
+     */
+    public long fallbacks(final FallbackCause cause)
+    {
+        return log.count(cause);
+    }
+
+    /**
+     * @return decisions answered by the fail policy, all causes.
+     */
+    public long fallbacks()
+    {
+        return log.total();
+    }
+
+    /**
+     * @return warning lines logged about fallbacks (at most one per log interval).
+     */
+    public long fallbackLogLines()
+    {
+        return log.lines();
+    }
+
+    /**
+     * @return times the circuit breaker opened.
+     */
+    public long breakerOpenings()
+    {
+        return breaker.openings();
+    }
+
+    /**
+     * @return true while the circuit breaker keeps calls away from Redis.
+     */
+    public boolean breakerOpen()
+    {
+        return breaker.isOpen();
+    }
+
+    /**
+     * Stops the limiter's timeout thread, if it has one; the connection stays open (it is the caller's).
+     */
+    public void close()
+    {
+        if (null != timer)
+        {
+            timer.shutdownNow();
+        }
+    }
+}
