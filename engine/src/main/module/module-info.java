@@ -14,6 +14,7 @@ module dev.cellrate
     exports dev.cellrate;
     exports dev.cellrate.composite;
     exports dev.cellrate.concurrency;
+    exports dev.cellrate.http;
     exports dev.cellrate.reconfigure;
     exports dev.cellrate.shaper;
     exports dev.cellrate.stat;

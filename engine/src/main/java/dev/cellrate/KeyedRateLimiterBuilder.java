@@ -190,8 +190,8 @@ public final class KeyedRateLimiterBuilder
         final int slotsPerShard = validatedSlotsPerShard(shards);
         final int bound = validatedProbeBound(slotsPerShard);
         final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
-        return new KeyedShaper(limit, mode, new SlotTable(shards, slotsPerShard, bound, idleGraceNs, tableSeed),
-            clock);
+        return new KeyedShaper(limit, mode,
+            new SlotTable(shards, slotsPerShard, bound, idleGraceNs, tableSeed, clock), clock);
     }
 
     private int validatedShardCount()

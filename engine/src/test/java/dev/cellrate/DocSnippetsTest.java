@@ -34,6 +34,7 @@ final class DocSnippetsTest
         "import dev.cellrate.composite.*;",
         "import dev.cellrate.concurrency.*;",
         "import dev.cellrate.shaper.*;",
+        "import dev.cellrate.stat.*;",
         "import dev.cellrate.table.*;",
         "import dev.cellrate.tcm.*;",
         "import dev.cellrate.window.*;",

@@ -31,7 +31,7 @@ final class JvmLaunchIT
             "-cp", testClasses(),
             "probe.ModuleProbe"));
         assertTrue(output.contains("module dev.cellrate"), output);
-        assertTrue(output.contains("exports [dev.cellrate, dev.cellrate.composite, dev.cellrate.concurrency, " +
+        assertTrue(output.contains("exports [dev.cellrate, dev.cellrate.composite, dev.cellrate.concurrency, dev.cellrate.http, " +
             "dev.cellrate.reconfigure, dev.cellrate.shaper, dev.cellrate.stat, dev.cellrate.tcm, dev.cellrate.translate, " +
             "dev.cellrate.warmup, dev.cellrate.window]"),
             output);

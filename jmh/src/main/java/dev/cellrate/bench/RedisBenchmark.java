@@ -228,9 +228,9 @@ public class RedisBenchmark
         switch (impl)
         {
             case "cellrate":
-                return RedisRateLimiter.isAdmitted(plain.tryAcquire(keyStrings[k], 1));
+                return dev.cellrate.Result.isAdmitted(plain.tryAcquire(keyStrings[k], 1));
             case "cellrate-two-tier":
-                return RedisRateLimiter.isAdmitted(twoTier.tryAcquire(keyStrings[k], 1));
+                return dev.cellrate.Result.isAdmitted(twoTier.tryAcquire(keyStrings[k], 1));
             default:
                 final BucketProxy bucket = keys == 1 ? hotBucket : bucket4j.builder().build(keyBytes[k], () -> configuration);
                 return bucket.tryConsume(1);
@@ -249,7 +249,7 @@ public class RedisBenchmark
     {
         counter.decisions++;
         final int k = keys == 1 ? 0 : counter.nextKey(keys - 1);
-        return RedisRateLimiter.isAdmitted(plain.tryAcquire(keyStrings[k], 1));
+        return dev.cellrate.Result.isAdmitted(plain.tryAcquire(keyStrings[k], 1));
     }
 
     /**
