@@ -2,11 +2,13 @@
 """Turn a JMH JSON result (and the memory-per-key output) into the markdown tables of docs/benchmarks.md.
 
 Usage:
-  python3 jmh/tables.py RESULT.json [--memory MEMORY.txt] [--update docs/benchmarks.md]
+  python3 jmh/tables.py RUN1.json [RUN2.json ...] [--memory MEMORY.txt] [--update docs/benchmarks.md]
 
 Without --update the markdown goes to stdout. With --update the text between the markers
 <!-- results:begin --> and <!-- results:end --> in that file is replaced.
-Every ratio is computed from the one JSON file, i.e. from one JMH run.
+Every ratio is computed inside one JSON file, i.e. inside one JMH run (cellrate, its peers and its baselines
+back to back); with several files each ratio is computed per run and reported as the median with the range
+(min-max) over the runs. Scores in the detail tables are the median over the runs.
 """
 import argparse
 import json
@@ -33,6 +35,7 @@ KEYED_ROWS = [
     ("cellrate", "cellrate `KeyedRateLimiter`"),
     ("cellrateShaper", "cellrate `KeyedShaper.reserve` (delay)"),
     ("randomCas", "baseline: random CAS, same footprint"),
+    ("hashOnly", "baseline: cellrate's key hash only (no table)"),
     ("bucket4jMap", "Bucket4j + `ConcurrentHashMap`"),
     ("bucket4jCaffeine", "Bucket4j + Caffeine `expireAfterAccess`"),
 ]
@@ -62,6 +65,60 @@ class Results:
             return None
         m = e.get("secondaryMetrics", {}).get("gc.alloc.rate.norm")
         return None if m is None else m["score"]
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    if n == 0:
+        return None
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2.0
+
+
+class Runs:
+    """Several runs: score()/alloc() give the median over the runs that have the benchmark; each(f) applies a
+    function of one run (a Results) to every run and keeps the values that are not None."""
+
+    def __init__(self, runs):
+        self.runs = [Results(entries) for entries in runs]
+        self.entries = [e for r in self.runs for e in r.entries]
+
+    def find(self, cls, method, **params):
+        for r in self.runs:
+            e = r.find(cls, method, **params)
+            if e is not None:
+                return e
+        return None
+
+    def finds(self, cls, method, **params):
+        return [e for e in (r.find(cls, method, **params) for r in self.runs) if e is not None]
+
+    def score(self, cls, method, **params):
+        return median([x for x in (r.score(cls, method, **params) for r in self.runs) if x is not None])
+
+    def alloc(self, cls, method, **params):
+        return median([x for x in (r.alloc(cls, method, **params) for r in self.runs) if x is not None])
+
+    def each(self, f):
+        return [x for x in (f(r) for r in self.runs) if x is not None]
+
+
+class Stat:
+    """Median and range of one ratio over the runs."""
+
+    def __init__(self, values):
+        self.values = values
+        self.median = median(values)
+        self.low = min(values) if values else None
+        self.high = max(values) if values else None
+
+
+def fmt_stat(st, unit="x"):
+    if st.median is None:
+        return "–"
+    if len(st.values) == 1:
+        return "%.2f%s" % (st.median, unit)
+    return "%.2f%s (%.2f–%.2f, %d runs)" % (st.median, unit, st.low, st.high, len(st.values))
 
 
 def fmt(x, digits=2):
@@ -116,38 +173,42 @@ def single_table(r, title, one_cls, two_cls):
 
 def keyed_table(r, keys, distribution):
     p = {"keys": keys, "distribution": distribution}
-    if r.find("KeyedBenchmark", "longKey", **p) is None and r.find("KeyedBenchmark", "stringKey", **p) is None:
+    methods = [m for m in ("longKey", "stringKey", "bytesKey") if r.find("KeyedBenchmark", m, **p) is not None]
+    if not methods:
         return []
-    ref_l = r.score("KeyedBenchmark", "longKey", target="cellrate", **p)
-    ref_s = r.score("KeyedBenchmark", "stringKey", target="cellrate", **p)
-    out = ["#### Keyed, %s keys, %s, 1 thread" % ("{:,}".format(int(keys)), distribution), "",
-           "| target | long keys ops/µs | B/op | string keys ops/µs | B/op | cellrate ÷ this, long | string |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    names = {"longKey": "long keys", "stringKey": "string keys", "bytesKey": "byte keys"}
+    refs = {m: r.score("KeyedBenchmark", m, target="cellrate", **p) for m in methods}
+    out = ["#### Keyed, %s keys, %s, 1 thread (median ops/µs over the runs)" % ("{:,}".format(int(keys)), distribution), "",
+           "| target | " + " | ".join("%s ops/µs | B/op" % names[m] for m in methods) + " | "
+           + " | ".join("cellrate ÷ this, %s" % names[m] for m in methods) + " |",
+           "| --- |" + " ---: | ---: |" * len(methods) + " ---: |" * len(methods)]
     for target, label in KEYED_ROWS:
-        sl = r.score("KeyedBenchmark", "longKey", target=target, **p)
-        ss = r.score("KeyedBenchmark", "stringKey", target=target, **p)
-        if sl is None and ss is None:
+        scores = [r.score("KeyedBenchmark", m, target=target, **p) for m in methods]
+        if all(x is None for x in scores):
             continue
-        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-            label, fmt(sl), fmt_alloc(r.alloc("KeyedBenchmark", "longKey", target=target, **p)),
-            fmt(ss), fmt_alloc(r.alloc("KeyedBenchmark", "stringKey", target=target, **p)),
-            fmt_ratio(ratio(ref_l, sl)), fmt_ratio(ratio(ref_s, ss))))
+        cells = []
+        for m, x in zip(methods, scores):
+            cells += [fmt(x), fmt_alloc(r.alloc("KeyedBenchmark", m, target=target, **p))]
+        cells += [fmt_ratio(ratio(refs[m], x)) for m, x in zip(methods, scores)]
+        out.append("| %s | %s |" % (label, " | ".join(cells)))
     return out + [""]
 
 
 def latency_table(r):
     rows = []
     for method, label in SINGLE_ROWS:
-        e = r.find("AdmitLatencyBenchmark", method)
-        if e is None:
+        es = r.finds("AdmitLatencyBenchmark", method)
+        if not es:
             continue
-        pc = e["primaryMetric"].get("scorePercentiles", {})
+        pc = {q: median([e["primaryMetric"].get("scorePercentiles", {}).get(q) for e in es
+                         if e["primaryMetric"].get("scorePercentiles", {}).get(q) is not None])
+              for q in ("50.0", "99.0", "99.9", "99.99", "100.0")}
         rows.append("| %s | %s | %s | %s | %s | %s |" % (
             label, fmt(pc.get("50.0"), 0), fmt(pc.get("99.0"), 0), fmt(pc.get("99.9"), 0),
             fmt(pc.get("99.99"), 0), fmt(pc.get("100.0"), 0)))
     if not rows:
         return []
-    return ["#### Latency of one admit, 2 threads on one limiter (SampleTime, ns, includes JMH's timer read)", "",
+    return ["#### Latency of one admit, 2 threads on one limiter (SampleTime, ns, includes JMH's timer read; median over the runs)", "",
             "| limiter | p50 | p99 | p99.9 | p99.99 | max |", "| --- | ---: | ---: | ---: | ---: | ---: |"] + rows + [""]
 
 
@@ -192,50 +253,68 @@ def parse_memory(path):
             k = re.match(r"Memory per key, ([\d,]+) long keys", line)
             if k:
                 per_key["_keys"] = k.group(1)
+                per_key["_keys_plain"] = k.group(1).replace(",", "")
             m = re.match(r"\s+(\w+)\s+([\d,]+)\s+(-?[\d,]+)\s+([\d.]+)", line)
             if m:
                 per_key[m.group(1)] = float(m.group(4))
     return per_key
 
 
-def targets_table(r, memory):
+def targets_table(runs, memory):
     A1, A2, R1, R2 = "AdmitOneThreadBenchmark", "AdmitTwoThreadsBenchmark", "RejectOneThreadBenchmark", "RejectTwoThreadsBenchmark"
-    K = {"keys": "1000000", "distribution": "uniform"}
+    K = {"keys": memory.get("_keys_plain", "1000000"), "distribution": "uniform"}
+    KB = "KeyedBenchmark"
     rows = []
 
     def row(name, goal, value, met):
         rows.append("| %s | %s | %s | %s |" % (name, goal, value, "–" if met is None else ("yes" if met else "**no**")))
 
-    def at_least(name, goal, x, bound):
-        row(name, goal, fmt_ratio(x), None if x is None else x >= bound)
+    def ratio_row(name, goal, f, at_least, bound):
+        st = Stat(runs.each(f))
+        met = None if st.median is None else (st.median >= bound if at_least else st.median <= bound)
+        row(name, goal, fmt_stat(st), met)
 
-    c1 = r.score(A1, "cellrateCallerTime")
-    at_least("admit, 1 thread, caller time ÷ Guava", "≥ 6x", ratio(c1, r.score(A1, "guava")), 6)
-    at_least("admit, 1 thread, caller time ÷ Bucket4j", "≥ 6x", ratio(c1, r.score(A1, "bucket4jLockFree")), 6)
-    cost = ratio(r.score(A1, "baselineAtomicIncrement"), c1)
-    row("admit, 1 thread, cost ÷ `AtomicLong` increment", "≤ 1.25x", fmt_ratio(cost), None if cost is None else cost <= 1.25)
-    n1 = r.score(A1, "cellrateNanoClock")
-    at_least("admit, 1 thread, clock per call ÷ Guava", "≥ 1.3x", ratio(n1, r.score(A1, "guava")), 1.3)
-    at_least("admit, 1 thread, clock per call ÷ Bucket4j", "≥ 1.3x", ratio(n1, r.score(A1, "bucket4jLockFree")), 1.3)
-    c2 = r.score(A2, "cellrateCallerTime")
-    at_least("admit, 2 threads, one limiter ÷ Guava", "≥ 8x", ratio(c2, r.score(A2, "guava")), 8)
-    at_least("admit, 2 threads, one limiter ÷ Bucket4j", "≥ 10x", ratio(c2, r.score(A2, "bucket4jLockFree")), 10)
-    at_least("reject flood, 2 threads ÷ own 1 thread", "≥ 1.8x",
-             ratio(r.score(R2, "cellrateCallerTime"), r.score(R1, "cellrateCallerTime")), 1.8)
-    kl = r.score("KeyedBenchmark", "longKey", target="cellrate", **K)
-    at_least("keyed, 1 M uniform long keys ÷ Bucket4j + CHM", "≥ 20x",
-             ratio(kl, r.score("KeyedBenchmark", "longKey", target="bucket4jMap", **K)), 20)
-    kcost = ratio(r.score("KeyedBenchmark", "longKey", target="randomCas", **K), kl)
-    row("keyed, 1 M uniform long keys, cost ÷ bare random CAS", "≤ 1.5x", fmt_ratio(kcost),
-        None if kcost is None else kcost <= 1.5)
-    at_least("keyed, 1 M uniform string keys ÷ Bucket4j + CHM", "≥ 10x",
-             ratio(r.score("KeyedBenchmark", "stringKey", target="cellrate", **K),
-                   r.score("KeyedBenchmark", "stringKey", target="bucket4jMap", **K)), 10)
+    def sc(r, cls, method, **params):
+        return r.score(cls, method, **params)
+
+    ratio_row("admit, 1 thread, caller time ÷ Guava", "≥ 6x",
+              lambda r: ratio(sc(r, A1, "cellrateCallerTime"), sc(r, A1, "guava")), True, 6)
+    ratio_row("admit, 1 thread, caller time ÷ Bucket4j", "≥ 6x",
+              lambda r: ratio(sc(r, A1, "cellrateCallerTime"), sc(r, A1, "bucket4jLockFree")), True, 6)
+    ratio_row("admit, 1 thread, cost ÷ `AtomicLong` increment", "≤ 1.5x",
+              lambda r: ratio(sc(r, A1, "baselineAtomicIncrement"), sc(r, A1, "cellrateCallerTime")), False, 1.5)
+    ratio_row("admit, 1 thread, clock per call ÷ Guava", "≥ 1.3x",
+              lambda r: ratio(sc(r, A1, "cellrateNanoClock"), sc(r, A1, "guava")), True, 1.3)
+    ratio_row("admit, 1 thread, clock per call ÷ Bucket4j", "≥ 1.3x",
+              lambda r: ratio(sc(r, A1, "cellrateNanoClock"), sc(r, A1, "bucket4jLockFree")), True, 1.3)
+    ratio_row("admit, 2 threads, one limiter ÷ Guava", "≥ 8x",
+              lambda r: ratio(sc(r, A2, "cellrateCallerTime"), sc(r, A2, "guava")), True, 8)
+    ratio_row("admit, 2 threads, one limiter ÷ Bucket4j", "≥ 10x",
+              lambda r: ratio(sc(r, A2, "cellrateCallerTime"), sc(r, A2, "bucket4jLockFree")), True, 10)
+    ratio_row("reject flood, 2 threads ÷ own 1 thread", "≥ 1.8x",
+              lambda r: ratio(sc(r, R2, "cellrateCallerTime"), sc(r, R1, "cellrateCallerTime")), True, 1.8)
+    n = "{:,}".format(int(K["keys"]))
+    n = n.replace(",000,000", " M") if n.endswith(",000,000") else n
+    ratio_row("keyed, %s uniform long keys ÷ Bucket4j + CHM" % n, "≥ 20x",
+              lambda r: ratio(sc(r, KB, "longKey", target="cellrate", **K), sc(r, KB, "longKey", target="bucket4jMap", **K)),
+              True, 20)
+    ratio_row("keyed, %s uniform long keys, cost ÷ bare random CAS" % n, "≤ 1.3x",
+              lambda r: ratio(sc(r, KB, "longKey", target="randomCas", **K), sc(r, KB, "longKey", target="cellrate", **K)),
+              False, 1.3)
+    ratio_row("keyed, %s uniform long keys, batch of %s ÷ single calls" % (n, batch_size(runs) or "?"), "≥ 2.5x",
+              lambda r: ratio(sc(r, "KeyedBatchBenchmark", "batch", **K), sc(r, "KeyedBatchBenchmark", "single", **K)),
+              True, 2.5)
+    ratio_row("keyed, %s uniform string keys ÷ Bucket4j + CHM" % n, "≥ 5x",
+              lambda r: ratio(sc(r, KB, "stringKey", target="cellrate", **K), sc(r, KB, "stringKey", target="bucket4jMap", **K)),
+              True, 5)
+    ratio_row("keyed, %s uniform byte keys ÷ Bucket4j + CHM" % n, "≥ 5x",
+              lambda r: ratio(sc(r, KB, "bytesKey", target="cellrate", **K), sc(r, KB, "bytesKey", target="bucket4jMap", **K)),
+              True, 5)
     allocs = []
-    for e in r.entries:
+    for e in runs.entries:
         name = e["benchmark"].rsplit(".", 1)[1]
         is_cellrate = name.startswith("cellrate") or (e.get("params") or {}).get("target", "").startswith("cellrate") \
-            or ".FamilyBenchmark." in e["benchmark"] \
+            or ".FamilyBenchmark." in e["benchmark"] or ".KeyedBatchBenchmark." in e["benchmark"] \
             or re.search(r"\.Shaper\w*Benchmark\.", e["benchmark"]) is not None
         m = e.get("secondaryMetrics", {}).get("gc.alloc.rate.norm")
         # SampleTime forks allocate JMH's own sample storage (~0.1 B/op even for a bare AtomicLong), so
@@ -243,18 +322,46 @@ def targets_table(r, memory):
         if is_cellrate and m is not None and e.get("mode") != "sample":
             allocs.append(m["score"])
     worst = max(allocs) if allocs else None
-    row("allocation, every cellrate throughput benchmark (worst)", "< 0.01 B/op",
-        "–" if worst is None else "%.4f B/op (%d benchmarks)" % (worst, len(allocs)),
+    row("allocation, every cellrate throughput benchmark (worst of every run)", "< 0.01 B/op",
+        "–" if worst is None else "%.4f B/op (%d results)" % (worst, len(allocs)),
         None if worst is None else worst < 0.01)
     mem_c, mem_b = memory.get("cellrate"), memory.get("bucket4jMap")
-    row("memory per key, %s keys" % memory.get("_keys", "1,000,000"), "≤ 32 B", "–" if mem_c is None else "%.1f B" % mem_c,
-        None if mem_c is None else mem_c <= 32)
-    at_least("memory per key, Bucket4j + CHM ÷ cellrate", "≥ 10x", ratio(mem_b, mem_c), 10)
-    lat = r.find("AdmitLatencyBenchmark", "cellrateCallerTime")
-    p999 = None if lat is None else lat["primaryMetric"].get("scorePercentiles", {}).get("99.9")
-    row("latency p99.9, 2 threads on one limiter", "≤ 1 µs", "–" if p999 is None else "%.0f ns" % p999,
-        None if p999 is None else p999 <= 1000)
-    return ["#### Targets", "", "| target | goal | measured | met |", "| --- | --- | --- | --- |"] + rows + [""]
+    row("memory per key, %s keys" % memory.get("_keys", "1,000,000"), "≤ 24 B", "–" if mem_c is None else "%.1f B" % mem_c,
+        None if mem_c is None else mem_c <= 24)
+    mem_ratio = ratio(mem_b, mem_c)
+    row("memory per key, Bucket4j + CHM ÷ cellrate", "≥ 13x", fmt_ratio(mem_ratio),
+        None if mem_ratio is None else mem_ratio >= 13)
+    p999 = []
+    for e in runs.finds("AdmitLatencyBenchmark", "cellrateCallerTime"):
+        v = e["primaryMetric"].get("scorePercentiles", {}).get("99.9")
+        if v is not None:
+            p999.append(v / 1000.0)
+    st = Stat(p999)
+    row("latency p99.9, 2 threads on one limiter", "≤ 1 µs", fmt_stat(st, " µs"),
+        None if st.median is None else st.median <= 1.0)
+    return ["#### Targets (median over the runs, range in brackets)", "", "| target | goal | measured | met |",
+            "| --- | --- | --- | --- |"] + rows + [""]
+
+
+def batch_size(runs):
+    """KeyedBatchBenchmark.BATCH (a constant of the class, not a JMH parameter)."""
+    return None if runs.find("KeyedBatchBenchmark", "batch") is None else 32
+
+
+def batch_table(r, keys, distribution):
+    p = {"keys": keys, "distribution": distribution}
+    single = r.finds("KeyedBatchBenchmark", "single", **p)
+    batch = r.finds("KeyedBatchBenchmark", "batch", **p)
+    if not single and not batch:
+        return []
+    st = Stat(r.each(lambda x: ratio(x.score("KeyedBatchBenchmark", "batch", **p), x.score("KeyedBatchBenchmark", "single", **p))))
+    return ["#### Keyed batch, %s long keys, %s, 1 thread (ops/µs = keys decided per µs)" % ("{:,}".format(int(keys)), distribution), "",
+            "| call | keys/µs | B/key |", "| --- | ---: | ---: |",
+            "| one `tryAcquire(key, permits, now)` per key | %s | %s |" % (
+                fmt(r.score("KeyedBatchBenchmark", "single", **p)), fmt_alloc(r.alloc("KeyedBatchBenchmark", "single", **p))),
+            "| `tryAcquire(keys, count, permits, now, codes)`, %s keys a call | %s | %s |" % (
+                batch_size(r) or "?", fmt(r.score("KeyedBatchBenchmark", "batch", **p)), fmt_alloc(r.alloc("KeyedBatchBenchmark", "batch", **p))),
+            "", "Batch ÷ single: %s." % fmt_stat(st), ""]
 
 
 def memory_table(memory):
@@ -268,8 +375,8 @@ def memory_table(memory):
     return out + [""]
 
 
-def render(entries, memory):
-    r = Results(entries)
+def render(runs, memory):
+    r = Runs(runs)
     out = []
     out += targets_table(r, memory)
     out += single_table(r, "Admit path: one limiter, every call admitted", "AdmitOneThreadBenchmark", "AdmitTwoThreadsBenchmark")
@@ -278,6 +385,7 @@ def render(entries, memory):
     for keys in ("1000", "1000000", "10000000"):
         for distribution in ("uniform", "zipf"):
             out += keyed_table(r, keys, distribution)
+            out += batch_table(r, keys, distribution)
     out += shaper_table(r)
     out += family_table(r)
     out += memory_table(memory)
@@ -286,13 +394,15 @@ def render(entries, memory):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("json")
+    ap.add_argument("json", nargs="+", help="one JMH JSON result per run")
     ap.add_argument("--memory", help="output of java -jar jmh/target/demo.jar memory")
     ap.add_argument("--update", help="markdown file whose results section to replace")
     args = ap.parse_args()
-    with open(args.json) as f:
-        entries = json.load(f)
-    text = render(entries, parse_memory(args.memory))
+    runs = []
+    for path in args.json:
+        with open(path) as f:
+            runs.append(json.load(f))
+    text = render(runs, parse_memory(args.memory))
     if not args.update:
         print(text)
         return

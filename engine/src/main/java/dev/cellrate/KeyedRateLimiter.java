@@ -45,12 +45,16 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     private final TableFullPolicy policy;
     private final NanoClock clock;
 
+    /** Consumes the batch touches (see {@link #decideBatch}); written only if they xor to this sentinel. */
+    private static final long TOUCH_SENTINEL = 0x5EED_7011_C0DE_F00DL;
+    private long touchSink;
+
     KeyedRateLimiter(
         final Limit limit,
         final TableFullPolicy policy,
         final NanoClock clock,
         final int shardCount,
-        final int slotCount,
+        final int slotsPerShard,
         final int probeBound,
         final long idleGraceNs,
         final long secret0,
@@ -60,7 +64,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         this.policy = policy;
         this.clock = clock;
         this.table =
-            new SlotTable(shardCount, slotCount / shardCount, probeBound, idleGraceNs, secret0, secret1, clock);
+            new SlotTable(shardCount, slotsPerShard, probeBound, idleGraceNs, secret0, secret1, clock);
         this.step = new Step(table);
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
@@ -178,6 +182,98 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         final Decision decision)
     {
         return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, decision);
+    }
+
+    /**
+     * Decide a batch of long keys in one call: exactly the codes of one {@code tryAcquire(keys[i], permits,
+     * nowNs)} per key in index order (a key repeated in the batch is charged once per occurrence, in order),
+     * but faster on a table larger than the caches: every key's word is computed and its home slot touched
+     * first, so the cache misses of the whole batch overlap instead of following one another, and then the
+     * keys are decided one by one on slots already on their way to the core. A gateway event loop that read
+     * many requests in one wake-up, or an order gateway with a burst of orders, calls this once.
+     * Allocation-free; {@code codesOut} doubles as the scratch space for the key words.
+     *
+     * @param keys     the keys; {@code keys[0 .. count)} are decided.
+     * @param count    how many keys, in [0, min(keys.length, codesOut.length)].
+     * @param permits  the cost of each key.
+     * @param nowNs    the time of the requests, ns.
+     * @param codesOut receives the code of {@code keys[i]} at index i (as {@link #tryAcquire(long, long, long)}).
+     * @throws IndexOutOfBoundsException if count does not fit both arrays (nothing is decided).
+     */
+    public void tryAcquire(
+        final long[] keys, final int count, final long permits, final long nowNs, final long[] codesOut)
+    {
+        checkBatch(count, keys.length, codesOut.length);
+        final SlotTable table = this.table;
+        long touched = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final long keyWord = table.keyWord(keys[i]);
+            codesOut[i] = keyWord;
+            touched ^= table.touch(keyWord);
+        }
+        decideBatch(touched, count, limit.incrementNs(permits), nowNs, codesOut);
+    }
+
+    /**
+     * Decide a batch of byte keys held in one array (e.g. the read buffer of a connection): key i is
+     * {@code keys[offsets[i] .. offsets[i] + lengths[i])}. Same codes as one
+     * {@link #tryAcquire(byte[], int, int, long, long)} per key in index order; the keys are hashed and their
+     * slots touched first, then decided (see {@link #tryAcquire(long[], int, long, long, long[])}).
+     *
+     * @param keys     the array holding every key's bytes.
+     * @param offsets  first byte of each key.
+     * @param lengths  byte count of each key.
+     * @param count    how many keys, in [0, min(offsets.length, lengths.length, codesOut.length)].
+     * @param permits  the cost of each key.
+     * @param nowNs    the time of the requests, ns.
+     * @param codesOut receives the code of key i at index i.
+     * @throws IndexOutOfBoundsException if count does not fit the arrays or a key's range does not fit
+     *                                   {@code keys} (nothing is decided: every key is hashed before any decision).
+     */
+    public void tryAcquire(
+        final byte[] keys, final int[] offsets, final int[] lengths, final int count, final long permits,
+        final long nowNs, final long[] codesOut)
+    {
+        checkBatch(count, Math.min(offsets.length, lengths.length), codesOut.length);
+        final SlotTable table = this.table;
+        long touched = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final long keyWord = table.keyWord(keys, offsets[i], lengths[i]);
+            codesOut[i] = keyWord;
+            touched ^= table.touch(keyWord);
+        }
+        decideBatch(touched, count, limit.incrementNs(permits), nowNs, codesOut);
+    }
+
+    /**
+     * As {@link #tryAcquire(byte[], int[], int[], int, long, long, long[])} for keys in a {@link DirectBuffer}.
+     *
+     * @param keys     the buffer holding every key's bytes.
+     * @param offsets  first byte of each key.
+     * @param lengths  byte count of each key.
+     * @param count    how many keys, in [0, min(offsets.length, lengths.length, codesOut.length)].
+     * @param permits  the cost of each key.
+     * @param nowNs    the time of the requests, ns.
+     * @param codesOut receives the code of key i at index i.
+     * @throws IndexOutOfBoundsException if count does not fit the arrays or a key's range does not fit the
+     *                                   buffer (nothing is decided).
+     */
+    public void tryAcquire(
+        final DirectBuffer keys, final int[] offsets, final int[] lengths, final int count, final long permits,
+        final long nowNs, final long[] codesOut)
+    {
+        checkBatch(count, Math.min(offsets.length, lengths.length), codesOut.length);
+        final SlotTable table = this.table;
+        long touched = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final long keyWord = table.keyWord(keys, offsets[i], lengths[i]);
+            codesOut[i] = keyWord;
+            touched ^= table.touch(keyWord);
+        }
+        decideBatch(touched, count, limit.incrementNs(permits), nowNs, codesOut);
     }
 
     /**
@@ -359,6 +455,32 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
             }
         }
         return Gcra.retryAfterNs(table.tatNs(keyWord), nowNs, emissionIntervalNs, ceilingNs);
+    }
+
+    /**
+     * Second half of a batch: {@code codes[0 .. count)} hold key words (their slots touched); decide them in
+     * order, overwriting each word with its code. The touched values are folded into one comparison that
+     * the compiler cannot drop, so the touches stay loads.
+     */
+    private void decideBatch(
+        final long touched, final int count, final long incrementNs, final long nowNs, final long[] codes)
+    {
+        if (TOUCH_SENTINEL == touched)
+        {
+            touchSink = touched;
+        }
+        for (int i = 0; i < count; i++)
+        {
+            codes[i] = charge(codes[i], incrementNs, nowNs, null);
+        }
+    }
+
+    private static void checkBatch(final int count, final int keys, final int codes)
+    {
+        if (count < 0 || count > keys || count > codes)
+        {
+            throw new IndexOutOfBoundsException("count must be in [0, " + Math.min(keys, codes) + "] but was " + count);
+        }
     }
 
     private long charge(final long keyWord, final long incrementNs, final long nowNs, final Decision decision)

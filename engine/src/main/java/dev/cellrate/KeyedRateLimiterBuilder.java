@@ -15,8 +15,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link IllegalArgumentException} naming the field and its allowed range.
  * <p>
  * Defaults: 2<sup>20</sup> slots (16 MiB, designed for {@link #DESIGNED_LOAD_PERCENT}% = 786,432 keys),
- * 64 shards (fewer for tables under 64 * 128 slots: as many as leave {@link #DEFAULT_PROBE_BOUND} slots per
- * shard, at least 1), probe bound 128 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle
+ * 64 shards (fewer for tables under 64 * 512 slots: as many as leave {@link #DEFAULT_PROBE_BOUND} slots per
+ * shard, at least 1), probe bound 512 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle
  * grace 1 s, a random 128-bit key-hash secret from {@link SecureRandom}, {@link SystemNanoClock} (which also bounds the time
  * eviction uses: callers' {@code nowNs} must be on this clock).
  * <p>
@@ -33,8 +33,14 @@ public final class KeyedRateLimiterBuilder
     /** Default shard count. */
     public static final int DEFAULT_SHARD_COUNT = 64;
 
-    /** Default probe bound. */
-    public static final int DEFAULT_PROBE_BOUND = 128;
+    /**
+     * Default probe bound: with linear probing a bound of 128 refused about 1% of the last inserts into a table
+     * sized exactly to its expected keys (75%, and a shard's share of the keys varies around it); at 512 the
+     * chance that an insert at 75% load finds no free slot within the bound is about 10<sup>-9</sup>. A present
+     * key is found at its home slot or next to it whatever the bound; only lookups of absent keys in a table
+     * full of tombstones walk further.
+     */
+        public static final int DEFAULT_PROBE_BOUND = 512;
 
     /** Default idle grace: 1 s. */
     public static final long DEFAULT_IDLE_GRACE_NS = 1_000_000_000L;
@@ -62,7 +68,8 @@ public final class KeyedRateLimiterBuilder
     }
 
     /**
-     * @param slotCount total slots (the capacity), a power of two in [shardCount, 2<sup>26</sup>].
+     * @param slotCount total slots (the capacity), in [shardCount, {@link TableLayout#MAX_SLOTS}]; any count,
+     *                  rounded up to a multiple of the shard count (16 bytes each).
      * @return this.
      */
     public KeyedRateLimiterBuilder slotCount(final int slotCount)
@@ -72,17 +79,17 @@ public final class KeyedRateLimiterBuilder
     }
 
     /**
-     * Size the table for {@code keys} keys at the designed load: slots = the power of two &ge;
-     * keys * 100 / {@link #DESIGNED_LOAD_PERCENT}.
+     * Size the table for {@code keys} keys at the designed load: slots = keys * 100 /
+     * {@link #DESIGNED_LOAD_PERCENT} rounded up (to a multiple of the shard count at build), i.e. about 21.3
+     * bytes of slot per key at any key count (not the next power of two).
      *
-     * @param keys expected keys, in [1, 2<sup>26</sup> * 3 / 4].
+     * @param keys expected keys, in [1, {@link TableLayout#MAX_SLOTS} * 3 / 4] (100 M keys fit).
      * @return this.
      */
     public KeyedRateLimiterBuilder expectedKeys(final int keys)
     {
         Bounds.requireRange("expectedKeys", keys, 1, (long)TableLayout.MAX_SLOTS * DESIGNED_LOAD_PERCENT / 100);
-        final long slots = ((long)keys * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT;
-        this.slotCount = (int)Math.max(1, Long.highestOneBit(slots - 1) << 1);
+        this.slotCount = (int)(((long)keys * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT);
         return this;
     }
 
@@ -176,9 +183,11 @@ public final class KeyedRateLimiterBuilder
     public KeyedRateLimiter build()
     {
         final int shards = validatedShardCount();
-        final int bound = validatedProbeBound(shards);
+        final int slotsPerShard = validatedSlotsPerShard(shards);
+        final int bound = validatedProbeBound(slotsPerShard);
         final long[] secret = secret();
-        return new KeyedRateLimiter(limit, policy, clock, shards, slotCount, bound, idleGraceNs, secret[0], secret[1]);
+        return new KeyedRateLimiter(
+            limit, policy, clock, shards, slotsPerShard, bound, idleGraceNs, secret[0], secret[1]);
     }
 
     /**
@@ -196,10 +205,11 @@ public final class KeyedRateLimiterBuilder
             throw new IllegalArgumentException("mode must not be null");
         }
         final int shards = validatedShardCount();
-        final int bound = validatedProbeBound(shards);
+        final int slotsPerShard = validatedSlotsPerShard(shards);
+        final int bound = validatedProbeBound(slotsPerShard);
         final long[] secret = secret();
         return new KeyedShaper(limit, mode,
-            new SlotTable(shards, slotCount / shards, bound, idleGraceNs, secret[0], secret[1], clock), clock);
+            new SlotTable(shards, slotsPerShard, bound, idleGraceNs, secret[0], secret[1], clock), clock);
     }
 
     private long[] secret()
@@ -216,23 +226,34 @@ public final class KeyedRateLimiterBuilder
         Bounds.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
         final int shards = shardCountSet ? shardCount : defaultShardCount(slotCount);
         Bounds.requireRange("shardCount", shards, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
-        if (Integer.bitCount(slotCount) != 1 || Integer.bitCount(shards) != 1)
+        if (Integer.bitCount(shards) != 1)
         {
-            throw new IllegalArgumentException("slotCount and shardCount must be powers of two but were " +
-                slotCount + " and " + shards);
+            throw new IllegalArgumentException("shardCount must be a power of two but was " + shards);
         }
         return shards;
     }
 
-    private int validatedProbeBound(final int shards)
+    /** slotCount rounded up to a multiple of the shard count, per shard. */
+    private int validatedSlotsPerShard(final int shards)
     {
-        final int bound = probeBoundSet ? probeBound : Math.min(DEFAULT_PROBE_BOUND, slotCount / shards);
-        Bounds.requireRange("probeBound", bound, 1, slotCount / shards);
+        final int slotsPerShard = (int)(((long)slotCount + shards - 1) / shards);
+        if ((long)slotsPerShard * shards > TableLayout.MAX_SLOTS)
+        {
+            throw new IllegalArgumentException("slotCount rounded up to a multiple of shardCount must be in [1, " +
+                TableLayout.MAX_SLOTS + "] but was " + (long)slotsPerShard * shards);
+        }
+        return slotsPerShard;
+    }
+
+    private int validatedProbeBound(final int slotsPerShard)
+    {
+        final int bound = probeBoundSet ? probeBound : Math.min(DEFAULT_PROBE_BOUND, slotsPerShard);
+        Bounds.requireRange("probeBound", bound, 1, slotsPerShard);
         return bound;
     }
 
     /**
-     * @param slotCount total slots, a power of two.
+     * @param slotCount total slots.
      * @return {@link #DEFAULT_SHARD_COUNT}, or fewer so that a shard keeps {@link #DEFAULT_PROBE_BOUND} slots,
      * at least 1.
      */

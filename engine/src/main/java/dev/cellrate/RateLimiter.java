@@ -26,6 +26,9 @@ public final class RateLimiter implements DebitLimiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
+    /** The cell word as base object and address (the admit path's raw access; {@link #cells} keeps it alive). */
+    private final Object tatBase;
+    private final long tatAddress;
     private final long emissionIntervalNs;
     private final long ceilingNs;
     private final Limit limit;
@@ -90,6 +93,8 @@ public final class RateLimiter implements DebitLimiter
         this.clock = clock;
         this.buffer = cells.buffer();
         this.tatOffset = CellArray.tatOffset(cells.checkIndex(cellIndex));
+        this.tatBase = buffer.byteArray();
+        this.tatAddress = buffer.addressOffset() + tatOffset;
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
     }
@@ -103,7 +108,7 @@ public final class RateLimiter implements DebitLimiter
      */
     public long tryAcquire(final long permits, final long nowNs)
     {
-        return AtomicGcra.acquire(buffer, tatOffset, limit.incrementNs(permits), ceilingNs, nowNs);
+        return AtomicGcra.acquireAt(tatBase, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs);
     }
 
     /**

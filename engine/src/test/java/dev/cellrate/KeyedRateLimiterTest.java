@@ -181,15 +181,18 @@ class KeyedRateLimiterTest
     void badConfigurationNamesTheField()
     {
         assertMessage("slotCount", () -> KeyedRateLimiter.builder(BURST_3).slotCount(0).build());
-        assertMessage("slotCount", () -> KeyedRateLimiter.builder(BURST_3).slotCount((1 << 26) + 1).build());
-        assertMessage("powers of two", () -> KeyedRateLimiter.builder(BURST_3).slotCount(1000).build());
+        assertMessage("slotCount", () -> KeyedRateLimiter.builder(BURST_3).slotCount(TableLayout.MAX_SLOTS + 1).build());
+        assertMessage("slotCount rounded up",
+            () -> KeyedRateLimiter.builder(BURST_3).slotCount(TableLayout.MAX_SLOTS).shardCount(1 << 16).build());
+        assertMessage("power of two", () -> KeyedRateLimiter.builder(BURST_3).slotCount(1000).shardCount(3).build());
+        assertEquals(1008, KeyedRateLimiter.builder(BURST_3).slotCount(1000).shardCount(16).build().table().slotCount());
         assertMessage("shardCount", () -> KeyedRateLimiter.builder(BURST_3).slotCount(64).shardCount(128).build());
         assertMessage("probeBound", () -> KeyedRateLimiter.builder(BURST_3).slotCount(64).shardCount(4)
             .probeBound(17).build());
         assertMessage("idleGraceNs", () -> KeyedRateLimiter.builder(BURST_3).idleGraceNs(0).slotCount(64).build());
         assertMessage("expectedKeys", () -> KeyedRateLimiter.builder(BURST_3).expectedKeys(0));
         assertMessage("limit", () -> KeyedRateLimiter.builder(null));
-        assertEquals(1 << 21, KeyedRateLimiter.builder(BURST_3).expectedKeys(1_000_000).slotCount);
+        assertEquals(1_333_334, KeyedRateLimiter.builder(BURST_3).expectedKeys(1_000_000).slotCount);
         assertEquals(1 << 20, KeyedRateLimiter.builder(BURST_3).expectedKeys(786_432).slotCount);
     }
 

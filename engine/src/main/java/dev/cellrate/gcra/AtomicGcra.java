@@ -3,6 +3,7 @@ package dev.cellrate.gcra;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -37,6 +38,64 @@ public final class AtomicGcra
         final AtomicBuffer buffer, final int offset, final long incrementNs, final long ceilingNs, final long nowNs)
     {
         return loop(buffer, offset, incrementNs, ceilingNs, 0, nowNs, null, null);
+    }
+
+    /**
+     * {@link #acquire(AtomicBuffer, int, long, long, long)} on a word given by its base object and address
+     * ({@code buffer.byteArray()}, {@code buffer.addressOffset() + offset}), as the single-cell limiter holds
+     * them: the same decision and the same codes, on one acquire load and one CAS with nothing else on the
+     * path (no bounds check, no interface type check, no reload of the buffer's fields after the acquire).
+     * The caller keeps the buffer reachable and guarantees the address is an 8-aligned word inside it.
+     * <p>
+     * Arithmetic: next = max(TAT, t) + I and due = next - t = lag + I. If next did not overflow (next &gt; base,
+     * which also rules out I &lt; 1) and due &gt; 0, due is exact, so the request conforms iff due &le; ceiling
+     * and its retry-after is due - ceiling; every other case (saturated lag, unrepresentable TAT, impossible
+     * cost) is decided by {@link Gcra}'s saturating functions on the same TAT.
+     *
+     * @param base        the buffer's array, or null for off-heap memory.
+     * @param address     the word's address (relative to {@code base}).
+     * @param incrementNs {@code n * T} in [1, ceilingNs], or {@link Result#NEVER} for an impossible cost.
+     * @param ceilingNs   {@code &tau; + T}.
+     * @param nowNs       the time of the request.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public static long acquireAt(
+        final Object base, final long address, final long incrementNs, final long ceilingNs, final long nowNs)
+    {
+        long tatNs = UnsafeApi.getLongAcquire(base, address);
+        while (true)
+        {
+            final long baseNs = Math.max(tatNs, nowNs);
+            long nextTatNs = baseNs + incrementNs;
+            final long dueNs = nextTatNs - nowNs;
+            if (nextTatNs <= baseNs || dueNs <= 0)
+            {
+                if (incrementNs < 1)
+                {
+                    return Result.NEVER;
+                }
+                final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
+                if (retryAfterNs > 0)
+                {
+                    return retryAfterNs;
+                }
+                nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
+                if (Gcra.UNREPRESENTABLE == nextTatNs)
+                {
+                    return Result.NEVER;
+                }
+            }
+            else if (dueNs > ceilingNs)
+            {
+                return dueNs - ceilingNs;
+            }
+            final long witnessNs = UnsafeApi.compareAndExchangeLong(base, address, tatNs, nextTatNs);
+            if (witnessNs == tatNs)
+            {
+                return Result.ADMITTED;
+            }
+            tatNs = witnessNs;
+        }
     }
 
     /**

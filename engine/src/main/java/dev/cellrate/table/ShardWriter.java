@@ -37,8 +37,7 @@ final class ShardWriter
 
     private final AtomicBuffer buffer;
     private final int slotsOffset;
-    private final int slotsPerShardBits;
-    private final int slotMask;
+    private final int slotsPerShard;
     private final int probeBound;
     private final long idleGraceNs;
     private final int slotCount;
@@ -47,15 +46,14 @@ final class ShardWriter
     ShardWriter(
         final AtomicBuffer buffer,
         final int slotsOffset,
-        final int slotsPerShardBits,
+        final int slotsPerShard,
         final int probeBound,
         final long idleGraceNs,
         final int slotCount)
     {
         this.buffer = buffer;
         this.slotsOffset = slotsOffset;
-        this.slotsPerShardBits = slotsPerShardBits;
-        this.slotMask = (1 << slotsPerShardBits) - 1;
+        this.slotsPerShard = slotsPerShard;
         this.probeBound = probeBound;
         this.idleGraceNs = idleGraceNs;
         this.slotCount = slotCount;
@@ -97,7 +95,7 @@ final class ShardWriter
                 int candidate = -1;
                 for (int probe = 0; probe < probeBound; probe++)
                 {
-                    final int slot = slotOffset(shard, (home + probe) & slotMask);
+                    final int slot = slotOffset(shard, wrap(home + probe));
                     final long key = buffer.getLong(slot + KEY_OFFSET);
                     if (key == keyWord)
                     {
@@ -177,7 +175,7 @@ final class ShardWriter
         for (int i = 0; i < visit; i++)
         {
             final int slot = slotOffset(shard, cursor);
-            cursor = (cursor + 1) & slotMask;
+            cursor = wrap(cursor + 1);
             final long key = buffer.getLong(slot + KEY_OFFSET);
             if (EMPTY_KEY != key && TOMBSTONE_KEY != key &&
                 reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs))
@@ -297,6 +295,12 @@ final class ShardWriter
 
     private int slotOffset(final int shard, final int index)
     {
-        return TableLayout.slotOffset(slotsOffset, slotsPerShardBits, shard, index);
+        return TableLayout.slotOffset(slotsOffset, slotsPerShard, shard, index);
+    }
+
+    /** index in [0, 2 * slotsPerShard) (a home plus a probe below the bound) back into the shard. */
+    private int wrap(final int index)
+    {
+        return index >= slotsPerShard ? index - slotsPerShard : index;
     }
 }

@@ -73,22 +73,27 @@ public abstract class SlotLoop<H>
         final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
     {
         final SlotTable table = this.table;
-        if (incrementNs >= 1 && Long.MIN_VALUE != nowNs)
+        if (Long.MIN_VALUE != nowNs)
         {
             final int tatOffset = table.findSlot(keyWord);
             if (tatOffset >= 0)
             {
                 final long tatNs = table.loadTat(tatOffset, keyWord);
-                if (SlotTable.STALE != tatNs)
+                // GCRA in three operations: next = max(TAT, t) + I and due = next - t = lag + I. If next did not
+                // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
+                // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what
+                // Gcra.retryAfterNs and Gcra.nextTatNs compute, without their saturation cases, which go to
+                // chargeSlow with STALE, a lost CAS and an absent key).
+                final long baseNs = Math.max(tatNs, nowNs);
+                final long nextTatNs = baseNs + incrementNs;
+                final long dueNs = nextTatNs - nowNs;
+                if (nextTatNs > baseNs && dueNs > 0 && SlotTable.STALE != tatNs)
                 {
-                    final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-                    if (retryAfterNs > 0)
+                    if (dueNs > ceilingNs)
                     {
-                        return rejected(holder, retryAfterNs, tatNs, nowNs);
+                        return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
                     }
-                    final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-                    if (Gcra.UNREPRESENTABLE != nextTatNs &&
-                        table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                    if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
                     {
                         return admitted(holder, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
                     }

@@ -25,6 +25,7 @@ import java.security.SecureRandom;
 
 import dev.cellrate.gcra.AtomicGcra;
 import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
@@ -35,7 +36,9 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@code KeyedCompositeRateLimiter}) decide on it through one loop, {@link SlotLoop}, and lower a word only
  * through {@link SlotLoop#refund}; this class takes no raw offset from any caller and hands out no buffer.
  * <p>
- * <b>Algorithm.</b> Shard = bits {@link TableLayout#SHARD_SHIFT}.. of the key word, home slot = its low bits;
+ * <b>Algorithm.</b> Shard = bits {@link TableLayout#SHARD_SHIFT}.. of the key word, home slot = a
+ * multiply-shift reduction of its low 32 bits onto the shard's slot count ({@link TableLayout#homeIndex}: any
+ * count, so the table follows the expected key count instead of the next power of two);
  * linear probing inside the shard up to the probe bound. Slots never return to EMPTY (swept ones become
  * tombstones), so a probe that reaches EMPTY proves the key absent. The two reserved key words have
  * dedicated cells in the table header, so no key is ever stored under a reserved word.
@@ -79,10 +82,15 @@ public final class SlotTable
     private static final int SWEEP_CHUNK = 64;
 
     private final AtomicBuffer buffer;
+    /**
+     * Address of byte 0 of the buffer: the decision path (find, validated load, CAS) reads and CASes raw
+     * addresses. Every offset it uses comes from this table's own arithmetic (package-private methods), so it
+     * skips the buffer's bounds checks, its interface type check and the reload of its fields after every
+     * acquire load (what the generated code showed, see docs/benchmarks.md, "Where the time goes").
+     */
+    private final long address;
     private final int shardMask;
-    private final int slotMask;
-    private final int shardBits;
-    private final int slotsPerShardBits;
+    private final int slotsPerShard;
     private final int probeBound;
     private final int slotsOffset;
     private final long idleGraceNs;
@@ -98,7 +106,8 @@ public final class SlotTable
      * eviction clock is {@link SystemNanoClock}.
      *
      * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
-     * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
+     * @param slotsPerShard slots per shard, any count &ge; 1; total slots at most {@link TableLayout#MAX_SLOTS}
+     *                      (133,693,407: 100 M keys at 75% load).
      * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
      * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
      * @throws IllegalArgumentException naming the field and its allowed range.
@@ -151,7 +160,8 @@ public final class SlotTable
      * {@link #SlotTable(int, int, int, long, long)}).
      *
      * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
-     * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
+     * @param slotsPerShard slots per shard, any count &ge; 1; total slots at most {@link TableLayout#MAX_SLOTS}
+     *                      (133,693,407: 100 M keys at 75% load).
      * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
      * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
      * @param seed          the fixed seed.
@@ -206,13 +216,11 @@ public final class SlotTable
         }
         this.evictionClock = evictionClock;
         requirePowerOfTwo("shardCount", shardCount, TableLayout.MAX_SHARDS);
-        requirePowerOfTwo("slotsPerShard", slotsPerShard, TableLayout.MAX_SLOTS / shardCount);
+        requireRange("slotsPerShard", slotsPerShard, 1, TableLayout.MAX_SLOTS / shardCount);
         requireRange("probeBound", probeBound, 1, slotsPerShard);
         requireRange("idleGraceNs", idleGraceNs, 1, 1L << 62);
         this.shardMask = shardCount - 1;
-        this.slotMask = slotsPerShard - 1;
-        this.shardBits = Integer.numberOfTrailingZeros(shardCount);
-        this.slotsPerShardBits = Integer.numberOfTrailingZeros(slotsPerShard);
+        this.slotsPerShard = slotsPerShard;
         this.probeBound = probeBound;
         this.idleGraceNs = idleGraceNs;
         this.secret0 = secret0;
@@ -222,6 +230,7 @@ public final class SlotTable
         final int length = TableLayout.length(shardCount, shardCount * slotsPerShard);
         buffer = CellArray.allocateBuffer(length, TableLayout.ALIGNMENT);
         buffer.verifyAlignment();
+        address = buffer.addressOffset();
         buffer.putLong(EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
         buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
         buffer.putLong(OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
@@ -229,7 +238,7 @@ public final class SlotTable
         {
             buffer.putLong(offset, FRESH_TAT_NS);
         }
-        writer = new ShardWriter(buffer, slotsOffset, slotsPerShardBits, probeBound, idleGraceNs,
+        writer = new ShardWriter(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs,
             shardCount * slotsPerShard);
         buffer.putLongVolatile(TableLayout.shardHeaderOffset(0) + LOCK_OFFSET, 0);
     }
@@ -296,7 +305,7 @@ public final class SlotTable
     int insertSlot(final long keyWord, final long nowNs)
     {
         final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
-        final int home = (int)keyWord & slotMask;
+        final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
         return writer.insert(keyWord, shard, home, evictionNs(nowNs));
     }
 
@@ -316,7 +325,22 @@ public final class SlotTable
         {
             return TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
         }
-        return find(keyWord, (int)(keyWord >>> SHARD_SHIFT) & shardMask, (int)keyWord & slotMask);
+        return find(keyWord, (int)(keyWord >>> SHARD_SHIFT) & shardMask, TableLayout.homeIndex(keyWord, slotsPerShard));
+    }
+
+    /**
+     * Bring the key's home slot toward the core without deciding anything: one plain load of the home slot's
+     * key word, whose value the caller must consume (fold it into something it keeps) so the compiler keeps
+     * the load. Batch callers touch every key of a batch first so the cache misses overlap, then decide
+     * (memory-level parallelism); the value read is only a hint and never trusted.
+     *
+     * @param keyWord the key word.
+     * @return the key word held by the home slot (racy, unvalidated).
+     */
+    public long touch(final long keyWord)
+    {
+        return UnsafeApi.getLong(null, address + slotOffset(
+            (int)(keyWord >>> SHARD_SHIFT) & shardMask, TableLayout.homeIndex(keyWord, slotsPerShard)));
     }
 
     /**
@@ -328,12 +352,13 @@ public final class SlotTable
      */
     long loadTat(final int tatOffset, final long keyWord)
     {
-        final long tatNs = buffer.getLongAcquire(tatOffset);
+        final long tatAddress = address + tatOffset;
+        final long tatNs = UnsafeApi.getLongAcquire(null, tatAddress);
         if (tatOffset < slotsOffset)
         {
             return tatNs;
         }
-        if (RECLAIMING == tatNs || buffer.getLongAcquire(tatOffset - TAT_OFFSET + KEY_OFFSET) != keyWord)
+        if (RECLAIMING == tatNs || UnsafeApi.getLongAcquire(null, tatAddress - TAT_OFFSET + KEY_OFFSET) != keyWord)
         {
             return STALE;
         }
@@ -350,7 +375,7 @@ public final class SlotTable
      */
     long compareAndExchangeTat(final int tatOffset, final long expectedNs, final long nextNs)
     {
-        final long witnessNs = buffer.compareAndExchangeLong(tatOffset, expectedNs, nextNs);
+        final long witnessNs = UnsafeApi.compareAndExchangeLong(null, address + tatOffset, expectedNs, nextNs);
         if (witnessNs != expectedNs)
         {
             buffer.getAndAddLong(headerOf(tatOffset) + CAS_RETRIES_OFFSET, 1);
@@ -373,7 +398,7 @@ public final class SlotTable
         int remaining = maxSlots;
         while (remaining > 0)
         {
-            final int visit = Math.min(remaining, Math.min(SWEEP_CHUNK, slotMask + 1));
+            final int visit = Math.min(remaining, Math.min(SWEEP_CHUNK, slotsPerShard));
             reclaimed += writer.sweep(nextSweepShard++ & shardMask, visit, evictionNs);
             remaining -= visit;
         }
@@ -515,7 +540,7 @@ public final class SlotTable
      */
     public int slotCount()
     {
-        return (slotMask + 1) << shardBits;
+        return slotsPerShard * (shardMask + 1);
     }
 
     /**
@@ -578,11 +603,15 @@ public final class SlotTable
 
     private int find(final long keyWord, final int shard, final int home)
     {
-        final AtomicBuffer buffer = this.buffer;
         for (int probe = 0; probe < probeBound; probe++)
         {
-            final int slot = slotOffset(shard, (home + probe) & slotMask);
-            final long key = buffer.getLongAcquire(slot + KEY_OFFSET);
+            int index = home + probe;
+            if (index >= slotsPerShard)
+            {
+                index -= slotsPerShard;
+            }
+            final int slot = slotOffset(shard, index);
+            final long key = UnsafeApi.getLongAcquire(null, address + slot + KEY_OFFSET);
             if (key == keyWord)
             {
                 return slot + TAT_OFFSET;
@@ -597,12 +626,12 @@ public final class SlotTable
 
     private int slotOffset(final int shard, final int index)
     {
-        return TableLayout.slotOffset(slotsOffset, slotsPerShardBits, shard, index);
+        return TableLayout.slotOffset(slotsOffset, slotsPerShard, shard, index);
     }
 
     private int headerOf(final int tatOffset)
     {
-        final int shard = tatOffset < slotsOffset ? 0 : ((tatOffset - slotsOffset) / SLOT_LENGTH) >>> slotsPerShardBits;
+        final int shard = tatOffset < slotsOffset ? 0 : ((tatOffset - slotsOffset) / SLOT_LENGTH) / slotsPerShard;
         return TableLayout.shardHeaderOffset(shard);
     }
 

@@ -121,13 +121,17 @@ public final class TableLayout
     /** TAT of a never-used slot: the lowest value other than {@link #RECLAIMING} (a full bucket). */
     public static final long FRESH_TAT_NS = Long.MIN_VALUE + 1;
 
-    /** Largest total slot count (the buffer is indexed by {@code int}). */
-    public static final int MAX_SLOTS = 1 << 26;
-
     /** Largest shard count. */
     public static final int MAX_SHARDS = 1 << 16;
 
-    /** The shard is taken from the key word's bits from here up; the home slot from its low bits. */
+    /**
+     * Largest total slot count: the whole buffer (headers of {@link #MAX_SHARDS} shards, the slots and the
+     * alignment slack) must be indexable by an {@code int}. 133,693,407 slots: 100 M keys at the designed 75%.
+     */
+    public static final int MAX_SLOTS =
+        (Integer.MAX_VALUE - ALIGNMENT - (SHARD_HEADERS_OFFSET + MAX_SHARDS * SHARD_HEADER_LENGTH)) / SLOT_LENGTH;
+
+    /** The shard is taken from the key word's bits from here up; the home slot from its low 32 bits. */
     public static final int SHARD_SHIFT = 38;
 
     private TableLayout()
@@ -145,14 +149,29 @@ public final class TableLayout
 
     /**
      * @param slotsOffset       {@link #slotsOffset(int)} of the table.
-     * @param slotsPerShardBits log2 of the slots per shard.
+     * @param slotsPerShard     slots per shard.
      * @param shard             shard index.
      * @param index             slot index inside the shard.
      * @return offset of that slot (its key word).
      */
-    public static int slotOffset(final int slotsOffset, final int slotsPerShardBits, final int shard, final int index)
+    public static int slotOffset(final int slotsOffset, final int slotsPerShard, final int shard, final int index)
     {
-        return slotsOffset + ((shard << slotsPerShardBits) + index) * SLOT_LENGTH;
+        return slotsOffset + (shard * slotsPerShard + index) * SLOT_LENGTH;
+    }
+
+    /**
+     * The home slot of a key word inside its shard: Lemire's multiply-shift range reduction of the word's low
+     * 32 bits, {@code floor(low32 * slotsPerShard / 2^32)}, uniform for any slot count (not only powers of
+     * two), so a table can be sized to the expected key count. The shard comes from bits {@link #SHARD_SHIFT}..,
+     * disjoint from these.
+     *
+     * @param keyWord       the key word.
+     * @param slotsPerShard slots per shard, in [1, 2<sup>31</sup>).
+     * @return the home slot index, in [0, slotsPerShard).
+     */
+    public static int homeIndex(final long keyWord, final int slotsPerShard)
+    {
+        return (int)(((keyWord & 0xFFFF_FFFFL) * slotsPerShard) >>> 32);
     }
 
     /**

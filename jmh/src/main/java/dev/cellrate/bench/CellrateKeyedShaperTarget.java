@@ -22,7 +22,7 @@ final class CellrateKeyedShaperTarget extends KeyedTarget
     CellrateKeyedShaperTarget(final int keyCount)
     {
         final int slots = RandomCasTarget.slotsFor(keyCount);
-        final int shards = Math.min(KeyedRateLimiterBuilder.DEFAULT_SHARD_COUNT, slots);
+        final int shards = RandomCasTarget.shardsFor(keyCount);
         final int slotsPerShard = slots / shards;
         final SlotTable table = new SlotTable(shards, slotsPerShard,
             Math.min(KeyedRateLimiterBuilder.DEFAULT_PROBE_BOUND, slotsPerShard),

@@ -48,6 +48,12 @@ final class CellrateKeyedTarget extends KeyedTarget
     }
 
     @Override
+    long decideBytes(final byte[] bytes, final int offset, final int length, final long nowNs)
+    {
+        return limiter.tryAcquire(bytes, offset, length, 1, nowNs);
+    }
+
+    @Override
     long decideString(final String key, final long nowNs)
     {
         return limiter.tryAcquire(key, 1, nowNs);

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Keyed limiters: one decision for a key drawn from a pre-generated stream (uniform or Zipf over
- * {@code keys} distinct keys), long keys ({@link #longKey}) and string keys ({@link #stringKey}).
+ * {@code keys} distinct keys), long keys ({@link #longKey}), string keys ({@link #stringKey}) and byte keys
+ * ({@link #bytesKey}: the string keys' 16 ASCII bytes, side by side in one array, as parsed into a buffer).
  * <p>
  * {@code target}:
  * <ul>
@@ -50,7 +51,7 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Benchmark)
 public class KeyedBenchmark
 {
-    @Param({"cellrate", "cellrateShaper", "randomCas", "bucket4jMap", "bucket4jCaffeine"})
+    @Param({"cellrate", "cellrateShaper", "randomCas", "hashOnly", "bucket4jMap", "bucket4jCaffeine"})
     public String target;
 
     @Param({"1000", "1000000", "10000000"})
@@ -59,10 +60,15 @@ public class KeyedBenchmark
     @Param({"uniform", "zipf"})
     public String distribution;
 
+    /** Bytes of every byte key: the 16 ASCII bytes of the string key of the same index. */
+    static final int KEY_BYTES = 16;
+
     KeyedTarget keyed;
     long[] longKeys;
     Long[] boxedKeys;
     String[] stringKeys;
+    byte[] keyBytes;
+    int[] byteOffsets;
     int mask;
 
     /**
@@ -86,9 +92,27 @@ public class KeyedBenchmark
     {
         keyed = newTarget(target, keys);
         final boolean strings = params.getBenchmark().endsWith("stringKey");
+        final boolean bytes = params.getBenchmark().endsWith("bytesKey");
         final int[] stream = KeyStream.indices(keys, distribution, KeyStream.lengthFor(keys), 20_240_601L);
         mask = stream.length - 1;
-        if (strings)
+        if (bytes)
+        {
+            // every distinct key's 16 bytes side by side in one array (as keys parsed into a buffer); the stream
+            // holds offsets into it
+            keyBytes = new byte[keys * KEY_BYTES];
+            for (int i = 0; i < keys; i++)
+            {
+                final byte[] key = KeyStream.stringKey(i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                System.arraycopy(key, 0, keyBytes, i * KEY_BYTES, KEY_BYTES);
+                keyed.decideBytes(keyBytes, i * KEY_BYTES, KEY_BYTES, 0);
+            }
+            byteOffsets = new int[stream.length];
+            for (int i = 0; i < stream.length; i++)
+            {
+                byteOffsets[i] = stream[i] * KEY_BYTES;
+            }
+        }
+        else if (strings)
         {
             final String[] distinct = new String[keys];
             for (int i = 0; i < keys; i++)
@@ -137,6 +161,8 @@ public class KeyedBenchmark
                 return new CellrateKeyedShaperTarget(keys);
             case "randomCas":
                 return new RandomCasTarget(keys);
+            case "hashOnly":
+                return new HashOnlyTarget();
             case "bucket4jMap":
                 return new Bucket4jMapTarget(keys);
             case "bucket4jCaffeine":
@@ -157,5 +183,11 @@ public class KeyedBenchmark
     public long stringKey(final Cursor cursor)
     {
         return keyed.decideString(stringKeys[cursor.next++ & mask], cursor.nowNs++);
+    }
+
+    @Benchmark
+    public long bytesKey(final Cursor cursor)
+    {
+        return keyed.decideBytes(keyBytes, byteOffsets[cursor.next++ & mask], KEY_BYTES, cursor.nowNs++);
     }
 }

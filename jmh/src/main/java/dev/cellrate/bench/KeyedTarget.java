@@ -27,6 +27,22 @@ abstract class KeyedTarget
     abstract long decideString(String key, long nowNs);
 
     /**
+     * A key that arrives as bytes (from a request buffer). The default, for the map-based peers, is what their
+     * users must do: make a {@code String} of the bytes (the map needs a key object), then decide on it; the
+     * allocation and the string's hash are part of their cost.
+     *
+     * @param bytes  the array holding the key.
+     * @param offset first byte.
+     * @param length byte count.
+     * @param nowNs  the caller's time (targets with their own clock ignore it).
+     * @return 0 if admitted, non-zero if rejected.
+     */
+    long decideBytes(final byte[] bytes, final int offset, final int length, final long nowNs)
+    {
+        return decideString(new String(bytes, offset, length, java.nio.charset.StandardCharsets.ISO_8859_1), nowNs);
+    }
+
+    /**
      * @return true if {@link #decideLong(long, Long, long)} needs the boxed key.
      */
     boolean wantsBoxedKeys()

@@ -14,7 +14,8 @@ import java.util.Locale;
  * caller of a map-based limiter does, so the map's key objects count. With {@code --jol} it also walks the
  * heap graph with JOL's {@code GraphLayout} as a cross-check (slow for the peers).
  * <p>
- * Run: {@code java -jar jmh/target/demo.jar memory [keys] [--jol]}
+ * Run: {@code java -jar jmh/target/demo.jar memory [keys] [target ...] [--jol]} (targets: cellrate, randomCas,
+ * bucket4jMap, bucket4jCaffeine; default all), e.g. {@code memory 100000000 cellrate}.
  */
 public final class MemoryPerKey
 {
@@ -28,11 +29,16 @@ public final class MemoryPerKey
     {
         int keys = 1_000_000;
         boolean jol = false;
+        final java.util.List<String> only = new java.util.ArrayList<>();
         for (final String arg : args)
         {
             if ("--jol".equals(arg))
             {
                 jol = true;
+            }
+            else if (java.util.Arrays.asList(TARGETS).contains(arg))
+            {
+                only.add(arg);
             }
             else
             {
@@ -42,11 +48,28 @@ public final class MemoryPerKey
         System.out.printf(Locale.ROOT, "Memory per key, %,d long keys, every key inserted once%n", keys);
         final String format = "  %-18s %14s %14s %12s %12s%n";
         System.out.printf(format, "target", "heap bytes", "off-heap bytes", "bytes/key", jol ? "JOL B/key" : "");
-        final java.util.List<KeyedTarget> alive = new java.util.ArrayList<>();
+        // One throw-away instance of each target first: class initialisation (SecureRandom's providers, the
+        // peers' classes) leaves static heap behind once per JVM, which is not memory per key.
         for (final String target : TARGETS)
+        {
+            KeyedBenchmark.newTarget(target, 1).decideLong(KeyStream.longKey(0), KeyStream.longKey(0), 0);
+        }
+        // and one silent pass of the measurement itself (10,000 keys, printed nowhere): one-time JVM costs
+        // (class loading, the MXBean look-ups, JIT) leave ~25-30 KB of heap behind in the first target measured
+        final java.io.PrintStream out = System.out;
+        System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+        final java.util.List<KeyedTarget> warmUp = new java.util.ArrayList<>(); // kept reachable: a freed warm-up
+        for (final String target : TARGETS)                                  // buffer would lower a later delta
+        {
+            warmUp.add(measure(target, Math.min(keys, 10_000), false, format));
+        }
+        System.setOut(out);
+        final java.util.List<KeyedTarget> alive = new java.util.ArrayList<>();
+        for (final String target : only.isEmpty() ? java.util.Arrays.asList(TARGETS) : only)
         {
             alive.add(measure(target, keys, jol, format));
         }
+        java.lang.ref.Reference.reachabilityFence(warmUp);
         System.out.println("  (cellrate: KeyedRateLimiter with expectedKeys(keys); randomCas: the benchmark's baseline array of the");
         System.out.println("   same slot count; the peers hold one Bucket4j bucket and one boxed Long key per key)");
     }

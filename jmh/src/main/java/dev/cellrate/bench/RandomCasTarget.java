@@ -1,15 +1,19 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.table.SlotTable;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+
+import dev.cellrate.KeyedRateLimiterBuilder;
 
 import static dev.cellrate.KeyedRateLimiterBuilder.DESIGNED_LOAD_PERCENT;
 
 /**
  * The floor of any keyed limiter: hash the key, then one acquire read and one CAS on a 16-byte slot of an
  * off-heap array of the same footprint as cellrate's table for the key count (the slot count of
- * {@code KeyedRateLimiter.builder(limit).expectedKeys(keys)}: keys / 0.75 rounded up to a power of two). No probing, no key check, no decision: just the random memory access and the atomic write.
+ * {@code KeyedRateLimiter.builder(limit).expectedKeys(keys)}: keys / 0.75 rounded up to a multiple of the shard
+ * count) and the same multiply-shift reduction of the hash onto it. No probing, no key check, no decision: just the random memory access and the atomic write.
  * String keys hash with the cached {@link String#hashCode()}.
  */
 final class RandomCasTarget extends KeyedTarget
@@ -21,7 +25,8 @@ final class RandomCasTarget extends KeyedTarget
     static final int TAT_OFFSET = 8;
 
     private final AtomicBuffer buffer;
-    private final long slotMask;
+    private final long slots;
+    private final SlotTable hasher = HashOnlyTarget.hasher();
 
     /**
      * @param keyCount keys the array is sized for (as cellrate's table).
@@ -30,7 +35,7 @@ final class RandomCasTarget extends KeyedTarget
     {
         final int slots = slotsFor(keyCount);
         buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(slots * SLOT_LENGTH, 64));
-        slotMask = slots - 1;
+        this.slots = slots;
     }
 
     /**
@@ -39,8 +44,23 @@ final class RandomCasTarget extends KeyedTarget
      */
     static int slotsFor(final int keyCount)
     {
-        final long slots = ((long)keyCount * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT;
-        return (int)Math.max(1, Long.highestOneBit(slots - 1) << 1);
+        final int shards = shardsFor(keyCount);
+        return (rawSlots(keyCount) + shards - 1) / shards * shards;
+    }
+
+    /**
+     * @param keyCount expected keys.
+     * @return the shard count {@code expectedKeys(keyCount)} gets with the default shard count.
+     */
+    static int shardsFor(final int keyCount)
+    {
+        return Math.max(1, Math.min(KeyedRateLimiterBuilder.DEFAULT_SHARD_COUNT,
+            Integer.highestOneBit(rawSlots(keyCount)) / KeyedRateLimiterBuilder.DEFAULT_PROBE_BOUND));
+    }
+
+    private static int rawSlots(final int keyCount)
+    {
+        return (int)(((long)keyCount * 100 + DESIGNED_LOAD_PERCENT - 1) / DESIGNED_LOAD_PERCENT);
     }
 
     @Override
@@ -67,9 +87,16 @@ final class RandomCasTarget extends KeyedTarget
         return cas(mix(key.hashCode()), nowNs);
     }
 
+    /** Byte keys: cellrate's own seeded hash of the bytes, then the CAS (the floor of a hashed byte key). */
+    @Override
+    long decideBytes(final byte[] bytes, final int offset, final int length, final long nowNs)
+    {
+        return cas(hasher.keyWord(bytes, offset, length), nowNs);
+    }
+
     private long cas(final long hash, final long nowNs)
     {
-        final int offset = (int)((hash & slotMask) * SLOT_LENGTH) + TAT_OFFSET;
+        final int offset = (int)((((hash & 0xFFFF_FFFFL) * slots) >>> 32) * SLOT_LENGTH) + TAT_OFFSET;
         final long tatNs = buffer.getLongAcquire(offset);
         final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, Math.max(tatNs, nowNs) + 1);
         return witnessNs == tatNs ? 0 : 1;

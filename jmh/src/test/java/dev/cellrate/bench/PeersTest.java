@@ -64,6 +64,7 @@ final class PeersTest
             // One key type per target, as in a benchmark fork.
             final KeyedTarget longs = KeyedBenchmark.newTarget(name, keys);
             final KeyedTarget strings = KeyedBenchmark.newTarget(name, keys);
+            final KeyedTarget bytes = KeyedBenchmark.newTarget(name, keys);
             for (int round = 0; round < 3; round++)
             {
                 for (int i = 0; i < keys; i++)
@@ -72,6 +73,8 @@ final class PeersTest
                     assertEquals(0, longs.decideLong(key, longs.wantsBoxedKeys() ? key : null, round * keys + i),
                         name);
                     assertEquals(0, strings.decideString(KeyStream.stringKey(i), round * keys + i), name);
+                    final byte[] key16 = KeyStream.stringKey(i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                    assertEquals(0, bytes.decideBytes(key16, 0, key16.length, round * keys + i), name);
                 }
             }
         }
@@ -85,8 +88,8 @@ final class PeersTest
             final CellrateKeyedTarget table = new CellrateKeyedTarget(keys);
             assertEquals(table.limiter().table().slotCount(), RandomCasTarget.slotsFor(keys), "keys " + keys);
         }
-        assertEquals(2048, RandomCasTarget.slotsFor(1_000));
-        assertEquals(1 << 21, RandomCasTarget.slotsFor(1_000_000));
-        assertEquals(1 << 24, RandomCasTarget.slotsFor(10_000_000));
+        assertEquals(1_334, RandomCasTarget.slotsFor(1_000));
+        assertEquals(1_333_376, RandomCasTarget.slotsFor(1_000_000));
+        assertEquals(13_333_376, RandomCasTarget.slotsFor(10_000_000));
     }
 }

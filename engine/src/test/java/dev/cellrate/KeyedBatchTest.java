@@ -1,0 +1,178 @@
+package dev.cellrate;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Differential test of the batch calls: a batch must give exactly the codes of one single call per key in
+ * index order, on twin limiters (same seed, same shape), with keys repeated inside a batch, costs from 0 to
+ * above the burst, time going backwards, idle keys evicted between batches and a table small enough to fill
+ * (every table-full policy).
+ */
+class KeyedBatchTest
+{
+    private static final Limit LIMIT = Limit.ofGcra(1_000, 3_000);
+
+    @Test
+    void longBatchesDecideAsSingleCallsInOrder()
+    {
+        for (final TableFullPolicy policy : TableFullPolicy.values())
+        {
+            for (long seed = 1; seed <= 4; seed++)
+            {
+                final KeyedRateLimiter batched = limiter(policy, seed);
+                final KeyedRateLimiter single = limiter(policy, seed);
+                final SplittableRandom random = new SplittableRandom(seed * 31 + policy.ordinal());
+                final long[] keys = new long[64];
+                final long[] codes = new long[64];
+                final long[] expected = new long[64];
+                long nowNs = 0;
+                for (int batch = 0; batch < 3_000; batch++)
+                {
+                    nowNs += random.nextLong(-500, 2_000);
+                    final int count = random.nextInt(65);
+                    final long permits = random.nextInt(6); // 0 and 5 are NEVER (burst 4)
+                    for (int i = 0; i < count; i++)
+                    {
+                        // few hot keys (many duplicates in a batch) and many cold ones (table fills, evictions)
+                        keys[i] = random.nextInt(4) == 0 ? random.nextLong(3) : random.nextLong(5_000);
+                        expected[i] = single.tryAcquire(keys[i], permits, nowNs);
+                    }
+                    batched.tryAcquire(keys, count, permits, nowNs, codes);
+                    assertArrayEquals(java.util.Arrays.copyOf(expected, count), java.util.Arrays.copyOf(codes, count),
+                        policy + " seed " + seed + " batch " + batch);
+                }
+                assertEquals(single.liveKeys(), batched.liveKeys());
+                assertEquals(single.evictions(), batched.evictions());
+                assertEquals(single.tableFullEvents(), batched.tableFullEvents());
+                assertTrue(single.tableFullEvents() > 0, "the trace must fill the table");
+                assertTrue(single.evictions() > 0, "the trace must evict idle keys");
+            }
+        }
+    }
+
+    @Test
+    void byteBatchesDecideAsSingleCallsInOrder()
+    {
+        final KeyedRateLimiter fromArray = limiter(TableFullPolicy.OVERFLOW, 7);
+        final KeyedRateLimiter fromBuffer = limiter(TableFullPolicy.OVERFLOW, 7);
+        final KeyedRateLimiter single = limiter(TableFullPolicy.OVERFLOW, 7);
+        final SplittableRandom random = new SplittableRandom(99);
+        final byte[] bytes = new byte[64 * 24];
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[bytes.length + 8], 8, bytes.length);
+        final int[] offsets = new int[64];
+        final int[] lengths = new int[64];
+        final long[] codesA = new long[64];
+        final long[] codesB = new long[64];
+        final long[] expected = new long[64];
+        long nowNs = 0;
+        for (int batch = 0; batch < 3_000; batch++)
+        {
+            nowNs += random.nextLong(-500, 2_000);
+            final int count = random.nextInt(65);
+            final long permits = random.nextInt(6);
+            int position = random.nextInt(3); // keys at odd offsets in one buffer
+            for (int i = 0; i < count; i++)
+            {
+                final long id = random.nextInt(4) == 0 ? random.nextLong(3) : random.nextLong(5_000);
+                final byte[] key = ("user-" + id).getBytes(StandardCharsets.UTF_8);
+                System.arraycopy(key, 0, bytes, position, key.length);
+                offsets[i] = position;
+                lengths[i] = key.length;
+                position += key.length;
+                expected[i] = single.tryAcquire(key, 0, key.length, permits, nowNs);
+            }
+            buffer.putBytes(0, bytes);
+            fromArray.tryAcquire(bytes, offsets, lengths, count, permits, nowNs, codesA);
+            fromBuffer.tryAcquire(buffer, offsets, lengths, count, permits, nowNs, codesB);
+            assertArrayEquals(java.util.Arrays.copyOf(expected, count), java.util.Arrays.copyOf(codesA, count),
+                "byte[] batch " + batch);
+            assertArrayEquals(java.util.Arrays.copyOf(expected, count), java.util.Arrays.copyOf(codesB, count),
+                "buffer batch " + batch);
+        }
+        assertTrue(single.tableFullEvents() > 0, "the trace must fill the table");
+    }
+
+    @Test
+    void aBatchOfOneKeyRepeatedIsChargedOncePerOccurrence()
+    {
+        final KeyedRateLimiter limiter = limiter(TableFullPolicy.REJECT, 3);
+        final long[] keys = {42, 42, 42, 42, 42, 42};
+        final long[] codes = new long[6];
+        limiter.tryAcquire(keys, 6, 1, 0, codes);
+        // burst 4 at T = 1 us: four admissions (TAT 4 us), then two rejections decided on that TAT (1 us each)
+        assertArrayEquals(new long[] {0, 0, 0, 0, 1_000, 1_000}, codes);
+    }
+
+    @Test
+    void aCountThatDoesNotFitDecidesNothing()
+    {
+        final KeyedRateLimiter limiter = limiter(TableFullPolicy.REJECT, 5);
+        final long[] keys = {1, 2, 3};
+        assertThrows(IndexOutOfBoundsException.class, () -> limiter.tryAcquire(keys, 4, 1, 0, new long[4]));
+        assertThrows(IndexOutOfBoundsException.class, () -> limiter.tryAcquire(keys, 3, 1, 0, new long[2]));
+        assertThrows(IndexOutOfBoundsException.class, () -> limiter.tryAcquire(keys, -1, 1, 0, new long[3]));
+        assertThrows(IndexOutOfBoundsException.class,
+            () -> limiter.tryAcquire(new byte[4], new int[] {0, 2}, new int[] {2, 4}, 2, 1, 0, new long[2]));
+        assertEquals(0, limiter.liveKeys());
+        limiter.tryAcquire(keys, 0, 1, 0, new long[0]);
+        assertEquals(0, limiter.liveKeys());
+    }
+
+    @Test
+    void batchesAllocateNothing()
+    {
+        final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+        Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)bean;
+        Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        final KeyedRateLimiter limiter = KeyedRateLimiter.builder(LIMIT).expectedKeys(10_000).seed(1).build();
+        final long[] keys = new long[32];
+        final long[] codes = new long[32];
+        final byte[] bytes = new byte[32 * 8];
+        final int[] offsets = new int[32];
+        final int[] lengths = new int[32];
+        final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
+        for (int i = 0; i < 32; i++)
+        {
+            offsets[i] = i * 8;
+            lengths[i] = 8;
+        }
+        long minBytes = Long.MAX_VALUE;
+        final long threadId = Thread.currentThread().getId();
+        for (int round = 0; round < 6 && minBytes != 0; round++)
+        {
+            final long before = threads.getThreadAllocatedBytes(threadId);
+            for (int b = 0; b < 20_000; b++)
+            {
+                for (int i = 0; i < 32; i++)
+                {
+                    keys[i] = (b * 32L + i) % 10_000;
+                    bytes[i * 8] = (byte)(b + i);
+                }
+                limiter.tryAcquire(keys, 32, 1, b * 1_000L, codes);
+                limiter.tryAcquire(bytes, offsets, lengths, 32, 1, b * 1_000L, codes);
+                limiter.tryAcquire(buffer, offsets, lengths, 32, 1, b * 1_000L, codes);
+            }
+            minBytes = Math.min(minBytes, threads.getThreadAllocatedBytes(threadId) - before);
+        }
+        assertEquals(0, minBytes, "bytes allocated by 60,000 batches of 32");
+    }
+
+    private static KeyedRateLimiter limiter(final TableFullPolicy policy, final long seed)
+    {
+        // 4 shards x 64 slots, probe bound 16, grace 2 us: fills up and evicts under the traces above
+        return KeyedRateLimiter.builder(LIMIT).shardCount(4).slotCount(256).probeBound(16).idleGraceNs(2_000)
+            .tableFullPolicy(policy).seed(seed).build();
+    }
+}

@@ -1,0 +1,118 @@
+package dev.cellrate.bench;
+
+import dev.cellrate.KeyedRateLimiter;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Batched keyed decisions against one call per key, same limiter shape as {@link KeyedBenchmark}'s
+ * {@code cellrate} target ({@code expectedKeys(keys)}, every key present, every decision admits): each
+ * invocation decides the next {@link #BATCH} keys of the stream at one caller time, either with
+ * {@code BATCH} calls of {@code tryAcquire(key, 1, now)} ({@link #single}) or with one
+ * {@code tryAcquire(keys, BATCH, 1, now, codes)} ({@link #batch}). Scores are keys decided per µs
+ * ({@code @OperationsPerInvocation(BATCH)}), so the two methods compare directly. Both copy the batch's keys
+ * out of the stream first (a sequential copy), as a gateway gathers the keys of the requests it read.
+ * <p>
+ * Run: {@code java -jar jmh/target/benchmarks.jar KeyedBatchBenchmark -p keys=1000000 -p distribution=uniform -prof gc}
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 2, jvmArgsAppend = {"--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx4g"})
+@State(Scope.Benchmark)
+public class KeyedBatchBenchmark
+{
+    /** Keys per batch: about what an event loop reads in one wake-up under load. */
+    public static final int BATCH = 32;
+
+    @Param({"1000", "1000000", "10000000"})
+    public int keys;
+
+    @Param({"uniform", "zipf"})
+    public String distribution;
+
+    KeyedRateLimiter limiter;
+    long[] stream;
+    int mask;
+
+    /**
+     * The per-thread cursor, caller time and the batch's key and code arrays.
+     */
+    @State(Scope.Thread)
+    public static class Cursor
+    {
+        int next;
+        long nowNs;
+        final long[] batchKeys = new long[BATCH];
+        final long[] codes = new long[BATCH];
+
+        @Setup(Level.Trial)
+        public void setUp()
+        {
+            next = (int)(Thread.currentThread().getId() * 0x9E3779B9L) & ~(BATCH - 1);
+        }
+    }
+
+    @Setup(Level.Trial)
+    public void setUp()
+    {
+        limiter = KeyedRateLimiter.builder(SingleLimiterBenchmark.CELLRATE_ADMIT).expectedKeys(keys).build();
+        for (int i = 0; i < keys; i++)
+        {
+            limiter.tryAcquire(KeyStream.longKey(i), 1, 0);
+        }
+        final int[] indices = KeyStream.indices(keys, distribution, KeyStream.lengthFor(keys), 20_240_601L);
+        stream = new long[indices.length];
+        for (int i = 0; i < indices.length; i++)
+        {
+            stream[i] = KeyStream.longKey(indices[i]);
+        }
+        mask = stream.length - 1;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long single(final Cursor cursor)
+    {
+        final long[] batchKeys = gather(cursor);
+        final long nowNs = cursor.nowNs++;
+        long codes = 0;
+        for (int i = 0; i < BATCH; i++)
+        {
+            codes |= limiter.tryAcquire(batchKeys[i], 1, nowNs);
+        }
+        return codes;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long batch(final Cursor cursor)
+    {
+        final long[] batchKeys = gather(cursor);
+        final long[] codes = cursor.codes;
+        limiter.tryAcquire(batchKeys, BATCH, 1, cursor.nowNs++, codes);
+        return codes[0] | codes[BATCH - 1];
+    }
+
+    private long[] gather(final Cursor cursor)
+    {
+        final int from = cursor.next & mask;
+        cursor.next = from + BATCH;
+        System.arraycopy(stream, from, cursor.batchKeys, 0, BATCH);
+        return cursor.batchKeys;
+    }
+}
