@@ -50,6 +50,7 @@ final class DocSnippetsTest
         "    String apiKey;",
         "    Limit limit;",
         "    ShaperMode mode;",
+        "    Shaper shaper;",
         "    NanoClock clock;",
         "    SlotTable table;",
         "    Order order;",
