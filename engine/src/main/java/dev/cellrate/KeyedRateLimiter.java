@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.gcra.Gcra;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.DirectBuffer;
@@ -34,7 +35,7 @@ import org.agrona.concurrent.NanoClock;
  * A {@link Decision} holder is filled from the cell that decided (the overflow cell under {@code OVERFLOW},
  * so its retry-after is usable); under {@code ADMIT} it is filled as an admission with a full bucket.
  */
-public final class KeyedRateLimiter implements KeyedLimiter
+public final class KeyedRateLimiter implements KeyedDebitLimiter
 {
     private final SlotTable table;
     private final Step step;
@@ -275,6 +276,89 @@ public final class KeyedRateLimiter implements KeyedLimiter
     public NanoClock clock()
     {
         return clock;
+    }
+
+    /**
+     * @param key     the key.
+     * @param permits the cost.
+     * @param nowNs   the time, ns.
+     * @return see {@link KeyedDebitLimiter#peek(long, long, long)}.
+     */
+    public long peek(final long key, final long permits, final long nowNs)
+    {
+        return peekWord(table.keyWord(key), limit.incrementNs(permits), nowNs);
+    }
+
+    /**
+     * @param key     the key, as its UTF-8 bytes.
+     * @param permits the cost.
+     * @param nowNs   the time, ns.
+     * @return see {@link KeyedDebitLimiter#peek(long, long, long)}.
+     */
+    public long peek(final CharSequence key, final long permits, final long nowNs)
+    {
+        return peekWord(table.keyWord(key), limit.incrementNs(permits), nowNs);
+    }
+
+    /**
+     * @param key     the key.
+     * @param permits the cost learned after the fact.
+     * @param nowNs   the time, ns.
+     * @return see {@link KeyedDebitLimiter#debit(long, long, long)}.
+     */
+    public long debit(final long key, final long permits, final long nowNs)
+    {
+        return debitWord(table.keyWord(key), permits, nowNs);
+    }
+
+    /**
+     * @param key     the key, as its UTF-8 bytes.
+     * @param permits the cost learned after the fact.
+     * @param nowNs   the time, ns.
+     * @return see {@link KeyedDebitLimiter#debit(long, long, long)}.
+     */
+    public long debit(final CharSequence key, final long permits, final long nowNs)
+    {
+        return debitWord(table.keyWord(key), permits, nowNs);
+    }
+
+    private long peekWord(final long keyWord, final long incrementNs, final long nowNs)
+    {
+        // An absent key (or one mid-reclaim) reads as Long.MIN_VALUE: a full bucket.
+        return incrementNs < 1 ? Result.NEVER : Gcra.decide(table.tatNs(keyWord), nowNs, incrementNs, ceilingNs);
+    }
+
+    /**
+     * A debit through the one slot loop: a charge against the debt ceiling instead of the ceiling. When the
+     * whole cost does not fit under the debt ceiling the loop answers by how much ({@code r}); the part that
+     * fits, {@code I - r}, is charged next, so the word ends at the debt ceiling at most.
+     */
+    private long debitWord(final long keyWord, final long permits, final long nowNs)
+    {
+        long incrementNs = limit.debitIncrementNs(permits);
+        if (incrementNs < 1)
+        {
+            return Result.NEVER;
+        }
+        final long debtCeilingNs = limit.debtCeilingNs();
+        while (true)
+        {
+            final long code = step.charge(keyWord, incrementNs, debtCeilingNs, nowNs, null);
+            if (code <= 0)
+            {
+                if (Result.ADMITTED != code)
+                {
+                    return code;
+                }
+                break;
+            }
+            incrementNs -= code;
+            if (incrementNs < 1)
+            {
+                break;
+            }
+        }
+        return Gcra.retryAfterNs(table.tatNs(keyWord), nowNs, emissionIntervalNs, ceilingNs);
     }
 
     private long charge(final long keyWord, final long incrementNs, final long nowNs, final Decision decision)

@@ -66,6 +66,35 @@ final class DebitContractTest
     }
 
     @Test
+    void keyedCellsPeekAndDebitAsTheSingleCell()
+    {
+        final SplittableRandom random = new SplittableRandom(11);
+        for (int trace = 0; trace < 100; trace++)
+        {
+            final KeyedRateLimiter keyed = KeyedRateLimiter.builder(LIMIT).slotCount(64).shardCount(1).build();
+            final RateLimiter single = new RateLimiter(LIMIT);
+            final long key = random.nextLong();
+            long nowNs = random.nextLong(-1_000 * T_NS, 1_000 * T_NS);
+            for (int step = 0; step < 100; step++)
+            {
+                nowNs += random.nextLong(-T_NS, 3 * T_NS);
+                final int op = random.nextInt(3);
+                final long permits = 2 == op && random.nextInt(10) == 0 ? 1_000_000 : 1 + random.nextInt(6);
+                final long expected = 0 == op ? single.tryAcquire(permits, nowNs) :
+                    1 == op ? single.peek(permits, nowNs) : single.debit(permits, nowNs);
+                final long actual = 0 == op ? keyed.tryAcquire(key, permits, nowNs) :
+                    1 == op ? keyed.peek(key, permits, nowNs) : keyed.debit(key, permits, nowNs);
+                assertEquals(expected, actual, "op " + op + " permits " + permits + " step " + step);
+            }
+        }
+        final KeyedRateLimiter keyed = KeyedRateLimiter.builder(LIMIT).slotCount(64).shardCount(1).build();
+        assertEquals(Result.ADMITTED, keyed.peek("absent", 5, 0), "an absent key peeks as a full bucket");
+        assertEquals(Result.NEVER, keyed.debit("user", 0, 0));
+        assertEquals(6 * T_NS, keyed.debit("user", 1_000_000, 0), "clamped at one burst of debt");
+        assertEquals(6 * T_NS, keyed.tryAcquire("user", 1, 0));
+    }
+
+    @Test
     void debitNeverLowersTheTat()
     {
         final RateLimiter limiter = new RateLimiter(LIMIT);

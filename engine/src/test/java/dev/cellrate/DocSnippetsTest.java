@@ -21,7 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Every {@code java} block of the README and the docs compiles against the engine. Each block becomes the
  * body of a method of its own class; the names a snippet leaves to its reader (nowNs, a key, an event loop)
- * are declared once in {@link #PREAMBLE}, and a line of {@code ...} is elided.
+ * are declared once in {@link #PREAMBLE}, and a line of {@code ...} is elided. A block that elides a body
+ * ({@code { ... }}) is an outline of a class to write, not code to run, and is skipped (and counted); so is a
+ * block marked {@code <!-- snippet of the X module ... -->}, whose types are not on the engine's class path.
  */
 final class DocSnippetsTest
 {
@@ -33,6 +35,7 @@ final class DocSnippetsTest
         "import dev.cellrate.*;",
         "import dev.cellrate.composite.*;",
         "import dev.cellrate.concurrency.*;",
+        "import dev.cellrate.reconfigure.*;",
         "import dev.cellrate.shaper.*;",
         "import dev.cellrate.stat.*;",
         "import dev.cellrate.table.*;",
@@ -40,6 +43,7 @@ final class DocSnippetsTest
         "import dev.cellrate.window.*;",
         "import dev.cellrate.warmup.*;",
         "import org.agrona.concurrent.*;",
+        "import java.nio.file.Path;",
         "import java.util.concurrent.TimeUnit;",
         "");
 
@@ -48,11 +52,12 @@ final class DocSnippetsTest
         "    static final class Order { }",
         "    long nowNs, userId, clientIp, accountId, packetBytes, seed, key, next;",
         "    String apiKey;",
-        "    Limit limit;",
+        "    Limit limit, tighter;",
         "    ShaperMode mode;",
         "    Shaper shaper;",
         "    NanoClock clock;",
         "    SlotTable table;",
+        "    Shaper shaper;",
         "    Order order;",
         "    EventLoop eventLoop;",
         "    ReleaseHandler<Order> handler;",
@@ -65,18 +70,35 @@ final class DocSnippetsTest
     {
         final Path root = Path.of("").toAbsolutePath().getParent();
         final List<JavaFileObject> sources = new ArrayList<>();
-        final Pattern block = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+        int outlines = 0;
+        int otherModules = 0;
+        final Pattern block = Pattern.compile("(<!-- snippet of the \\w+ module[^\\n]*\\n)?```java\\n(.*?)```",
+            Pattern.DOTALL);
         for (final String document : DOCUMENTS)
         {
             final Matcher matcher = block.matcher(Files.readString(root.resolve(document)));
             int index = 0;
             while (matcher.find())
             {
+                if (null != matcher.group(1))
+                {
+                    index++;
+                    otherModules++;
+                    continue;
+                }
+                if (matcher.group(2).contains("{ ... }"))
+                {
+                    index++;
+                    outlines++;
+                    continue;
+                }
                 final String name = "Snippet" + sources.size();
-                sources.add(source(name, document + " #" + index++, matcher.group(1)));
+                sources.add(source(name, document + " #" + index++, matcher.group(2)));
             }
         }
-        assertTrue(sources.size() >= 7, "found the snippets: " + sources.size());
+        assertTrue(sources.size() >= 6, "found the snippets: " + sources.size());
+        assertTrue(outlines <= 1, "outlines skipped: " + outlines);
+        assertTrue(otherModules <= 1, "snippets of other modules skipped: " + otherModules);
         final JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         final DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         final Path out = Files.createTempDirectory("snippets");

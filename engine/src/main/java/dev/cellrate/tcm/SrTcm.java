@@ -3,13 +3,11 @@ package dev.cellrate.tcm;
 import dev.cellrate.Marker;
 import static dev.cellrate.Bounds.requireRange;
 
-import dev.cellrate.CellArray;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
-import static org.agrona.BitUtil.SIZE_OF_LONG;
 
 /**
  * A thread-safe, allocation-free single rate three colour marker (srTCM, RFC 2697 [1]): colours each packet
@@ -17,23 +15,8 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * and an excess burst EBS (bytes). Rules in {@link SrTcmRules}; token arithmetic in integer bytes and ns
  * ({@link TokenTicks}), exactly the RFC's one-token-at-a-time updates.
  * <p>
- * State: the two token counts and the time of the last update do not fit one word, so they share one padded
- * {@link CellArray} cell with a {@link SeqLock} stamp:
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                 stamp (SeqLock word: even = free)             |  STAMP_OFFSET = 0
- *  +---------------------------------------------------------------+
- *  |                 time of the last update (ns)                  |  LAST_UPDATE_OFFSET = 8
- *  +---------------------------------------------------------------+
- *  |                 Tc: committed tokens, bytes in [0, CBS]       |  COMMITTED_OFFSET = 16
- *  +---------------------------------------------------------------+
- *  |                 Te: excess tokens, bytes in [0, EBS]          |  EXCESS_OFFSET = 24
- *  +---------------------------------------------------------------+
- *  |                 padding to the 128-byte cell                  |
- *  +---------------------------------------------------------------+
- * </pre>
+ * State: the two token counts and the time of the last update share one {@link MarkerCell} (first bucket
+ * Tc, second bucket Te) under a {@link SeqLock} stamp.
  * Concurrency: any thread may call any method. Each marking takes the stamp (CAS even to odd), refills and
  * debits both counts (plain loads, release stores), and releases the stamp (release store), so markings are
  * serialised and both counts always move together; the CAS's acquire pairs with the previous release. It
@@ -46,17 +29,8 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  */
 public final class SrTcm implements Marker
 {
-    /** Offset of the {@link SeqLock} stamp. */
-    public static final int STAMP_OFFSET = 0;
-
-    /** Offset of the time of the last update. */
-    public static final int LAST_UPDATE_OFFSET = STAMP_OFFSET + SIZE_OF_LONG;
-
-    /** Offset of Tc. */
-    public static final int COMMITTED_OFFSET = LAST_UPDATE_OFFSET + SIZE_OF_LONG;
-
-    /** Offset of Te. */
-    public static final int EXCESS_OFFSET = COMMITTED_OFFSET + SIZE_OF_LONG;
+    private static final int COMMITTED_OFFSET = MarkerCell.FIRST_OFFSET;
+    private static final int EXCESS_OFFSET = MarkerCell.SECOND_OFFSET;
 
     /** Largest CBS or EBS: 2<sup>61</sup> bytes (so that sums of counts and ticks cannot overflow). */
     public static final long MAX_BURST_BYTES = 1L << 61;
@@ -99,12 +73,7 @@ public final class SrTcm implements Marker
         this.cbsBytes = cbsBytes;
         this.ebsBytes = ebsBytes;
         this.clock = clock;
-        this.buffer = CellArray.allocate(1).buffer();
-        final long stamp = SeqLock.lock(buffer, STAMP_OFFSET);
-        buffer.putLong(LAST_UPDATE_OFFSET, Long.MIN_VALUE);
-        buffer.putLong(COMMITTED_OFFSET, cbsBytes);
-        buffer.putLong(EXCESS_OFFSET, ebsBytes);
-        SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
+        this.buffer = MarkerCell.allocate(cbsBytes, ebsBytes);
     }
 
     /**
@@ -130,8 +99,8 @@ public final class SrTcm implements Marker
     public int markColourAware(final long bytes, final int preColour, final long nowNs)
     {
         final AtomicBuffer buffer = this.buffer;
-        final long stamp = SeqLock.lock(buffer, STAMP_OFFSET);
-        final long lastNs = buffer.getLong(LAST_UPDATE_OFFSET);
+        final long stamp = MarkerCell.lock(buffer);
+        final long lastNs = buffer.getLong(MarkerCell.LAST_UPDATE_OFFSET);
         final long committed = buffer.getLong(COMMITTED_OFFSET);
         final long ticks = TokenTicks.ticks(lastNs, nowNs, cirBytesPerSecond, cbsBytes + ebsBytes);
         long committedNow = SrTcmRules.committedAfterRefill(committed, ticks, cbsBytes);
@@ -146,10 +115,7 @@ public final class SrTcm implements Marker
         {
             excessNow -= bytes;
         }
-        buffer.putLongRelease(LAST_UPDATE_OFFSET, Math.max(lastNs, nowNs));
-        buffer.putLongRelease(COMMITTED_OFFSET, committedNow);
-        buffer.putLongRelease(EXCESS_OFFSET, excessNow);
-        SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
+        MarkerCell.publish(buffer, stamp, Math.max(lastNs, nowNs), committedNow, excessNow);
         return colour;
     }
 
@@ -171,7 +137,7 @@ public final class SrTcm implements Marker
 
     private long read(final int offset)
     {
-        return SeqLock.read(buffer, STAMP_OFFSET, offset);
+        return MarkerCell.read(buffer, offset);
     }
 
     /**

@@ -2,13 +2,11 @@ package dev.cellrate.tcm;
 
 import dev.cellrate.Marker;
 import dev.cellrate.Bounds;
-import dev.cellrate.CellArray;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
-import static org.agrona.BitUtil.SIZE_OF_LONG;
 
 /**
  * A thread-safe, allocation-free two rate three colour marker (trTCM, RFC 2698 [1]): colours each packet
@@ -16,23 +14,8 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * their bursts PBS and CBS (bytes). Rules in {@link TrTcmRules}; token arithmetic in integer bytes and ns
  * ({@link TokenTicks}), exactly the RFC's one-token-at-a-time updates.
  * <p>
- * State: the two token counts and the time of the last update do not fit one word, so they share one padded
- * {@link CellArray} cell with a {@link SeqLock} stamp:
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                 stamp (SeqLock word: even = free)             |  STAMP_OFFSET = 0
- *  +---------------------------------------------------------------+
- *  |                 time of the last update (ns)                  |  LAST_UPDATE_OFFSET = 8
- *  +---------------------------------------------------------------+
- *  |                 Tp: peak tokens, bytes in [0, PBS]            |  PEAK_OFFSET = 16
- *  +---------------------------------------------------------------+
- *  |                 Tc: committed tokens, bytes in [0, CBS]       |  COMMITTED_OFFSET = 24
- *  +---------------------------------------------------------------+
- *  |                 padding to the 128-byte cell                  |
- *  +---------------------------------------------------------------+
- * </pre>
+ * State: the two token counts and the time of the last update share one {@link MarkerCell} (first bucket
+ * Tp, second bucket Tc) under a {@link SeqLock} stamp.
  * Concurrency: any thread may call any method. Each marking takes the stamp (CAS even to odd), refills and
  * debits both counts (plain loads, release stores), and releases the stamp (release store), so markings are
  * serialised and both counts always move together; the CAS's acquire pairs with the previous release. It
@@ -45,17 +28,8 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  */
 public final class TrTcm implements Marker
 {
-    /** Offset of the {@link SeqLock} stamp. */
-    public static final int STAMP_OFFSET = 0;
-
-    /** Offset of the time of the last update. */
-    public static final int LAST_UPDATE_OFFSET = STAMP_OFFSET + SIZE_OF_LONG;
-
-    /** Offset of Tp. */
-    public static final int PEAK_OFFSET = LAST_UPDATE_OFFSET + SIZE_OF_LONG;
-
-    /** Offset of Tc. */
-    public static final int COMMITTED_OFFSET = PEAK_OFFSET + SIZE_OF_LONG;
+    private static final int PEAK_OFFSET = MarkerCell.FIRST_OFFSET;
+    private static final int COMMITTED_OFFSET = MarkerCell.SECOND_OFFSET;
 
     /** Largest PBS or CBS: 2<sup>61</sup> bytes (so that sums of counts and ticks cannot overflow). */
     public static final long MAX_BURST_BYTES = 1L << 61;
@@ -107,12 +81,7 @@ public final class TrTcm implements Marker
         this.cirBytesPerSecond = cirBytesPerSecond;
         this.cbsBytes = cbsBytes;
         this.clock = clock;
-        this.buffer = CellArray.allocate(1).buffer();
-        final long stamp = SeqLock.lock(buffer, STAMP_OFFSET);
-        buffer.putLong(LAST_UPDATE_OFFSET, Long.MIN_VALUE);
-        buffer.putLong(PEAK_OFFSET, pbsBytes);
-        buffer.putLong(COMMITTED_OFFSET, cbsBytes);
-        SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
+        this.buffer = MarkerCell.allocate(pbsBytes, cbsBytes);
     }
 
     /**
@@ -138,8 +107,8 @@ public final class TrTcm implements Marker
     public int markColourAware(final long bytes, final int preColour, final long nowNs)
     {
         final AtomicBuffer buffer = this.buffer;
-        final long stamp = SeqLock.lock(buffer, STAMP_OFFSET);
-        final long lastNs = buffer.getLong(LAST_UPDATE_OFFSET);
+        final long stamp = MarkerCell.lock(buffer);
+        final long lastNs = buffer.getLong(MarkerCell.LAST_UPDATE_OFFSET);
         long peakNow = TrTcmRules.afterRefill(buffer.getLong(PEAK_OFFSET),
             TokenTicks.ticks(lastNs, nowNs, pirBytesPerSecond, pbsBytes), pbsBytes);
         long committedNow = TrTcmRules.afterRefill(buffer.getLong(COMMITTED_OFFSET),
@@ -153,10 +122,7 @@ public final class TrTcm implements Marker
                 committedNow -= bytes;
             }
         }
-        buffer.putLongRelease(LAST_UPDATE_OFFSET, Math.max(lastNs, nowNs));
-        buffer.putLongRelease(PEAK_OFFSET, peakNow);
-        buffer.putLongRelease(COMMITTED_OFFSET, committedNow);
-        SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
+        MarkerCell.publish(buffer, stamp, Math.max(lastNs, nowNs), peakNow, committedNow);
         return colour;
     }
 
@@ -178,7 +144,7 @@ public final class TrTcm implements Marker
 
     private long read(final int offset)
     {
-        return SeqLock.read(buffer, STAMP_OFFSET, offset);
+        return MarkerCell.read(buffer, offset);
     }
 
     /**

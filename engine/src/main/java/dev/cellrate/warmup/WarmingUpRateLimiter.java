@@ -5,6 +5,7 @@ import dev.cellrate.Decision;
 import dev.cellrate.Limiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
+import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
@@ -21,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |              version (even: stable, odd: being written)       |  VERSION_OFFSET
+ *  |              SeqLock stamp (even: free, odd: being written)   |  VERSION_OFFSET
  *  +---------------------------------------------------------------+
  *  |              nextFree (ns, signed)                            |  NEXT_FREE_OFFSET
  *  +---------------------------------------------------------------+
@@ -35,12 +36,12 @@ import java.util.concurrent.TimeUnit;
  * state has two independent degrees of freedom; packing both exactly into 64 bits would cap the warm-up
  * period or the time range.
  * <p>
- * Concurrency (a sequence-lock CAS protocol; every access is volatile): a decider reads version v (even),
- * nextFree, stored, then v again; a changed or odd version means retry. A rejection ({@code nextFree > t})
- * is decided on that consistent snapshot and writes nothing. An admission CASes the version from v to v + 1:
- * this succeeds only if no other admission happened since the snapshot, so the snapshot is still the state;
- * it then writes nextFree and stored and publishes v + 2. Admissions are linearised at the version CAS. A
- * writer holds the odd version for two stores; a decider that sees it spins ({@link Thread#onSpinWait()}).
+ * Concurrency: the engine's {@link SeqLock} over the version word. A decider waits for an even stamp v,
+ * reads nextFree and stored (acquire), and validates v; a changed stamp means retry. A rejection
+ * ({@code nextFree > t}) is decided on that consistent snapshot and writes nothing. An admission takes the
+ * lock from v ({@link SeqLock#tryLock}: succeeds only if no other admission happened since the snapshot, so
+ * the snapshot is still the state), writes nextFree and stored (release) and unlocks to v + 2. Admissions are
+ * linearised at the stamp CAS. A decider that meets an odd stamp spins.
  * <p>
  * Codes: {@link Result#ADMITTED}, a positive retry-after in ns ({@code nextFree - t}, independent of the
  * cost: Guava's "next caller pays"), or {@link Result#NEVER} (cost outside [1, maxPermits], or a nextFree
@@ -88,9 +89,10 @@ public final class WarmingUpRateLimiter implements Limiter
         this.maxPermits = Math.min(Integer.MAX_VALUE, Limit.MAX_CEILING_NS / stableIntervalNs);
         this.clock = clock;
         this.buffer = CellArray.allocateBuffer(CELL_LENGTH, CELL_LENGTH);
-        buffer.putLongVolatile(NEXT_FREE_OFFSET, createdNs);
-        buffer.putLongVolatile(STORED_OFFSET, warmupNs);
-        buffer.putLongVolatile(VERSION_OFFSET, 0);
+        final long stamp = SeqLock.lock(buffer, VERSION_OFFSET);
+        buffer.putLongRelease(NEXT_FREE_OFFSET, createdNs);
+        buffer.putLongRelease(STORED_OFFSET, warmupNs);
+        SeqLock.unlock(buffer, VERSION_OFFSET, stamp);
     }
 
     /**
@@ -154,15 +156,10 @@ public final class WarmingUpRateLimiter implements Limiter
         final long chargeNs = permits * stableIntervalNs;
         while (true)
         {
-            final long version = buffer.getLongVolatile(VERSION_OFFSET);
-            if ((version & 1) != 0)
-            {
-                Thread.onSpinWait();
-                continue;
-            }
-            final long nextFreeNs = buffer.getLongVolatile(NEXT_FREE_OFFSET);
-            final long storedNs = buffer.getLongVolatile(STORED_OFFSET);
-            if (buffer.getLongVolatile(VERSION_OFFSET) != version)
+            final long stamp = SeqLock.awaitStamp(buffer, VERSION_OFFSET);
+            final long nextFreeNs = buffer.getLongAcquire(NEXT_FREE_OFFSET);
+            final long storedNs = buffer.getLongAcquire(STORED_OFFSET);
+            if (!SeqLock.validate(buffer, VERSION_OFFSET, stamp))
             {
                 continue;
             }
@@ -177,11 +174,11 @@ public final class WarmingUpRateLimiter implements Limiter
             {
                 return Result.NEVER;
             }
-            if (buffer.compareAndSetLong(VERSION_OFFSET, version, version + 1))
+            if (SeqLock.tryLock(buffer, VERSION_OFFSET, stamp))
             {
-                buffer.putLongVolatile(NEXT_FREE_OFFSET, nowNs + waitNs);
-                buffer.putLongVolatile(STORED_OFFSET, WarmupMath.storedAfterNs(storedNowNs, chargeNs));
-                buffer.putLongVolatile(VERSION_OFFSET, version + 2);
+                buffer.putLongRelease(NEXT_FREE_OFFSET, nowNs + waitNs);
+                buffer.putLongRelease(STORED_OFFSET, WarmupMath.storedAfterNs(storedNowNs, chargeNs));
+                SeqLock.unlock(buffer, VERSION_OFFSET, stamp);
                 return Result.ADMITTED;
             }
         }
