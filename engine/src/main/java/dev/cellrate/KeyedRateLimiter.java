@@ -12,8 +12,8 @@ import org.agrona.concurrent.NanoClock;
  * <p>
  * Algorithm: each key has its own GCRA cell and decides exactly like a {@link RateLimiter} with the same
  * limit would (see {@link Gcra}). Keys: {@code long} keys through a seeded bijective mixer (distinct longs
- * never share a cell); {@link CharSequence}, {@code byte[]} and {@link DirectBuffer} keys through a seeded
- * 64-bit hash of their bytes, a {@link CharSequence} counting as its UTF-8 bytes: the string "a/b", the
+ * never share a cell); {@link CharSequence}, {@code byte[]} and {@link DirectBuffer} keys through SipHash-2-4
+ * of their bytes under the table's 128-bit secret (random by default), a {@link CharSequence} counting as its UTF-8 bytes: the string "a/b", the
  * bytes of {@code "a/b".getBytes(UTF_8)} in an array and the same bytes in a buffer are one key. Long keys
  * and byte keys are different keys (they share a cell only by a 64-bit hash collision, see
  * {@link dev.cellrate.table.KeyHash}).
@@ -53,12 +53,14 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         final int slotCount,
         final int probeBound,
         final long idleGraceNs,
-        final long seed)
+        final long secret0,
+        final long secret1)
     {
         this.limit = limit;
         this.policy = policy;
         this.clock = clock;
-        this.table = new SlotTable(shardCount, slotCount / shardCount, probeBound, idleGraceNs, seed, clock);
+        this.table =
+            new SlotTable(shardCount, slotCount / shardCount, probeBound, idleGraceNs, secret0, secret1, clock);
         this.step = new Step(table);
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
@@ -180,7 +182,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
 
     /**
      * Decide on a key word already computed by {@link SlotTable#keyWord} of {@link #table()} (callers that
-     * hash once and decide on several limiters sharing a seed, or that cache the word).
+     * hash once and decide on several limiters sharing a secret, or that cache the word).
      *
      * @param keyWord the key word.
      * @param permits the cost.

@@ -2,6 +2,7 @@ package dev.cellrate;
 
 import dev.cellrate.shaper.KeyedShaper;
 import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.table.KeyHash;
 import dev.cellrate.table.SlotTable;
 import java.security.SecureRandom;
 
@@ -16,7 +17,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * Defaults: 2<sup>20</sup> slots (16 MiB, designed for {@link #DESIGNED_LOAD_PERCENT}% = 786,432 keys),
  * 64 shards (fewer for tables under 64 * 128 slots: as many as leave {@link #DEFAULT_PROBE_BOUND} slots per
  * shard, at least 1), probe bound 128 (or the shard size if smaller), {@link TableFullPolicy#REJECT}, idle
- * grace 1 s, a random seed from {@link SecureRandom}, {@link SystemNanoClock} (which also bounds the time
+ * grace 1 s, a random 128-bit key-hash secret from {@link SecureRandom}, {@link SystemNanoClock} (which also bounds the time
  * eviction uses: callers' {@code nowNs} must be on this clock).
  * <p>
  * Threading: a builder is used by one thread; the limiter it builds is thread-safe.
@@ -46,8 +47,9 @@ public final class KeyedRateLimiterBuilder
     boolean probeBoundSet;
     TableFullPolicy policy = TableFullPolicy.REJECT;
     long idleGraceNs = DEFAULT_IDLE_GRACE_NS;
-    long seed;
-    boolean seedFixed;
+    long secret0;
+    long secret1;
+    boolean secretFixed;
     NanoClock clock = SystemNanoClock.INSTANCE;
 
     KeyedRateLimiterBuilder(final Limit limit)
@@ -128,16 +130,31 @@ public final class KeyedRateLimiterBuilder
     }
 
     /**
-     * Fix the seed (tests, reproducible placement). Leave it random in production: a known seed lets an
-     * attacker aim keys at one shard or at a victim's cell.
+     * Fix the key-hash secret to {@code (seed, seed)}: for tests and reproducible placement only. A fixed secret
+     * <b>weakens the table against chosen keys</b>: anyone who knows it can compute key words offline and
+     * pick keys that share a victim's cell or crowd one shard. Leave it random in production (the default).
      *
-     * @param seed the seed of the key words.
+     * @param seed the fixed seed.
      * @return this.
      */
     public KeyedRateLimiterBuilder seed(final long seed)
     {
-        this.seed = seed;
-        this.seedFixed = true;
+        return seed(seed, seed);
+    }
+
+    /**
+     * Fix the 128-bit key-hash secret (SipHash's {@code k0, k1}), e.g. to share placement between processes.
+     * Same warning as {@link #seed(long)}: only as strong as the secrecy of the two words.
+     *
+     * @param secret0 the secret's first word.
+     * @param secret1 the secret's second word.
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder seed(final long secret0, final long secret1)
+    {
+        this.secret0 = secret0;
+        this.secret1 = secret1;
+        this.secretFixed = true;
         return this;
     }
 
@@ -160,12 +177,12 @@ public final class KeyedRateLimiterBuilder
     {
         final int shards = validatedShardCount();
         final int bound = validatedProbeBound(shards);
-        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
-        return new KeyedRateLimiter(limit, policy, clock, shards, slotCount, bound, idleGraceNs, tableSeed);
+        final long[] secret = secret();
+        return new KeyedRateLimiter(limit, policy, clock, shards, slotCount, bound, idleGraceNs, secret[0], secret[1]);
     }
 
     /**
-     * A keyed shaper with this builder's limit, table sizing, idle grace, seed and clock (the table-full
+     * A keyed shaper with this builder's limit, table sizing, idle grace, key-hash secret and clock (the table-full
      * policy does not apply: a shaper with no cell for a key answers {@link Result#TABLE_FULL}).
      *
      * @param mode the shaper's mode.
@@ -180,9 +197,14 @@ public final class KeyedRateLimiterBuilder
         }
         final int shards = validatedShardCount();
         final int bound = validatedProbeBound(shards);
-        final long tableSeed = seedFixed ? seed : new SecureRandom().nextLong();
-        return new KeyedShaper(limit, mode, new SlotTable(shards, slotCount / shards, bound, idleGraceNs, tableSeed),
-            clock);
+        final long[] secret = secret();
+        return new KeyedShaper(limit, mode,
+            new SlotTable(shards, slotCount / shards, bound, idleGraceNs, secret[0], secret[1], clock), clock);
+    }
+
+    private long[] secret()
+    {
+        return secretFixed ? new long[] {secret0, secret1} : KeyHash.randomSecret(new SecureRandom());
     }
 
     private int validatedShardCount()

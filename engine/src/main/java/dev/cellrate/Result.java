@@ -27,7 +27,9 @@ package dev.cellrate;
  *                     are admissions: the fail-open policies; REJECTED_OVERFLOW is a rejection)
  *   [-32, -47]        OPERATING: WOULD_HAVE_REJECTED, the admission of a limiter run in dry-run
  *                     (dev.cellrate.stat.LimiterStats#dryRun)
- *   [-48, -1023]      reserved for future fronts; never returned today
+ *   [-48, -63]        DISTRIBUTED: a shared-store front's fail policy when the store cannot answer
+ *                     (ADMITTED_FAIL_OPEN is an admission; REJECTED_FAIL_CLOSED a rejection; cellrate-redis)
+ *   [-64, -1023]      reserved for future fronts; never returned today
  *   [MIN, -1024]      ENCODED_RETRY_AFTER: a reservation's rejection with retry-after
  *                     r = ENCODED_RETRY_AFTER_BASE - code (&ge; 1 ns)
  * </pre>
@@ -86,6 +88,24 @@ public final class Result
     /** Last (lowest) code of the operating range. */
     public static final long OPERATING_RANGE_LAST = -47;
 
+    /** First (highest) code of the distributed range. */
+    public static final long DISTRIBUTED_RANGE_FIRST = -48;
+
+    /**
+     * A shared-store front (cellrate-redis) could not reach its store within its timeout and its fail policy is
+     * OPEN: the request goes through undecided (an admission), and the fallback was counted.
+     */
+    public static final long ADMITTED_FAIL_OPEN = -48;
+
+    /**
+     * A shared-store front could not reach its store within its timeout and its fail policy is CLOSED: rejected
+     * with no retry-after (it depends on the store coming back).
+     */
+    public static final long REJECTED_FAIL_CLOSED = -49;
+
+    /** Last (lowest) code of the distributed range. */
+    public static final long DISTRIBUTED_RANGE_LAST = -63;
+
     /**
      * A reservation rejected with retry-after {@code r} ns (&ge; 1) answers {@code ENCODED_RETRY_AFTER_BASE - r},
      * so every encoded code is &le; {@code -1024}.
@@ -104,12 +124,12 @@ public final class Result
      *
      * @param code a decision code.
      * @return true iff {@code code} admits: {@link #ADMITTED}, {@link #ADMITTED_TABLE_FULL},
-     * {@link #ADMITTED_OVERFLOW} or {@link #WOULD_HAVE_REJECTED} (dry-run).
+     * {@link #ADMITTED_OVERFLOW}, {@link #WOULD_HAVE_REJECTED} (dry-run) or {@link #ADMITTED_FAIL_OPEN}.
      */
     public static boolean isAdmitted(final long code)
     {
         return ADMITTED == code || ADMITTED_TABLE_FULL == code || ADMITTED_OVERFLOW == code ||
-            WOULD_HAVE_REJECTED == code;
+            WOULD_HAVE_REJECTED == code || ADMITTED_FAIL_OPEN == code;
     }
 
     /**
@@ -174,7 +194,7 @@ public final class Result
         {
             return "ENCODED_RETRY_AFTER";
         }
-        if (code < OPERATING_RANGE_LAST)
+        if (code < DISTRIBUTED_RANGE_LAST)
         {
             return "RESERVED";
         }
@@ -198,6 +218,10 @@ public final class Result
                 return "REJECTED_OVERFLOW";
             case (int)WOULD_HAVE_REJECTED:
                 return "WOULD_HAVE_REJECTED";
+            case (int)ADMITTED_FAIL_OPEN:
+                return "ADMITTED_FAIL_OPEN";
+            case (int)REJECTED_FAIL_CLOSED:
+                return "REJECTED_FAIL_CLOSED";
             default:
                 return "UNASSIGNED";
         }

@@ -54,6 +54,7 @@ final class DocSnippetsTest
         "    String apiKey;",
         "    Limit limit, tighter;",
         "    ShaperMode mode;",
+        "    Shaper shaper;",
         "    NanoClock clock;",
         "    SlotTable table;",
         "    Shaper shaper;",

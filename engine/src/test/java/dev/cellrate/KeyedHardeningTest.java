@@ -119,4 +119,13 @@ class KeyedHardeningTest
         assertTrue(e.getMessage().contains("probeBound") && e.getMessage().contains("[1, "), e.getMessage());
         assertNotEquals(null, KeyedRateLimiter.builder(BURST_10).probeBound(1).build());
     }
+
+    @Test
+    void aBuiltShaperEvictsByTheBuildersClock()
+    {
+        final CachedNanoClock clock = clockAt(NOW_NS);
+        assertEquals(clock, KeyedRateLimiter.builder(BURST_10).slotCount(64).clock(clock)
+            .buildShaper(dev.cellrate.shaper.ShaperMode.delay()).table().evictionClock());
+        assertEquals(clock, limiter(clock).table().evictionClock());
+    }
 }

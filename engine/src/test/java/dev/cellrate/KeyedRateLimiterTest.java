@@ -141,8 +141,8 @@ class KeyedRateLimiterTest
     {
         final long seed = 31;
         final KeyedRateLimiter limiter = KeyedRateLimiter.builder(BURST_3).slotCount(64).shardCount(1).seed(seed).build();
-        final long emptyOwner = KeyHash.unmixLong(TableLayout.EMPTY_KEY, seed);
-        final long tombstoneOwner = KeyHash.unmixLong(TableLayout.TOMBSTONE_KEY, seed);
+        final long emptyOwner = KeyHash.unmixLong(TableLayout.EMPTY_KEY, limiter.table().seed());
+        final long tombstoneOwner = KeyHash.unmixLong(TableLayout.TOMBSTONE_KEY, limiter.table().seed());
         for (int i = 0; i < 3; i++)
         {
             assertEquals(Result.ADMITTED, limiter.tryAcquire(emptyOwner, 1, 0));

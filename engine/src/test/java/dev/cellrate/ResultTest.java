@@ -35,7 +35,7 @@ final class ResultTest
             assertEquals(name, Result.name(value), "Result.name(" + value + ")");
             codes++;
         }
-        assertEquals(10, codes, "ADMITTED, five shared codes, three keyed codes and one operating code");
+        assertEquals(12, codes, "ADMITTED, five shared codes, three keyed codes, one operating code, two distributed codes");
     }
 
     @Test
@@ -46,7 +46,13 @@ final class ResultTest
         assertTrue(Result.KEYED_RANGE_FIRST > Result.KEYED_RANGE_LAST);
         assertTrue(Result.KEYED_RANGE_LAST > Result.OPERATING_RANGE_FIRST);
         assertTrue(Result.OPERATING_RANGE_FIRST > Result.OPERATING_RANGE_LAST);
-        assertTrue(Result.OPERATING_RANGE_LAST > Result.ENCODED_RETRY_AFTER_BASE);
+        assertTrue(Result.OPERATING_RANGE_LAST > Result.DISTRIBUTED_RANGE_FIRST);
+        assertTrue(Result.DISTRIBUTED_RANGE_FIRST > Result.DISTRIBUTED_RANGE_LAST);
+        assertTrue(Result.DISTRIBUTED_RANGE_LAST > Result.ENCODED_RETRY_AFTER_BASE);
+        for (final long code : new long[]{Result.ADMITTED_FAIL_OPEN, Result.REJECTED_FAIL_CLOSED})
+        {
+            assertTrue(code <= Result.DISTRIBUTED_RANGE_FIRST && code >= Result.DISTRIBUTED_RANGE_LAST, "store " + code);
+        }
         assertTrue(Result.WOULD_HAVE_REJECTED <= Result.OPERATING_RANGE_FIRST &&
             Result.WOULD_HAVE_REJECTED >= Result.OPERATING_RANGE_LAST);
         for (final long code : new long[]{Result.NEVER, Result.TABLE_FULL, Result.CONCURRENCY_FULL,
@@ -110,7 +116,10 @@ final class ResultTest
         assertTrue(Result.isAdmitted(Result.WOULD_HAVE_REJECTED), "dry-run lets the request through");
         assertFalse(Result.isReserved(Result.WOULD_HAVE_REJECTED));
         assertEquals("UNASSIGNED", Result.name(-33));
-        assertEquals("RESERVED", Result.name(-48));
+        assertTrue(Result.isAdmitted(Result.ADMITTED_FAIL_OPEN), "fail-open lets the request through");
+        assertFalse(Result.isAdmitted(Result.REJECTED_FAIL_CLOSED));
+        assertEquals("UNASSIGNED", Result.name(-50));
+        assertEquals("RESERVED", Result.name(-64));
         assertEquals("RESERVED", Result.name(Result.ENCODED_RETRY_AFTER_BASE));
     }
 

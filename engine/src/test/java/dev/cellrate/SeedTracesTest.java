@@ -5,8 +5,8 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The worked traces of the GCRA / token-bucket seed article (seed 000), replayed on the engine with exact
- * expectations. Both limiters must give the same pattern.
+ * Worked GCRA / token-bucket traces (10 per second, burst 10; described in {@code docs/design.md} and
+ * {@code docs/windows-and-markers.md}), replayed on the engine with exact expectations. Both limiters must give the same pattern.
  */
 final class SeedTracesTest
 {

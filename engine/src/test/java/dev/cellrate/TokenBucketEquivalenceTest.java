@@ -9,7 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The seed's proposition, checked: on non-decreasing arrival times the engine decides exactly as a token bucket
+ * The token-bucket / GCRA equivalence (Le Boudec &amp; Thiran, Network Calculus, Prop. 1.2.4; ATM Forum TM 4.0
+ * annex C; {@code docs/design.md}), checked: on non-decreasing arrival times the engine decides exactly as a token bucket
  * that starts full, holds {@code (&tau; + T) / T} tokens (= burst when T divides &tau;) and refills one token per
  * T, kept in exact arithmetic ({@link ReferenceTokenBucket}). Codes, retry-afters and the {@link Decision}
  * fields are compared with the bucket's own reading of them: remaining = whole tokens left, reset-after =

@@ -43,7 +43,7 @@ public final class KeyedShaper implements KeyedReserver
      * @param limit the limit of every key.
      * @param mode  the release mode of every key.
      * @param table a table used by this shaper only (e.g. {@code new SlotTable(64, 16384, 64, 1_000_000_000L,
-     *              seed, clock)}); its idle grace must cover the skew between concurrent callers' {@code nowNs},
+     *              clock)}, keyed with a random secret); its idle grace must cover the skew between concurrent callers' {@code nowNs},
      *              and its eviction clock ({@link SlotTable#evictionClock()}) must be the clock of those times.
      * @param clock the clock of the clock forms.
      * @throws IllegalArgumentException on a null argument.

@@ -1,6 +1,7 @@
 package dev.cellrate.shaper;
 
 import dev.cellrate.Result;
+import org.agrona.LangUtil;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
@@ -119,7 +120,8 @@ public final class ReleaseAgent<E> implements Agent
 
     /**
      * Reserve {@code permits} on {@code shaper} at {@code nowNs} and, if admitted, queue the item for its
-     * release time. Room is claimed first, so a full queue or a closed agent charges nothing.
+     * release time. Room is claimed first, so a full queue or a closed agent charges nothing; if the reserve
+     * step throws, the room is given back before the exception propagates.
      *
      * @param item    the caller's object, not null.
      * @param shaper  the shaper to reserve on (its clock must be the agent's time base).
@@ -139,7 +141,21 @@ public final class ReleaseAgent<E> implements Agent
         try
         {
             final ReleaseSchedule.Entry<E> entry = free.poll();
-            return null == entry ? Result.QUEUE_FULL : complete(entry, item, nowNs, shaper.reserve(permits, nowNs));
+            if (null == entry)
+            {
+                return Result.QUEUE_FULL;
+            }
+            final long code;
+            try
+            {
+                code = shaper.reserve(permits, nowNs);
+            }
+            catch (final Throwable ex)
+            {
+                free.offer(entry);
+                throw ex;
+            }
+            return complete(entry, item, nowNs, code);
         }
         finally
         {
@@ -167,8 +183,21 @@ public final class ReleaseAgent<E> implements Agent
         try
         {
             final ReleaseSchedule.Entry<E> entry = free.poll();
-            return null == entry ? Result.QUEUE_FULL :
-                complete(entry, item, nowNs, shaper.reserve(key, permits, nowNs));
+            if (null == entry)
+            {
+                return Result.QUEUE_FULL;
+            }
+            final long code;
+            try
+            {
+                code = shaper.reserve(key, permits, nowNs);
+            }
+            catch (final Throwable ex)
+            {
+                free.offer(entry);
+                throw ex;
+            }
+            return complete(entry, item, nowNs, code);
         }
         finally
         {
@@ -223,15 +252,16 @@ public final class ReleaseAgent<E> implements Agent
 
     /**
      * Close (agent thread): refuse new submissions, wait for those in progress, then hand back every item not
-     * yet released, in due order, through {@link ReleaseHandler#onHandBack}. A handler exception does not stop
-     * the hand-back; the first one is rethrown at the end.
+     * yet released, in due order, through {@link ReleaseHandler#onHandBack}. Nothing the handler throws, not
+     * even an {@link Error}, stops the hand-back: every item is handed back, then the first throwable is
+     * rethrown as it was, with the later ones attached as suppressed.
      */
     public void onClose()
     {
         gate.close();
         gate.awaitQuiescent();
         drainSubmitted(true);
-        RuntimeException firstError = null;
+        Throwable firstError = null;
         while (!schedule.isEmpty())
         {
             final ReleaseSchedule.Entry<E> entry = schedule.poll();
@@ -243,14 +273,21 @@ public final class ReleaseAgent<E> implements Agent
             {
                 handler.onHandBack(item, dueNs);
             }
-            catch (final RuntimeException ex)
+            catch (final Throwable ex)
             {
-                firstError = null == firstError ? ex : firstError;
+                if (null == firstError)
+                {
+                    firstError = ex;
+                }
+                else if (firstError != ex)
+                {
+                    firstError.addSuppressed(ex);
+                }
             }
         }
         if (null != firstError)
         {
-            throw firstError;
+            LangUtil.rethrowUnchecked(firstError);
         }
     }
 

@@ -7,8 +7,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * of submissions in progress, so the closing agent can wait until every submission that got in has
  * published its item (and none can get in afterwards).
  * <p>
- * Concurrency: {@link #enter()} is a {@code getAndIncrement}; if the closed bit was already set it backs out
- * and fails. {@link #close()} sets the bit by CAS. Once {@link #awaitQuiescent()} has seen the count at
+ * Concurrency: {@link #enter()} first reads the word and fails at once if the closed bit is set, writing
+ * nothing; otherwise it does a {@code getAndIncrement}, and if the closed bit was set in between it backs out
+ * and fails. So after {@link #close()} each producer can raise the count at most once more (if it read the
+ * word before the close), and producers retrying after {@link dev.cellrate.Result#CLOSED} can never keep
+ * the closer in {@link #awaitQuiescent()}. {@link #close()} sets the bit by CAS. Once {@link #awaitQuiescent()} has seen the count at
  * zero after {@link #close()}, no submission is in progress and none can start: every item that will ever
  * be published has been offered to the queue before that read (the exit decrement is a volatile write
  * after the offer).
@@ -24,6 +27,10 @@ final class SubmissionGate
      */
     boolean enter()
     {
+        if ((state.get() & CLOSED_BIT) != 0)
+        {
+            return false;
+        }
         if ((state.getAndIncrement() & CLOSED_BIT) != 0)
         {
             state.getAndDecrement();
@@ -63,6 +70,14 @@ final class SubmissionGate
     boolean isClosed()
     {
         return (state.get() & CLOSED_BIT) != 0;
+    }
+
+    /**
+     * @return submissions in progress (diagnostics and tests).
+     */
+    long inProgress()
+    {
+        return state.get() & ~CLOSED_BIT;
     }
 
     /**

@@ -11,9 +11,9 @@ import org.agrona.concurrent.status.CountersReader;
  * Recording: after a decision, pass its code to {@link #record(long)} (or {@link #record(long, long)} with the
  * key word, which also feeds the top-keys sketch on a rejection; {@link #recordReservation(long)} for a shaper's
  * or a concurrency limit's code). Each call adds 1 to exactly one outcome counter (see {@link Outcome}) on the calling thread's stripe
- * ({@code thread id & (stripes - 1)}): one uncontended atomic add on a counter alone on its 128-byte slot,
- * no allocation. Two threads share a stripe only if their ids are congruent modulo the stripe count; the
- * add stays exact then, just contended. Readers sum the stripes.
+ * (threads get stripes round-robin, {@link ThreadStripe}): one uncontended atomic add on a counter alone on
+ * its 128-byte slot, no allocation. Two threads share a stripe only when more threads than stripes record;
+ * the add stays exact then, just contended. Readers sum the stripes.
  * <p>
  * Dry-run: {@link #dryRun(long)} records the real outcome and turns a rejection into
  * {@link Result#WOULD_HAVE_REJECTED} (counted again as {@link StatKind#WOULD_REJECT}), so the counters say
@@ -140,7 +140,7 @@ public final class LimiterStats
 
     private void increment(final int kind)
     {
-        final int stripe = (int)Thread.currentThread().getId() & stripeMask;
+        final int stripe = ThreadStripe.current() & stripeMask;
         values.getAndAddLong(outcomeOffsets[kind << stripeShift | stripe], 1);
     }
 

@@ -28,18 +28,23 @@ public final class StatReader implements AutoCloseable
     private final MappedByteBuffer mapped;
     private final long pid;
     private final long startTimestampMs;
+    private final Path path;
+    private final Object fileKey;
 
     StatReader(
         final AtomicBuffer metadata, final AtomicBuffer values, final AtomicBuffer sketches,
         final MappedByteBuffer mapped)
     {
-        this(metadata, values, sketches, mapped, ProcessHandle.current().pid(), 0);
+        this(metadata, values, sketches, mapped, ProcessHandle.current().pid(), 0, null, null);
     }
 
     private StatReader(
         final AtomicBuffer metadata, final AtomicBuffer values, final AtomicBuffer sketches,
-        final MappedByteBuffer mapped, final long pid, final long startTimestampMs)
+        final MappedByteBuffer mapped, final long pid, final long startTimestampMs, final Path path,
+        final Object fileKey)
     {
+        this.path = path;
+        this.fileKey = fileKey;
         this.counters = new CountersReader(metadata, values);
         this.sketches = sketches;
         this.mapped = mapped;
@@ -64,6 +69,7 @@ public final class StatReader implements AutoCloseable
         {
             sleepUntil(deadlineMs, "no statistics file at " + file);
         }
+        final Object fileKey = fileKey(file.toPath());
         final MappedByteBuffer mapped = IoUtil.mapExistingFile(file, FileChannel.MapMode.READ_ONLY, "cellrate stat");
         final UnsafeBuffer header = new UnsafeBuffer(mapped);
         int version;
@@ -86,7 +92,35 @@ public final class StatReader implements AutoCloseable
             new UnsafeBuffer(mapped, valuesOffset + valuesLength, sketchLength),
             mapped,
             header.getLong(StatLayout.PID_OFFSET),
-            header.getLong(StatLayout.START_TIMESTAMP_OFFSET));
+            header.getLong(StatLayout.START_TIMESTAMP_OFFSET),
+            file.toPath(),
+            fileKey);
+    }
+
+    private static Object fileKey(final Path path)
+    {
+        try
+        {
+            return java.nio.file.Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        }
+        catch (final java.io.IOException ex)
+        {
+            return null;
+        }
+    }
+
+    /**
+     * @return true if the file this reader mapped has since been replaced by a new writer (or removed): the
+     * values read are then the old writer's last ones; open a new reader. False for an in-process reader.
+     */
+    public boolean isReplaced()
+    {
+        if (null == path)
+        {
+            return false;
+        }
+        final Object current = fileKey(path);
+        return null == current || !current.equals(fileKey);
     }
 
     private static void sleepUntil(final long deadlineMs, final String message)

@@ -14,7 +14,7 @@ import java.util.Arrays;
  * whose true count exceeds {@code N / k} (N = keys added to that stripe) is held, and a held key's count
  * over-estimates its true count by at most its error. Reading sums a key's counts and errors over the stripes.
  * <p>
- * Concurrency: a writer takes its stripe (thread id &amp; mask) with one CAS of the stripe's sequence word from
+ * Concurrency: a writer takes its stripe (its {@link ThreadStripe} &amp; mask) with one CAS of the stripe's sequence word from
  * even to odd, writes the entries with plain stores and publishes them with a release store of sequence + 2
  * (a seqlock). If its stripe is busy it tries the next ones once; if all are busy the sample is dropped and
  * counted in {@link #droppedSamples()} (never blocks). A reader copies a stripe between two acquire reads of
@@ -96,7 +96,7 @@ public final class TopKeys
     public void add(final long key)
     {
         final AtomicBuffer buffer = this.buffer;
-        final int first = (int)Thread.currentThread().getId();
+        final int first = ThreadStripe.current();
         for (int i = 0; i <= stripeMask; i++)
         {
             final int base = offset + ((first + i) & stripeMask) * stripeLength;

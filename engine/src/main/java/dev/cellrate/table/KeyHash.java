@@ -3,47 +3,113 @@ package dev.cellrate.table;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.security.SecureRandom;
+import java.util.Objects;
 
 import org.agrona.DirectBuffer;
 
 /**
- * Seeded functions that turn a user key into the 64-bit <em>key word</em> stored in a {@link SlotTable} slot.
- * Pure and allocation-free; the seed is the table's (see {@code KeyedRateLimiter.Builder#seed}).
+ * Keyed functions that turn a user key into the 64-bit <em>key word</em> stored in a {@link SlotTable} slot.
+ * Pure and allocation-free; the secret is the table's (see {@link SlotTable}, and
+ * {@code KeyedRateLimiterBuilder#seed(long, long)} to fix it).
+ * <p>
+ * <b>Algorithm.</b>
  * <ul>
- *     <li>{@link #mixLong}: {@code long} keys through a <b>bijective</b> mixer: xor with the seed, then the
- *     SplitMix64 finaliser (xor-shifts and odd multiplications, each invertible). Distinct longs give
- *     distinct words, so two long keys never share a cell.</li>
- *     <li>{@link #hashBytes}, {@link #hashCharSequence}: byte strings through a seeded 64-bit hash (8 bytes
- *     per round, little-endian words, length folded into the finaliser). A {@link CharSequence} is hashed as
+ *     <li>{@link #hashBytes}, {@link #hashBuffer}, {@link #hashCharSequence}: <b>SipHash-2-4</b> [1] of the
+ *     key's bytes under a 128-bit secret {@code (k0, k1)} (the reference key bytes {@code k[0..15]} read as
+ *     two little-endian words). SipHash is a pseudo-random function: without the secret, an attacker who
+ *     sees any number of key words cannot build two keys with the same word, or a key aimed at a chosen
+ *     shard or cell, better than by guessing (the designers claim 128-bit security for key recovery and
+ *     2<sup>s-64</sup> forgery probability after 2<sup>s</sup> queries). A {@link CharSequence} is hashed as
  *     its UTF-8 encoding, computed on the fly, exactly as {@code String.getBytes(UTF_8)} encodes it (an
- *     unpaired surrogate becomes {@code '?'}), so "same key" across key types means "same UTF-8 bytes".</li>
+ *     unpaired surrogate becomes {@code '?'}), so the three forms of the same bytes are one key.</li>
+ *     <li>{@link #mixLong}: {@code long} keys through a <b>bijective</b> mixer: xor with a 64-bit seed, then
+ *     the SplitMix64 finaliser (xor-shifts and odd multiplications, each invertible). Distinct longs give
+ *     distinct words, so two long keys never share a cell: no collision to forge. The table derives that
+ *     seed from its secret with SipHash ({@link #longKeySeed}), so it reveals nothing of the secret.</li>
  * </ul>
- * Collision odds of the byte hash, modelled as a random function of the seed: {@code n} distinct byte keys
- * (or byte keys and long keys, which share the word space) produce some shared word with probability at
- * most {@code n(n-1)/2^65}: 10<sup>7</sup> keys, 2.7 * 10<sup>-6</sup>; 10<sup>6</sup> keys,
+ * <b>Secret.</b> Every table draws its secret from {@link SecureRandom} unless the caller fixes it. A fixed
+ * secret is for tests and reproducible placement only: anyone who knows it can compute key words offline
+ * and pick keys that share a victim's cell (draining its budget) or pile onto one shard (table-full for
+ * everyone on it). Treat it like a password, or better, leave it random.
+ * <p>
+ * Collision odds for keys <em>not</em> chosen against the secret: {@code n} distinct byte keys (or byte
+ * keys and long keys, which share the word space) produce some shared word with probability at most
+ * {@code n(n-1)/2^65}: 10<sup>7</sup> keys, 2.7 * 10<sup>-6</sup>; 10<sup>6</sup> keys,
  * 2.7 * 10<sup>-8</sup>. A shared word makes two keys share one cell, i.e. one budget: both are limited
- * <em>more</em> strictly, never less. The hash is not a cryptographic PRF: the random per-table seed stops
- * precomputed collisions and shard targeting, not an attacker who can read the seed.
+ * <em>more</em> strictly, never less.
+ * <p>
+ * Input checks: {@code offset} and {@code length} must describe a range inside the array or buffer
+ * ({@link Objects#checkFromIndexSize}); a negative length is out of range like one past the end, and throws
+ * {@link IndexOutOfBoundsException} before any byte is read, also when Agrona's bounds checks are disabled.
+ * Only the key's own bytes are read: never a word past its end.
  * <p>
  * Threading: stateless, any thread.
+ * <p>
+ * References: [1] J.-P. Aumasson, D. J. Bernstein, "SipHash: a fast short-input PRF", INDOCRYPT 2012
+ * (https://eprint.iacr.org/2012/351); reference implementation and test vectors:
+ * https://github.com/veorq/SipHash.
  */
 public final class KeyHash
 {
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long M1 = 0xbf58476d1ce4e5b9L;
     private static final long M2 = 0x94d049bb133111ebL;
-    private static final long P1 = 0x9e3779b97f4a7c15L;
-    private static final long P2 = 0xc2b2ae3d27d4eb4fL;
+
+    /** SipHash initialisation constants: "somepseudorandomlygeneratedbytes". */
+    private static final long C0 = 0x736f6d6570736575L;
+    private static final long C1 = 0x646f72616e646f6dL;
+    private static final long C2 = 0x6c7967656e657261L;
+    private static final long C3 = 0x7465646279746573L;
+
+    /** The message whose SipHash under the table secret is the long-key seed: "long-key". */
+    private static final long LONG_KEY_DOMAIN = 0x79656b2d676e6f6cL;
 
     private KeyHash()
     {
     }
 
     /**
+     * @param random the source.
+     * @return a fresh 128-bit secret as two words {@code {k0, k1}} (construction time only: it allocates).
+     */
+    public static long[] randomSecret(final SecureRandom random)
+    {
+        return new long[] {random.nextLong(), random.nextLong()};
+    }
+
+    /**
+     * The seed of the long-key mixer for a table secret: SipHash-2-4 of the 8 bytes "long-key". A PRF output,
+     * so publishing it (e.g. {@link SlotTable#seed()}) reveals nothing about {@code (k0, k1)}.
+     *
+     * @param k0 the secret's first word.
+     * @param k1 the secret's second word.
+     * @return the seed for {@link #mixLong}.
+     */
+    public static long longKeySeed(final long k0, final long k1)
+    {
+        long v0 = k0 ^ C0;
+        long v1 = k1 ^ C1;
+        long v2 = k0 ^ C2;
+        long v3 = k1 ^ C3;
+        final long m = LONG_KEY_DOMAIN;
+        v3 ^= m;
+        for (int r = 0; r < 2; r++)
+        {
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        }
+        v0 ^= m;
+        return finish(v0, v1, v2, v3, 8L << 56);
+    }
+
+    /**
      * Bijective seeded mix of a long key.
      *
      * @param key  the key.
-     * @param seed the table's seed.
+     * @param seed the table's long-key seed.
      * @return the key word; {@code mixLong(a, s) == mixLong(b, s)} iff {@code a == b}.
      */
     public static long mixLong(final long key, final long seed)
@@ -58,7 +124,7 @@ public final class KeyHash
      * Inverse of {@link #mixLong} (tests, diagnostics).
      *
      * @param word a key word.
-     * @param seed the table's seed.
+     * @param seed the table's long-key seed.
      * @return the long key whose word it is.
      */
     public static long unmixLong(final long word, final long seed)
@@ -73,150 +139,226 @@ public final class KeyHash
     }
 
     /**
-     * Seeded hash of {@code length} bytes of an array.
+     * SipHash-2-4 of {@code length} bytes of an array.
      *
      * @param bytes  the array.
      * @param offset first byte.
-     * @param length number of bytes, &ge; 0.
-     * @param seed   the table's seed.
+     * @param length number of bytes.
+     * @param k0     the secret's first word.
+     * @param k1     the secret's second word.
      * @return the key word.
+     * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside the array
+     *                                   (including a negative length).
      */
-    public static long hashBytes(final byte[] bytes, final int offset, final int length, final long seed)
+    public static long hashBytes(final byte[] bytes, final int offset, final int length, final long k0, final long k1)
     {
-        long h = seed;
-        int i = offset;
-        final int wordsEnd = offset + (length & ~7);
-        for (; i < wordsEnd; i += 8)
+        Objects.checkFromIndexSize(offset, length, bytes.length);
+        long v0 = k0 ^ C0;
+        long v1 = k1 ^ C1;
+        long v2 = k0 ^ C2;
+        long v3 = k1 ^ C3;
+        final int end = offset + length;
+        final int wordsEnd = end - (length & 7);
+        for (int i = offset; i < wordsEnd; i += 8)
         {
-            h = round(h, (long)LONG_LE.get(bytes, i));
+            final long m = (long)LONG_LE.get(bytes, i);
+            v3 ^= m;
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            v0 ^= m;
         }
-        final int tail = length & 7;
-        if (tail != 0)
+        long last = (long)length << 56;
+        for (int i = wordsEnd; i < end; i++)
         {
-            long word = 0;
-            for (int b = 0; b < tail; b++)
-            {
-                word |= (bytes[i + b] & 0xFFL) << (b << 3);
-            }
-            h = round(h, word);
+            last |= (bytes[i] & 0xFFL) << ((i - wordsEnd) << 3);
         }
-        return finish(h, length, seed);
+        return finish(v0, v1, v2, v3, last);
     }
 
     /**
-     * Seeded hash of {@code length} bytes of a buffer (same value as {@link #hashBytes} of the same bytes).
+     * SipHash-2-4 of {@code length} bytes of a buffer (same value as {@link #hashBytes} of the same bytes).
      *
      * @param buffer the buffer.
      * @param offset first byte.
-     * @param length number of bytes, &ge; 0.
-     * @param seed   the table's seed.
+     * @param length number of bytes.
+     * @param k0     the secret's first word.
+     * @param k1     the secret's second word.
      * @return the key word.
+     * @throws IndexOutOfBoundsException if {@code [offset, offset + length)} is not inside
+     *                                   {@code [0, capacity)} (including a negative length).
      */
-    public static long hashBuffer(final DirectBuffer buffer, final int offset, final int length, final long seed)
+    public static long hashBuffer(
+        final DirectBuffer buffer, final int offset, final int length, final long k0, final long k1)
     {
-        long h = seed;
-        int i = offset;
-        final int wordsEnd = offset + (length & ~7);
-        for (; i < wordsEnd; i += 8)
+        Objects.checkFromIndexSize(offset, length, buffer.capacity());
+        long v0 = k0 ^ C0;
+        long v1 = k1 ^ C1;
+        long v2 = k0 ^ C2;
+        long v3 = k1 ^ C3;
+        final int end = offset + length;
+        final int wordsEnd = end - (length & 7);
+        for (int i = offset; i < wordsEnd; i += 8)
         {
-            h = round(h, buffer.getLong(i, ByteOrder.LITTLE_ENDIAN));
+            final long m = buffer.getLong(i, ByteOrder.LITTLE_ENDIAN);
+            v3 ^= m;
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            v0 ^= m;
         }
-        final int tail = length & 7;
-        if (tail != 0)
+        long last = (long)length << 56;
+        for (int i = wordsEnd; i < end; i++)
         {
-            long word = 0;
-            for (int b = 0; b < tail; b++)
-            {
-                word |= (buffer.getByte(i + b) & 0xFFL) << (b << 3);
-            }
-            h = round(h, word);
+            last |= (buffer.getByte(i) & 0xFFL) << ((i - wordsEnd) << 3);
         }
-        return finish(h, length, seed);
+        return finish(v0, v1, v2, v3, last);
     }
 
     /**
-     * Seeded hash of the UTF-8 encoding of a character sequence (same value as {@link #hashBytes} of
-     * {@code key.toString().getBytes(UTF_8)}), encoded on the fly without allocating.
+     * SipHash-2-4 of the UTF-8 encoding of a character sequence (same value as {@link #hashBytes} of
+     * {@code key.toString().getBytes(UTF_8)}), encoded on the fly without allocating. Runs of ASCII are
+     * packed eight characters to a word.
      *
-     * @param key  the characters.
-     * @param seed the table's seed.
+     * @param key the characters.
+     * @param k0  the secret's first word.
+     * @param k1  the secret's second word.
      * @return the key word.
      */
-    public static long hashCharSequence(final CharSequence key, final long seed)
+    public static long hashCharSequence(final CharSequence key, final long k0, final long k1)
     {
-        long h = seed;
+        long v0 = k0 ^ C0;
+        long v1 = k1 ^ C1;
+        long v2 = k0 ^ C2;
+        long v3 = k1 ^ C3;
+        final int chars = key.length();
         long word = 0;
         int shift = 0;
+        // Only the UTF-8 length mod 256 enters SipHash, so an int that wraps (over 2^31 bytes) is still right.
         int length = 0;
-        final int chars = key.length();
-        for (int i = 0; i < chars; i++)
+        int pending = 0;
+        int pendingBytes = 0;
+        int i = 0;
+        while (true)
         {
-            final char c = key.charAt(i);
-            int codePoint = c;
-            int bytes = 1;
-            if (c >= 0x80)
+            if (64 == shift)
             {
-                if (c < 0x800)
+                final long m = word;
+                v3 ^= m;
+                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+                v0 ^= m;
+                word = 0;
+                shift = 0;
+            }
+            if (0 != pendingBytes)
+            {
+                // The rest of a multi-byte character that did not fit in the previous word.
+                while (0 != pendingBytes && shift < 64)
                 {
-                    bytes = 2;
+                    word |= (pending & 0xFFL) << shift;
+                    pending >>>= 8;
+                    pendingBytes--;
+                    shift += 8;
                 }
-                else if (!Character.isSurrogate(c))
+                continue;
+            }
+            if (i >= chars)
+            {
+                break;
+            }
+            if (0 == shift)
+            {
+                final int n = Math.min(8, chars - i);
+                long packed = 0;
+                int or = 0;
+                for (int b = 0; b < n; b++)
                 {
-                    bytes = 3;
+                    final char c = key.charAt(i + b);
+                    or |= c;
+                    packed |= (long)c << (b << 3);
                 }
-                else if (Character.isHighSurrogate(c) && i + 1 < chars && Character.isLowSurrogate(key.charAt(i + 1)))
+                if (or < 0x80)
                 {
-                    codePoint = Character.toCodePoint(c, key.charAt(++i));
-                    bytes = 4;
-                }
-                else
-                {
-                    codePoint = '?';
+                    word = packed;
+                    shift = n << 3;
+                    length += n;
+                    i += n;
+                    continue;
                 }
             }
-            for (int b = 0; b < bytes; b++)
+            final char c = key.charAt(i++);
+            if (c < 0x80)
             {
-                final int octet = utf8Byte(codePoint, bytes, b);
-                word |= (octet & 0xFFL) << shift;
-                shift += 8;
-                if (64 == shift)
-                {
-                    h = round(h, word);
-                    word = 0;
-                    shift = 0;
-                }
+                pending = c;
+                pendingBytes = 1;
             }
-            length += bytes;
+            else if (c < 0x800)
+            {
+                pending = (0xC0 | (c >>> 6)) | ((0x80 | (c & 0x3F)) << 8);
+                pendingBytes = 2;
+            }
+            else if (!Character.isSurrogate(c))
+            {
+                pending = (0xE0 | (c >>> 12)) | ((0x80 | ((c >>> 6) & 0x3F)) << 8) | ((0x80 | (c & 0x3F)) << 16);
+                pendingBytes = 3;
+            }
+            else if (Character.isHighSurrogate(c) && i < chars && Character.isLowSurrogate(key.charAt(i)))
+            {
+                final int cp = Character.toCodePoint(c, key.charAt(i++));
+                pending = (0xF0 | (cp >>> 18)) | ((0x80 | ((cp >>> 12) & 0x3F)) << 8) |
+                    ((0x80 | ((cp >>> 6) & 0x3F)) << 16) | ((0x80 | (cp & 0x3F)) << 24);
+                pendingBytes = 4;
+            }
+            else
+            {
+                pending = '?';
+                pendingBytes = 1;
+            }
+            length += pendingBytes;
         }
-        if (shift != 0)
-        {
-            h = round(h, word);
-        }
-        return finish(h, length, seed);
+        return finish(v0, v1, v2, v3, word | ((long)length << 56));
     }
 
-    private static int utf8Byte(final int codePoint, final int bytes, final int index)
+    /**
+     * The last block (the 0 to 7 remaining bytes, little-endian, with {@code length mod 256} in the top byte),
+     * then the four finalisation rounds.
+     */
+    private static long finish(long v0, long v1, long v2, long v3, final long last)
     {
-        if (1 == bytes)
+        v3 ^= last;
+        for (int r = 0; r < 2; r++)
         {
-            return codePoint;
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
         }
-        final int lead = bytes - 1 - index;
-        if (0 == index)
+        v0 ^= last;
+        v2 ^= 0xFF;
+        for (int r = 0; r < 4; r++)
         {
-            final int prefix = 2 == bytes ? 0xC0 : (3 == bytes ? 0xE0 : 0xF0);
-            return prefix | (codePoint >>> (6 * lead));
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
         }
-        return 0x80 | ((codePoint >>> (6 * lead)) & 0x3F);
-    }
-
-    private static long round(final long h, final long word)
-    {
-        return Long.rotateLeft(h ^ (word * P1), 29) * P2;
-    }
-
-    private static long finish(final long h, final int length, final long seed)
-    {
-        return mixLong(h ^ (length * P1), seed ^ P2);
+        return v0 ^ v1 ^ v2 ^ v3;
     }
 }

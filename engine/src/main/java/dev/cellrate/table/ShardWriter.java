@@ -11,9 +11,8 @@ import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
 import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
 
-import org.agrona.BufferUtil;
+import dev.cellrate.CellArray;
 import org.agrona.concurrent.AtomicBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Everything that changes a slot's key word in a {@link SlotTable}: insert, reclaim of an idle slot, sweep
@@ -235,7 +234,7 @@ final class ShardWriter
         AtomicBuffer marks = highWaterMarks;
         if (null == marks)
         {
-            marks = new UnsafeBuffer(BufferUtil.allocateDirectAligned(slotCount * Long.BYTES, TableLayout.ALIGNMENT));
+            marks = CellArray.allocateBuffer(slotCount * Long.BYTES, TableLayout.ALIGNMENT);
             for (int offset = 0; offset < slotCount * Long.BYTES; offset += Long.BYTES)
             {
                 marks.putLong(offset, Long.MIN_VALUE);

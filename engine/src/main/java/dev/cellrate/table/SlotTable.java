@@ -21,6 +21,8 @@ import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
 
+import java.security.SecureRandom;
+
 import dev.cellrate.gcra.AtomicGcra;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
@@ -84,33 +86,107 @@ public final class SlotTable
     private final int probeBound;
     private final int slotsOffset;
     private final long idleGraceNs;
+    private final long secret0;
+    private final long secret1;
     private final long seed;
     private final NanoClock evictionClock;
     private final ShardWriter writer;
     private int nextSweepShard;
 
     /**
-     * A table whose eviction clock is {@link SystemNanoClock}.
+     * A table keyed with a fresh 128-bit secret from {@link SecureRandom} (the production choice), whose
+     * eviction clock is {@link SystemNanoClock}.
      *
      * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
      * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
      * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
      * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
-     * @param seed          seed of the key words.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlotTable(final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs)
+    {
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * A table keyed with a fresh 128-bit secret from {@link SecureRandom} (the production choice).
+     *
+     * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
+     * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
+     * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
+     * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
+     * @param evictionClock bounds the time eviction uses (see {@link #SlotTable(int, int, int, long, long, long,
+     *                      NanoClock)}).
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlotTable(
+        final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs,
+        final NanoClock evictionClock)
+    {
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, KeyHash.randomSecret(new SecureRandom()),
+            evictionClock);
+    }
+
+    /**
+     * A table with a <b>fixed 64-bit</b> seed, for tests and reproducible placement (the secret is
+     * {@code (seed, seed)}), whose eviction clock is {@link SystemNanoClock}. Anyone who knows the seed can
+     * choose keys that share a victim's cell or crowd one shard (see {@link KeyHash}); production tables use
+     * {@link #SlotTable(int, int, int, long)}.
+     *
+     * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
+     * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
+     * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
+     * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
+     * @param seed          the fixed seed.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
     public SlotTable(
         final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs, final long seed)
     {
-        this(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, SystemNanoClock.INSTANCE);
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, seed, SystemNanoClock.INSTANCE);
     }
 
     /**
+     * A table with a <b>fixed 64-bit</b> seed (tests; the secret is {@code (seed, seed)}, see
+     * {@link #SlotTable(int, int, int, long, long)}).
+     *
      * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
      * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
      * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
      * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
-     * @param seed          seed of the key words.
+     * @param seed          the fixed seed.
+     * @param evictionClock bounds the time eviction uses.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlotTable(
+        final int shardCount,
+        final int slotsPerShard,
+        final int probeBound,
+        final long idleGraceNs,
+        final long seed,
+        final NanoClock evictionClock)
+    {
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, seed, evictionClock);
+    }
+
+    private SlotTable(
+        final int shardCount, final int slotsPerShard, final int probeBound, final long idleGraceNs,
+        final long[] secret, final NanoClock evictionClock)
+    {
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, secret[0], secret[1], evictionClock);
+    }
+
+    /**
+     * A table with a <b>fixed</b> 128-bit key-hash secret {@code (secret0, secret1)} (SipHash's {@code k0, k1}).
+     * Weakens the table against chosen keys unless the secret is itself random and kept secret (see
+     * {@link KeyHash}).
+     *
+     * @param shardCount    shards, a power of two in [1, 2<sup>16</sup>].
+     * @param slotsPerShard slots per shard, a power of two; total slots at most 2<sup>26</sup>.
+     * @param probeBound    most slots probed per lookup or insert, in [1, slotsPerShard].
+     * @param idleGraceNs   a cell with TAT &le; now - idleGraceNs is idle, in [1, 2<sup>62</sup>].
+     * @param secret0       the secret's first word.
+     * @param secret1       the secret's second word.
      * @param evictionClock bounds the time eviction uses: min(caller's now, this clock); read on inserts and
      *                      sweeps only. Callers' times must be on this clock.
      * @throws IllegalArgumentException naming the field and its allowed range.
@@ -120,7 +196,8 @@ public final class SlotTable
         final int slotsPerShard,
         final int probeBound,
         final long idleGraceNs,
-        final long seed,
+        final long secret0,
+        final long secret1,
         final NanoClock evictionClock)
     {
         if (null == evictionClock)
@@ -138,7 +215,9 @@ public final class SlotTable
         this.slotsPerShardBits = Integer.numberOfTrailingZeros(slotsPerShard);
         this.probeBound = probeBound;
         this.idleGraceNs = idleGraceNs;
-        this.seed = seed;
+        this.secret0 = secret0;
+        this.secret1 = secret1;
+        this.seed = KeyHash.longKeySeed(secret0, secret1);
         this.slotsOffset = TableLayout.slotsOffset(shardCount);
         final int length = TableLayout.length(shardCount, shardCount * slotsPerShard);
         buffer = CellArray.allocateBuffer(length, TableLayout.ALIGNMENT);
@@ -166,33 +245,35 @@ public final class SlotTable
 
     /**
      * @param key characters, hashed as UTF-8.
-     * @return its key word (see {@link KeyHash#hashCharSequence}).
+     * @return its key word (SipHash-2-4 under the table secret, see {@link KeyHash#hashCharSequence}).
      */
     public long keyWord(final CharSequence key)
     {
-        return KeyHash.hashCharSequence(key, seed);
+        return KeyHash.hashCharSequence(key, secret0, secret1);
     }
 
     /**
      * @param key    bytes.
      * @param offset first byte.
      * @param length byte count.
-     * @return its key word (see {@link KeyHash#hashBytes}).
+     * @return its key word (SipHash-2-4 under the table secret, see {@link KeyHash#hashBytes}).
+     * @throws IndexOutOfBoundsException if the range is not inside the array (a negative length included).
      */
     public long keyWord(final byte[] key, final int offset, final int length)
     {
-        return KeyHash.hashBytes(key, offset, length, seed);
+        return KeyHash.hashBytes(key, offset, length, secret0, secret1);
     }
 
     /**
      * @param key    buffer.
      * @param offset first byte.
      * @param length byte count.
-     * @return its key word (see {@link KeyHash#hashBuffer}).
+     * @return its key word (SipHash-2-4 under the table secret, see {@link KeyHash#hashBuffer}).
+     * @throws IndexOutOfBoundsException if the range is not inside the buffer (a negative length included).
      */
     public long keyWord(final DirectBuffer key, final int offset, final int length)
     {
-        return KeyHash.hashBuffer(key, offset, length, seed);
+        return KeyHash.hashBuffer(key, offset, length, secret0, secret1);
     }
 
     /**
@@ -462,7 +543,8 @@ public final class SlotTable
     }
 
     /**
-     * @return the seed of the key words.
+     * @return the seed of the long-key mixer ({@link KeyHash#longKeySeed} of the secret: it reveals nothing of
+     * the secret that keys the byte hash, which has no getter).
      */
     public long seed()
     {

@@ -2,6 +2,7 @@ package dev.cellrate.translate;
 
 import dev.cellrate.Limit;
 import dev.cellrate.PayLaterRateLimiter;
+import dev.cellrate.shaper.ReservingLimiter;
 import org.agrona.concurrent.NanoClock;
 
 /**
@@ -39,7 +40,28 @@ public record GuavaBursty(Limit limit)
      */
     public PayLaterRateLimiter newRateLimiter(final long createdNs, final NanoClock clock)
     {
-        final long maxPermits = Math.min(Integer.MAX_VALUE, Limit.MAX_CEILING_NS / limit.emissionIntervalNs());
-        return new PayLaterRateLimiter(limit, maxPermits, initialTatNs(createdNs), clock);
+        return new PayLaterRateLimiter(limit, maxPermits(), initialTatNs(createdNs), clock);
+    }
+
+    /**
+     * The same Guava limiter used through {@code acquire(n)} and {@code tryAcquire(n, timeout, unit)}: a
+     * pay-later {@link ReservingLimiter} starting empty. {@code reserve(n, t, timeoutNs)} decides and charges as
+     * {@code tryAcquire(n, timeout)} and returns the wait Guava would sleep; {@code acquire(n)} is
+     * {@code reserve(n, t, Long.MAX_VALUE)} (Guava saturates instead of answering {@code NEVER} past the
+     * {@code long} range); {@code acquireWithin(n, timeoutNs)} also sleeps, interruptibly (Guava's does not
+     * respond to interrupts).
+     *
+     * @param createdNs the creation time, on the same clock as later {@code nowNs} values.
+     * @param clock     the clock of {@code acquireWithin}.
+     * @return the limiter, starting empty.
+     */
+    public ReservingLimiter newReservingLimiter(final long createdNs, final NanoClock clock)
+    {
+        return ReservingLimiter.payLater(limit, maxPermits(), initialTatNs(createdNs), clock);
+    }
+
+    private long maxPermits()
+    {
+        return Math.min(Integer.MAX_VALUE, Limit.MAX_CEILING_NS / limit.emissionIntervalNs());
     }
 }

@@ -25,7 +25,8 @@ import dev.cellrate.Result;
  * (newest) window. The limiter thereby runs on the monotonised clock {@code max(seen, t)}, on which no window
  * ever holds more than {@code L}; a late request can only find less room, never more.
  * <p>
- * Worst case (seed 000, section 2): any span shorter than {@code W} that straddles a boundary can hold
+ * Worst case (elementary: a span shorter than {@code W} meets at most two windows; measured in
+ * {@code docs/windows-and-markers.md}): any span shorter than {@code W} that straddles a boundary can hold
  * {@code 2L} admissions ({@code L} at the end of window k, {@code L} at the start of window k + 1).
  */
 public final class FixedWindow

@@ -28,7 +28,7 @@ import dev.cellrate.Result;
  * window at {@code e = 0} (full weight on {@code prev}), which is the most conservative point of that window,
  * and charged to it.
  * <p>
- * Worst case (seed 000, section 2): {@code L} requests in the last ns of window k, then a burst at 90% of
+ * Worst case (the uniformity assumption of [1], attacked; {@code docs/windows-and-markers.md}): {@code L} requests in the last ns of window k, then a burst at 90% of
  * window k + 1 sees an estimate of {@code L/10} and admits {@code L - L/10 - ...}: with L = 10, W = 1 s, 10 at
  * 1.999 s and 9 more at 2.9 s, 19 admissions within 0.901 s.
  * <p>

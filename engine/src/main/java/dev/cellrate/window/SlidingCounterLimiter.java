@@ -14,8 +14,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link SlidingCounter}, at most {@code limit} per estimated window of {@code windowNs}.
  * <p>
  * It is an approximation: it assumes the previous window was uniform, so an adversary who packs the previous
- * window's requests at its end gets up to about {@code 2 limit - 1} within one window (the seed's 19 for a
- * limit of 10; see {@code docs/windows-and-markers.md}). Use {@link SlidingLogLimiter} when "at most L in any
+ * window's requests at its end gets up to about {@code 2 limit - 1} within one window (19 for a limit of
+ * 10; see {@code docs/windows-and-markers.md}). Use {@link SlidingLogLimiter} when "at most L in any
  * W" must be exact.
  * <p>
  * State: one word {@code [window index][prev][curr]} in a {@link CellArray} cell (at

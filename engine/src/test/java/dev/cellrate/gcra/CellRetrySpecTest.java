@@ -77,4 +77,42 @@ class CellRetrySpecTest
         assertEquals(Long.MAX_VALUE - 10, buffer.getLongVolatile(8));
         assertTrue(decision.toString().length() > 0);
     }
+
+    @Test
+    void aDebitThatLosesTheRaceIsChargedOnTopOfTheWinner()
+    {
+        final long ceilingNs = LIMIT.ceilingNs();
+        final long debtCeilingNs = Gcra.debtCeilingNs(ceilingNs);
+        assertEquals(600, debtCeilingNs, "debt bounded at twice tau + T");
+        final InterposingBuffer buffer = cellAt(1_000);
+        buffer.beforeNextCas(() -> buffer.putLongRelease(8, 1_300)); // another caller took the whole burst
+        final long code = AtomicGcra.debit(buffer, 8, 2 * T_NS, ceilingNs, debtCeilingNs, T_NS, 1_000);
+        assertEquals(2, buffer.casCount());
+        assertEquals(1_500, buffer.getLongVolatile(8), "both charges kept: the winner's and the debit");
+        assertEquals(300, code, "a one-permit request conforms again once the lag is back to tau");
+        assertEquals(Result.NEVER, AtomicGcra.debit(buffer, 8, 0, ceilingNs, debtCeilingNs, T_NS, 1_000));
+    }
+
+    @Test
+    void aDebitNeverPassesItsCeilingAndNeverLowersTheTat()
+    {
+        final InterposingBuffer buffer = cellAt(1_000);
+        final long ceilingNs = LIMIT.ceilingNs();
+        AtomicGcra.debit(buffer, 8, 10_000, ceilingNs, 600, T_NS, 1_000);
+        assertEquals(1_600, buffer.getLongVolatile(8), "capped at now + debt ceiling");
+        buffer.putLongRelease(8, 5_000);
+        AtomicGcra.debit(buffer, 8, T_NS, ceilingNs, 600, T_NS, 1_000);
+        assertEquals(5_000, buffer.getLongVolatile(8), "a TAT already past the cap stays where it is");
+    }
+
+    @Test
+    void peekAnswersWithoutCharging()
+    {
+        final InterposingBuffer buffer = cellAt(1_100);
+        assertEquals(Result.ADMITTED, AtomicGcra.peek(buffer, 8, T_NS, LIMIT.ceilingNs(), 1_000));
+        assertEquals(100, AtomicGcra.peek(buffer, 8, 3 * T_NS, LIMIT.ceilingNs(), 1_000));
+        assertEquals(Result.NEVER, AtomicGcra.peek(buffer, 8, 0, LIMIT.ceilingNs(), 1_000));
+        assertEquals(0, buffer.casCount());
+        assertEquals(1_100, buffer.getLongVolatile(8));
+    }
 }

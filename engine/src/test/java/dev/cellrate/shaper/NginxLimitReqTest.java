@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * The three modes against NGINX {@code limit_req} semantics, re-derived from the nginx 1.26.2 excerpts
- * quoted in the seed (ngx_http_limit_req_lookup and ngx_http_limit_req_account), modelled here in NGINX's
+ * The three modes against NGINX {@code limit_req} semantics, re-derived from nginx 1.26.2
+ * {@code src/http/modules/ngx_http_limit_req_module.c} (ngx_http_limit_req_lookup and ngx_http_limit_req_account), modelled here in NGINX's
  * own units: integer ms and thousandths of a request.
  * <p>
  * Derivation: NGINX keeps {@code excess} (thousandths); per request

@@ -130,6 +130,41 @@ final class StatFileTest
     }
 
     @Test
+    void releaseAgentSampled()
+    {
+        final StatFile file = StatFile.inMemory();
+        final LimiterStats stats = file.limiter("egress-agent", 1, 0);
+        final CachedNanoClock clock = new CachedNanoClock();
+        final dev.cellrate.shaper.ReleaseAgent<String> agent = new dev.cellrate.shaper.ReleaseAgent<>(8,
+            new dev.cellrate.shaper.ReleaseHandler<>()
+            {
+                public void onRelease(final String item, final long dueNs, final long nowNs)
+                {
+                }
+
+                public void onHandBack(final String item, final long dueNs)
+                {
+                }
+            }, clock);
+        final StatSampler sampler = new StatSampler(clock, 1_000).add(agent, stats);
+        clock.update(100);
+        for (int i = 0; i < 5; i++)
+        {
+            assertEquals(Result.ADMITTED, agent.submit("item" + i, 50L + i * 100));
+        }
+        agent.doWork();
+        sampler.sampleNow();
+        final Map<StatKind, Long> values = valuesOf(file.reader(), "egress-agent");
+        assertEquals(1L, values.get(StatKind.RELEASED), "one item due at 50 released at 100");
+        assertEquals(4L, values.get(StatKind.RELEASE_OUTSTANDING));
+        assertEquals(50L, values.get(StatKind.MAX_LATENESS_NS));
+        assertEquals(1, sampler.doWork(), "first duty cycle samples");
+        assertEquals(0, sampler.doWork(), "then not before the interval");
+        clock.update(1_100);
+        assertEquals(1, sampler.doWork());
+    }
+
+    @Test
     void stripedRecordingIsExactUnderThreads() throws InterruptedException
     {
         final StatFile file = StatFile.inMemory();
@@ -200,6 +235,17 @@ final class StatFileTest
             .getMessage().contains("maxCounters"));
         final StatFile small = StatFile.inMemory(16, 0);
         assertThrows(IllegalStateException.class, () -> small.limiter("y", 4, 0));
+    }
+
+    @Test
+    void aReaderNoticesItsFileWasReplaced()
+    {
+        StatFile.create(dir, 16, 0).close();
+        final StatReader reader = StatReader.open(dir, 1_000);
+        assertTrue(!reader.isReplaced());
+        StatFile.create(dir, 16, 0).close();
+        assertTrue(reader.isReplaced(), "a new writer's file is a new file");
+        assertTrue(!StatFile.inMemory(16, 0).reader().isReplaced());
     }
 
     @Test

@@ -1,7 +1,9 @@
 package dev.cellrate.table;
 
+import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
+import dev.cellrate.composite.KeyedCompositeRateLimiter;
 import dev.cellrate.shaper.KeyedShaper;
 import dev.cellrate.shaper.Reservation;
 import dev.cellrate.shaper.ShaperMode;
@@ -89,5 +91,36 @@ class RefundAbaTest
         }
         assertEquals(100, admitted);
         assertFalse(table.tatNs(table.keyWord(KEY_B)) == seenNs + 50 * MS, "B was never charged D's 50");
+    }
+
+    /**
+     * The keyed composite's variant: a refund restores max(TAT0, t), so it needs a refund larger than the grace.
+     * Grace 10 ms, leg 0 charged 50 ms at t and refunded (leg 1 cannot take 50): A's word t looks idle at
+     * t + 10 ms, and B's 40 ms charge there would take the slot to exactly t + 50 ms, the value a decider of A
+     * read during the composite call may still hold. Before the fix B got the slot and that value.
+     */
+    @Test
+    void aCompositeRefundLargerThanTheGraceKeepsTheSlotUntilItsHighestValueIsIdle()
+    {
+        final long graceNs = 10 * MS;
+        final CachedNanoClock clock = clockAt(T0_NS + graceNs);
+        final KeyedRateLimiter leg0 = KeyedRateLimiter.builder(LIMIT).shardCount(1).slotCount(1).probeBound(1)
+            .idleGraceNs(graceNs).seed(7).clock(clock).build();
+        final KeyedRateLimiter leg1 = KeyedRateLimiter.builder(Limit.ofGcra(MS, 0)).shardCount(1).slotCount(1)
+            .probeBound(1).idleGraceNs(graceNs).seed(8).clock(clock).build();
+        final KeyedCompositeRateLimiter composite = new KeyedCompositeRateLimiter(leg0, leg1);
+        final SlotTable table = leg0.table();
+        assertEquals(Result.NEVER, composite.tryAcquire(new long[]{KEY_A, KEY_A}, 50, T0_NS), "leg 1 cannot take 50");
+        assertEquals(T0_NS, table.tatNs(table.keyWord(KEY_A)), "leg 0 refunded to max(TAT0, t)");
+        final long chargedNs = T0_NS + 50 * MS;
+
+        final long codeB = leg0.tryAcquire(KEY_B, 40, T0_NS + graceNs);
+        assertNotEquals(chargedNs, table.tatNs(table.keyWord(KEY_B)),
+            "B's word reached the value A's refund lowered from (B's code " + codeB + ")");
+        assertEquals(Result.TABLE_FULL, codeB);
+
+        clock.update(chargedNs + graceNs);
+        assertEquals(Result.ADMITTED, leg0.tryAcquire(KEY_B, 40, chargedNs + graceNs));
+        assertTrue(table.tatNs(table.keyWord(KEY_B)) > chargedNs);
     }
 }

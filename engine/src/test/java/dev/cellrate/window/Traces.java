@@ -5,7 +5,8 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
- * Seeded random request traces and the "max admitted in any sliding window" measure (seed 002, section 5).
+ * Seeded random request traces and the "max admitted in any sliding window" measure (a limiter's
+ * worst case as a client sees it).
  */
 final class Traces
 {

@@ -6,7 +6,6 @@ import dev.cellrate.shaper.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.SystemNanoClock;
 
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * cellrate's {@link KeyedShaper} in delay mode ({@code reserve}: admit and return the release delay) on a
@@ -27,7 +26,7 @@ final class CellrateKeyedShaperTarget extends KeyedTarget
         final int slotsPerShard = slots / shards;
         final SlotTable table = new SlotTable(shards, slotsPerShard,
             Math.min(KeyedRateLimiterBuilder.DEFAULT_PROBE_BOUND, slotsPerShard),
-            KeyedRateLimiterBuilder.DEFAULT_IDLE_GRACE_NS, ThreadLocalRandom.current().nextLong());
+            KeyedRateLimiterBuilder.DEFAULT_IDLE_GRACE_NS);
         shaper = new KeyedShaper(SingleLimiterBenchmark.CELLRATE_ADMIT, ShaperMode.delay(), table,
             SystemNanoClock.INSTANCE);
     }

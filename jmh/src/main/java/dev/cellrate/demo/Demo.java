@@ -36,7 +36,7 @@ import java.util.function.Supplier;
 /**
  * The one-minute tour: {@code java -jar jmh/target/demo.jar}.
  * <ol>
- *     <li>Replays the seed article's reference traces (fixed-window boundary, sliding-counter adversary,
+ *     <li>Replays the reference traces (fixed-window boundary, sliding-counter adversary,
  *     section-7 burst) through every cellrate limiter, each configured as 10 per second with bursts of 10,
  *     and prints what each admitted, the most it admitted in any one-second window and its first
  *     rejection.</li>
@@ -83,7 +83,7 @@ public final class Demo
             }
         }
         final long startNs = System.nanoTime();
-        System.out.println("cellrate demo: every limiter on the seed's reference traces, limit 10/s, burst 10");
+        System.out.println("cellrate demo: every limiter on the reference traces, limit 10/s, burst 10");
         System.out.println("(\"max in any 1 s\" counts releases: for the delay shaper, when it lets a request go)");
         System.out.println();
         printDialects();
@@ -159,7 +159,7 @@ public final class Demo
             new Row("KeyedShaper, delay (one key)", () ->
             {
                 final KeyedShaper shaper = new KeyedShaper(
-                    limit, ShaperMode.delay(), new SlotTable(16, 64, 64, Trace.SECOND_NS, 7), SystemNanoClock.INSTANCE);
+                    limit, ShaperMode.delay(), new SlotTable(16, 64, 64, Trace.SECOND_NS), SystemNanoClock.INSTANCE);
                 return nowNs -> shaped(shaper.reserve(42L, 1, nowNs));
             }),
             new Row("FixedWindowLimiter (10 per aligned 1 s)", () ->
@@ -208,7 +208,7 @@ public final class Demo
     }
 
     /**
-     * "10 per second, bursts of 10" in each peer's dialect, translated: the off-by-ones the seed warns about.
+     * "10 per second, bursts of 10" in each peer's dialect, translated: the off-by-ones of docs/translations.md.
      */
     static void printDialects()
     {

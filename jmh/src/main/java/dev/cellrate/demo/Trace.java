@@ -1,8 +1,9 @@
 package dev.cellrate.demo;
 
 /**
- * A reference arrival trace from the seed article (times in ns from the limiter's creation at 0) and what it
- * is meant to show. Every trace is run against the seed's limit: 10 per second, bursts of 10.
+ * A reference arrival trace (times in ns from the limiter's creation at 0; the traces are described in
+ * {@code docs/windows-and-markers.md}) and what it is meant to show. Every trace is run against one limit:
+ * 10 per second, bursts of 10.
  *
  * @param name        short name.
  * @param description the arrivals, in words.
@@ -67,8 +68,8 @@ record Trace(String name, String description, String lesson, long[] timesNs)
         return new Trace(
             "section-7 burst",
             "idle to 2 s, 30 requests at 2.00 s, then one every 50 ms (20/s) to 4.95 s: 89 requests",
-            "GCRA: 10 of the burst at once, then one per 100 ms: 39 in all, at most 19 in any 1 s (the seed's\n" +
-                "table); the delay shaper admits the same 39 but releases at most 10 per second, each waiting up\n" +
+            "GCRA: 10 of the burst at once, then one per 100 ms: 39 in all, at most 19 in any 1 s (the arrival\n" +
+                "curve b + r u allows it); the delay shaper admits the same 39 but releases at most 10 per second, each waiting up\n" +
                 "to 900 ms (shaping trades delay for smoothness; policing answers at once)",
             timesNs);
     }

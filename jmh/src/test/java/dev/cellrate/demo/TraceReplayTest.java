@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The demo prints what the seed article says, row by row: {admitted, max in any 1 s, first rejected index
+ * The demo prints, row by row: {admitted, max in any 1 s, first rejected index
  * (0-based, -1 for none), max delay in ms}. GCRA rows (every token-bucket-equivalent limiter and the Bucket4j
  * reference) share one expectation; worked by hand in the comments. The Guava-translated, warm-up, composite
  * and colour-marker rows are pinned to the values first printed (Guava's burst is 11; the markers refill in
@@ -117,7 +117,7 @@ final class TraceReplayTest
 
     /**
      * GCRA: 10 at 1.999 s leave TAT 2.999 s; at 2.9 s the lag after k more is 0.199 + 0.1k &le; 1.0 for
-     * k &le; 8: 9 more, 19 in all (the seed's figure). Counter: 10 * 0.1 + c + 1 &le; 10 admits 9 more.
+     * k &le; 8: 9 more, 19 in all (the arrival curve 10 + 10 u at u = 0.901 s). Counter: 10 * 0.1 + c + 1 &le; 10 admits 9 more.
      * Log: all 10 of 1.999 s are within 1 s of 2.9 s.
      */
     @Test

@@ -281,6 +281,16 @@ final class HttpRateLimitHandlerTest
             assertEquals(3, refused);
             assertTrue(okAtMs.get(2) >= 190, "the third waited for its slot: " + okAtMs);
             assertTrue(okAtMs.get(2) < 250 + 2_000, "within the bound (+ slack for a loaded machine): " + okAtMs);
+
+            // the refused ones were refunded: 100 ms later the next slot is 300 ms from T0, a 200 ms wait that
+            // fits (without refunds the three refused reservations would have pushed it to 600 ms)
+            clock.update(T0 + TimeUnit.MILLISECONDS.toNanos(100));
+            try (Socket socket = new Socket("127.0.0.1", server.port()))
+            {
+                socket.setSoTimeout(10_000);
+                socket.getOutputStream().write("GET /later HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertEquals("200 /later", readResponse(socket.getInputStream()));
+            }
         }
     }
 

@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>
  * Codes: {@link Result#ADMITTED}, a positive retry-after in ns (whole &micro;s), {@link Result#NEVER},
  * {@link #ADMITTED_FAIL_OPEN} and {@link #REJECTED_FAIL_CLOSED}; under {@link FailPolicy#LOCAL} a fallback
- * answers the local cell's own codes. Use {@link #isAdmitted(long)}.
+ * answers the local cell's own codes. Read every code with {@link Result#isAdmitted(long)}.
  * <p>
  * Contract: a {@link KeyedLimiter}, except that a decision on Redis allocates what Lettuce needs for one
  * command (the key bytes, the arguments, the command and its output; nothing else), and that its clock forms
@@ -56,14 +56,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 {
     /**
-     * Redis could not decide and the policy is {@link FailPolicy#OPEN}: admitted without a limit. In the range
-     * {@link Result} reserves for future fronts ([-48, -1023]), so {@link Result#isAdmitted(long)} does not
-     * know it and code that only asks {@code Result} fails closed; use {@link #isAdmitted(long)}.
+     * Redis could not decide and the policy is {@link FailPolicy#OPEN}: admitted without a limit
+     * ({@link Result#ADMITTED_FAIL_OPEN}, an admission for {@link Result#isAdmitted(long)}).
      */
-    public static final long ADMITTED_FAIL_OPEN = -48;
+    public static final long ADMITTED_FAIL_OPEN = Result.ADMITTED_FAIL_OPEN;
 
-    /** Redis could not decide and the policy is {@link FailPolicy#CLOSED}: rejected. */
-    public static final long REJECTED_FAIL_CLOSED = -49;
+    /** Redis could not decide and the policy is {@link FailPolicy#CLOSED}: rejected ({@link Result#REJECTED_FAIL_CLOSED}). */
+    public static final long REJECTED_FAIL_CLOSED = Result.REJECTED_FAIL_CLOSED;
 
     static final long SERVER_TIME = -1;
     private static final long NS_PER_US = 1000;
@@ -109,15 +108,6 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         final StatefulRedisConnection<byte[], byte[]> connection, final Limit limit, final FailPolicy policy)
     {
         return new RedisRateLimiterBuilder(connection, limit, policy);
-    }
-
-    /**
-     * @param code a code returned by this limiter.
-     * @return true for {@link Result#ADMITTED} and {@link #ADMITTED_FAIL_OPEN}.
-     */
-    public static boolean isAdmitted(final long code)
-    {
-        return Result.ADMITTED == code || ADMITTED_FAIL_OPEN == code;
     }
 
     public long tryAcquire(final long key, final long permits, final long nowNs)

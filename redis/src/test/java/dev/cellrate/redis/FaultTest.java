@@ -147,7 +147,7 @@ class FaultTest
                     case CLOSED -> assertEquals(RedisRateLimiter.REJECTED_FAIL_CLOSED, code);
                     default -> assertTrue(Result.ADMITTED == code || code > 0, "local cell codes: " + code);
                 }
-                admitted += RedisRateLimiter.isAdmitted(code) ? 1 : 0;
+                admitted += Result.isAdmitted(code) ? 1 : 0;
             }
             if (FailPolicy.LOCAL == policy)
             {

@@ -82,7 +82,7 @@ public final class CellrateStat
             usage(err);
             return 2;
         }
-        final StatReader reader;
+        StatReader reader;
         try
         {
             reader = StatReader.open(dir, waitMs);
@@ -104,6 +104,21 @@ public final class CellrateStat
         for (long printed = 0; printed < count; printed++)
         {
             Thread.sleep((long)(intervalSeconds * 1_000));
+            if (reader.isReplaced())
+            {
+                try
+                {
+                    reader = StatReader.open(dir, waitMs);
+                }
+                catch (final RuntimeException ex)
+                {
+                    err.println("cellrate-stat: the writer went away: " + ex.getMessage());
+                    return 1;
+                }
+                out.println("(the statistics file was replaced: a new writer, pid " + reader.pid() + ")");
+                stats = reader.stats();
+                previous = new long[stats.size()];
+            }
             final List<StatReader.Stat> now = reader.stats();
             final long[] values = values(reader, now);
             final long nowNs = System.nanoTime();

@@ -1,0 +1,354 @@
+package dev.cellrate.shaper;
+
+import java.util.concurrent.locks.LockSupport;
+
+import dev.cellrate.CellArray;
+import dev.cellrate.Limit;
+import dev.cellrate.Reserver;
+import dev.cellrate.Result;
+import dev.cellrate.gcra.Gcra;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+/**
+ * Reservations whose wait is bounded by the <em>caller's</em> maximum wait, not by the burst: Go's
+ * {@code rate.Limiter.ReserveN} / {@code WaitN} and Bucket4j's {@code asBlocking().tryConsume(n, maxWait)}
+ * ({@link #ReservingLimiter(Limit, NanoClock)}), Guava's {@code acquire} / {@code tryAcquire(permits, timeout)}
+ * ({@link #payLater}: a cost waits only for its first permit and the rest is charged to later callers).
+ * Thread-safe, lock-free, allocation-free.
+ * <p>
+ * <b>Algorithm.</b> One GCRA(T, &tau;) cell (see {@link Gcra}). A request at {@code t} costing {@code n}
+ * ({@code I = n T}) needs to wait {@code w = max(0, lag + I - (&tau; + T))}, where {@code lag = max(0, TAT - t)}:
+ * exactly the time until the token bucket of the same limit holds {@code n} tokens, i.e. Go's
+ * {@code durationFromTokens(n - tokens)}. If {@code w <= maxWait} it is granted: the cell moves to
+ * {@code max(TAT, t) + I} (the bucket goes into debt, which delays later callers) and the caller may act at
+ * {@code t + w}. Otherwise nothing is charged. In {@link #payLater} mode the wait is tested with one permit,
+ * {@code w = max(0, lag - &tau;)}, whatever the cost, as Guava's {@code reserveEarliestAvailable} does. With {@code maxWait = 0} this is exactly the policer
+ * ({@code RateLimiter}, Go's {@code AllowN}); with a large {@code maxWait} it grants every cost up to the burst
+ * and queues it in time, as Go's {@code ReserveN} does. This is <em>not</em> the {@link Shaper}: a shaper admits
+ * only what the policer admits and spaces the admitted ones over {@code &tau;}; here the burst passes at once
+ * and only the debt beyond it waits.
+ * <p>
+ * <b>Cancel</b> ({@link #cancel}, Go's {@code CancelAt}): a granted reservation can be given back until its
+ * time to act has passed ({@code nowNs <= t + w}; from then on the permits count as used). The refund is exact
+ * when no later reservation has been granted since (the cell still holds this reservation's TAT): the cell
+ * returns to {@code max(TAT before, t)}, as if the request had never come. Otherwise nothing is refunded (the
+ * later reservations' times are already promised; Go instead restores a partial amount). A reservation is
+ * cancelled at most once: a second cancel does nothing (Go restores the tokens a second time).
+ * <p>
+ * <b>Waiting with a timeout</b> ({@link #acquireWithin}): reserve with {@code maxWait = timeout} by the clock;
+ * if granted, park the calling thread until the time to act (re-reading the clock after every wake-up, so it
+ * never returns early). Interruptible: on interrupt it cancels the reservation at the clock's time (refunded by
+ * the rule above: in full if no later reservation was granted, otherwise not at all, never partly) and throws
+ * {@link InterruptedException}; an interrupt already pending on entry throws before anything is charged.
+ * <p>
+ * <b>Result codes</b> (the reservation convention of {@link Result}, read with {@link Result#isReserved}):
+ * {@code >= 0} granted, the wait in ns from {@code nowNs};
+ * {@link Result#NEVER}: a cost outside [1, {@link #maxPermits()}], a negative {@code maxWaitNs}, or a wait or TAT beyond the
+ * {@code long} range; {@link Result#encodeRetryAfter} of {@code w - maxWait}: the wait does not fit now
+ * (nothing charged), retry that much later for the same wait budget (or ask with a longer maximum wait).
+ * <p>
+ * Concurrency: as {@code RateLimiter}: one acquire read, a CAS only when granted. A cancel is one CAS that
+ * succeeds only on this reservation's own TAT; lowering the word is safe on a single cell because the word is
+ * the whole state: a decider whose CAS expects the restored value decides on the state that is current again.
+ */
+public final class ReservingLimiter implements Reserver
+{
+    private final AtomicBuffer buffer;
+    private final int tatOffset;
+    private final long emissionIntervalNs;
+    private final long ceilingNs;
+    private final long maxPermits;
+    private final boolean payLater;
+    private final Limit limit;
+    private final NanoClock clock;
+
+    private ReservingLimiter(
+        final Limit limit, final boolean payLater, final long maxPermits, final long initialTatNs,
+        final NanoClock clock)
+    {
+        if (null == limit || null == clock)
+        {
+            throw new IllegalArgumentException("limit and clock must not be null");
+        }
+        this.limit = limit;
+        this.clock = clock;
+        this.payLater = payLater;
+        this.maxPermits = maxPermits;
+        this.emissionIntervalNs = limit.emissionIntervalNs();
+        this.ceilingNs = limit.ceilingNs();
+        this.buffer = CellArray.allocate(1).buffer();
+        this.tatOffset = CellArray.tatOffset(0);
+        buffer.putLongVolatile(tatOffset, initialTatNs);
+    }
+
+    /**
+     * A full-bucket limiter with its own cell; a cost is at most the burst and waits until the bucket holds
+     * it (Go, Bucket4j).
+     *
+     * @param limit GCRA(T, &tau;); the burst bounds a single cost, not the wait.
+     * @param clock the clock of {@link #acquireWithin} (and the time base of every {@code nowNs}).
+     * @throws IllegalArgumentException if an argument is null.
+     */
+    public ReservingLimiter(final Limit limit, final NanoClock clock)
+    {
+        this(requireLimit(limit), false, limit.burst(), CellArray.FRESH_TAT_NS, clock);
+    }
+
+    /**
+     * Guava's {@code acquire} / {@code tryAcquire(permits, timeout)} rule: a request of any cost up to
+     * {@code maxPermits} waits only until <em>one</em> permit is available, {@code w = max(0, lag - &tau;)},
+     * and its whole cost is charged, delaying later callers (see {@code PayLaterRateLimiter}); the cell starts
+     * at {@code initialTatNs} (Guava starts empty: {@code GuavaBursty.newReservingLimiter}).
+     *
+     * @param limit        GCRA(T, &tau;).
+     * @param maxPermits   largest cost, in [1, 2<sup>62</sup> / T].
+     * @param initialTatNs the cell's first TAT ({@link CellArray#FRESH_TAT_NS} = full bucket).
+     * @param clock        the clock of {@link #acquireWithin}.
+     * @return the limiter.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public static ReservingLimiter payLater(
+        final Limit limit, final long maxPermits, final long initialTatNs, final NanoClock clock)
+    {
+        dev.cellrate.Bounds.requireRange(
+            "maxPermits", maxPermits, 1, Limit.MAX_CEILING_NS / requireLimit(limit).emissionIntervalNs());
+        return new ReservingLimiter(limit, true, maxPermits, initialTatNs, clock);
+    }
+
+    /**
+     * A full-bucket limiter on {@link SystemNanoClock}.
+     *
+     * @param limit GCRA(T, &tau;).
+     */
+    public ReservingLimiter(final Limit limit)
+    {
+        this(limit, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * Go's {@code ReserveN(t, n)}, Guava's {@code acquire(n)}: reserve whatever the wait
+     * ({@code maxWaitNs = Long.MAX_VALUE}). The {@link Reserver} clock forms ({@code reserve()},
+     * {@code reserve(permits)}) read {@link #clock()} and come to this.
+     *
+     * @param permits the cost, in [1, {@link #maxPermits()}].
+     * @param nowNs   the time of the request.
+     * @return the wait (&ge; 0) if granted; {@link Result#NEVER} (cost outside the range, wait or TAT beyond the
+     * {@code long} range).
+     */
+    public long reserve(final long permits, final long nowNs)
+    {
+        return reserve(permits, nowNs, Long.MAX_VALUE, null);
+    }
+
+    /**
+     * As {@link #reserve(long, long)}, recording the outcome for {@link #cancel}.
+     *
+     * @param permits     the cost, in [1, {@link #maxPermits()}].
+     * @param nowNs       the time of the request.
+     * @param reservation filled with the outcome (null: not recorded).
+     * @return as {@link #reserve(long, long)}.
+     */
+    public long reserve(final long permits, final long nowNs, final Reservation reservation)
+    {
+        return reserve(permits, nowNs, Long.MAX_VALUE, reservation);
+    }
+
+    /**
+     * Reserve {@code permits} at {@code nowNs} if the wait fits in {@code maxWaitNs} (Go's
+     * {@code reserveN(t, n, maxFutureReserve)}; {@code ReserveN} is {@code maxWaitNs = Long.MAX_VALUE}, {@code AllowN}
+     * is {@code maxWaitNs = 0}).
+     *
+     * @param permits   the cost, in [1, {@link #maxPermits()}].
+     * @param nowNs     the time of the request.
+     * @param maxWaitNs the longest wait the caller accepts, &ge; 0.
+     * @return the wait (&ge; 0) if granted; {@link Result#NEVER}; or an encoded retry-after (see class doc).
+     */
+    public long reserve(final long permits, final long nowNs, final long maxWaitNs)
+    {
+        return reserve(permits, nowNs, maxWaitNs, null);
+    }
+
+    /**
+     * As {@link #reserve(long, long, long)}, recording the outcome in a caller-owned holder for
+     * {@link #cancel}.
+     *
+     * @param permits     the cost, in [1, {@link #maxPermits()}].
+     * @param nowNs       the time of the request.
+     * @param maxWaitNs   the longest wait the caller accepts, &ge; 0.
+     * @param reservation filled with the outcome (null: not recorded).
+     * @return the wait (&ge; 0) if granted; {@link Result#NEVER}; or an encoded retry-after.
+     */
+    public long reserve(final long permits, final long nowNs, final long maxWaitNs, final Reservation reservation)
+    {
+        if (permits < 1 || permits > maxPermits || maxWaitNs < 0)
+        {
+            return rejected(Result.NEVER, nowNs, reservation);
+        }
+        final long incrementNs = permits * emissionIntervalNs;
+        final long waitIncrementNs = payLater ? emissionIntervalNs : incrementNs;
+        long tatNs = buffer.getLongAcquire(tatOffset);
+        while (true)
+        {
+            final long waitNs = Gcra.retryAfterNs(tatNs, nowNs, waitIncrementNs, ceilingNs);
+            if (waitNs > maxWaitNs)
+            {
+                return rejected(Result.encodeRetryAfter(waitNs - maxWaitNs), nowNs, reservation);
+            }
+            if (Long.MAX_VALUE == waitNs)
+            {
+                // Saturated (only reached with maxWaitNs = Long.MAX_VALUE): the true wait may be larger than any
+                // long; never grant on it.
+                return rejected(Result.NEVER, nowNs, reservation);
+            }
+            final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
+            if (Gcra.UNREPRESENTABLE == nextTatNs)
+            {
+                return rejected(Result.NEVER, nowNs, reservation);
+            }
+            final long witnessNs = buffer.compareAndExchangeLong(tatOffset, tatNs, nextTatNs);
+            if (witnessNs == tatNs)
+            {
+                if (null != reservation)
+                {
+                    reservation.admitted(waitNs, nowNs, tatNs, incrementNs);
+                }
+                return waitNs;
+            }
+            tatNs = witnessNs;
+        }
+    }
+
+    /**
+     * Give a granted reservation back at {@code nowNs} (Go's {@code CancelAt}): refunded iff its time to act
+     * has not passed ({@code nowNs <= releaseNs}) and no later reservation was granted since. The first
+     * cancel of a reservation decides; any later one returns false and changes nothing.
+     *
+     * @param reservation a holder filled by {@link #reserve(long, long, long, Reservation)} of this limiter.
+     * @param nowNs       the time of the cancel.
+     * @return true iff the permits were refunded.
+     */
+    public boolean cancel(final Reservation reservation, final long nowNs)
+    {
+        if (!reservation.admitted() || 0 == reservation.incrementNs())
+        {
+            return false;
+        }
+        final boolean refunded =
+            nowNs <= reservation.releaseNs() && refund(reservation.tatAfterNs(), reservation.slotNs());
+        reservation.refunded();
+        return refunded;
+    }
+
+    /**
+     * Wait for {@code permits} for at most {@code timeoutNs}: reserve only if the wait fits (otherwise return
+     * at once, nothing charged), then park until the time to act. Guava's {@code tryAcquire(permits, timeout,
+     * NANOSECONDS)}, Bucket4j's {@code asBlocking().tryConsume(permits, maxWait)}, Go's {@code WaitN} with a
+     * deadline {@code timeoutNs} away. Allocation-free (an interrupt allocates its exception).
+     *
+     * @param permits   the cost, in [1, {@link #maxPermits()}].
+     * @param timeoutNs the longest wait accepted, &ge; 0.
+     * @return the wait served (&ge; 0) once the time to act is reached by the clock; {@link Result#NEVER}; or an
+     * encoded retry-after (the wait did not fit; nothing charged, no time spent).
+     * @throws InterruptedException if interrupted before or while waiting; a reservation made is then cancelled
+     *                              as {@link #cancel} would (refunded in full if no later reservation exists).
+     */
+    public long acquireWithin(final long permits, final long timeoutNs) throws InterruptedException
+    {
+        if (Thread.interrupted())
+        {
+            throw new InterruptedException("interrupted before reserving: nothing charged");
+        }
+        final long nowNs = clock.nanoTime();
+        final long waitNs = reserve(permits, nowNs, timeoutNs, null);
+        if (waitNs <= 0)
+        {
+            return waitNs;
+        }
+        // Granted with a positive wait w: then TAT before > now and w = TAT before - now + J - (tau + T), J the
+        // increment the wait was tested with (I, or T when paying later); so TAT before = release + (tau + T) - J,
+        // the slot (what a refund restores) is TAT before and the TAT left is slot + I.
+        final long incrementNs = permits * emissionIntervalNs;
+        final long releaseNs = nowNs + waitNs;
+        final long slotNs = releaseNs + ceilingNs - (payLater ? emissionIntervalNs : incrementNs);
+        final long tatAfterNs = slotNs + incrementNs;
+        long remainingNs;
+        while ((remainingNs = releaseNs - clock.nanoTime()) > 0)
+        {
+            LockSupport.parkNanos(this, remainingNs);
+            if (Thread.interrupted())
+            {
+                if (clock.nanoTime() <= releaseNs)
+                {
+                    refund(tatAfterNs, slotNs);
+                }
+                throw new InterruptedException("interrupted while waiting: reservation cancelled");
+            }
+        }
+        return waitNs;
+    }
+
+    /**
+     * @return the cell's current TAT (acquire read), {@link CellArray#FRESH_TAT_NS} if never charged.
+     */
+    public long tatNs()
+    {
+        return buffer.getLongAcquire(tatOffset);
+    }
+
+    /**
+     * @return the limit.
+     */
+    public Limit limit()
+    {
+        return limit;
+    }
+
+    /**
+     * @return the clock of {@link #acquireWithin}.
+     */
+    public NanoClock clock()
+    {
+        return clock;
+    }
+
+    /**
+     * @return the largest cost (the burst, or {@code maxPermits} when paying later).
+     */
+    public long maxPermits()
+    {
+        return maxPermits;
+    }
+
+    /**
+     * @return true iff a cost waits only for its first permit (Guava's rule).
+     */
+    public boolean isPayLater()
+    {
+        return payLater;
+    }
+
+    private static Limit requireLimit(final Limit limit)
+    {
+        if (null == limit)
+        {
+            throw new IllegalArgumentException("limit must not be null");
+        }
+        return limit;
+    }
+
+    private boolean refund(final long tatAfterNs, final long slotNs)
+    {
+        return slotNs < tatAfterNs && buffer.compareAndSetLong(tatOffset, tatAfterNs, slotNs);
+    }
+
+    private static long rejected(final long code, final long nowNs, final Reservation reservation)
+    {
+        if (null != reservation)
+        {
+            reservation.rejected(code, nowNs);
+        }
+        return code;
+    }
+}
