@@ -57,7 +57,6 @@ final class DocSnippetsTest
         "    Shaper shaper;",
         "    NanoClock clock;",
         "    SlotTable table;",
-        "    Shaper shaper;",
         "    Order order;",
         "    EventLoop eventLoop;",
         "    ReleaseHandler<Order> handler;",
