@@ -1,9 +1,9 @@
 /**
- * HTTP rate-limit field values ({@link dev.cellrate.http.RateLimitFields}: {@code Retry-After} rounded up,
- * the IETF {@code RateLimit-Policy} / {@code RateLimit} Structured-Field Lists, the legacy
- * {@code X-RateLimit-*}) written as ASCII into a caller's {@code byte[]} or Agrona buffer from a
- * {@link dev.cellrate.Decision} and a {@link dev.cellrate.Limit}, allocation-free; no HTTP framework types.
+ * HTTP rate-limit field values written without allocation from a {@link dev.cellrate.Decision}
+ * ({@code RateLimitFields}: {@code Retry-After}, {@code RateLimit-Policy}, {@code RateLimit}, the legacy
+ * {@code X-RateLimit-*}). Layer: front helper; no shared mutable state.
  * <p>
- * Immutable formatters; no shared mutable state.
+ * Memory ordering: none needed (immutable after construction); the engine convention is in
+ * {@link dev.cellrate}.
  */
 package dev.cellrate.http;

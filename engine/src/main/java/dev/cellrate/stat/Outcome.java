@@ -62,7 +62,8 @@ public final class Outcome
         {
             return StatKind.TABLE_FULL_ADMITTED.ordinal();
         }
-        return StatKind.OTHER_REJECTED.ordinal();
+        // Any other admitting code (e.g. a shared-store front's fail-open) counts as admitted.
+        return Result.isAdmitted(code) ? StatKind.ADMITTED.ordinal() : StatKind.OTHER_REJECTED.ordinal();
     }
 
     /**

@@ -205,12 +205,14 @@ final class StatFileTest
         stats.record(Result.CONCURRENCY_FULL);
         stats.record(Result.QUEUE_FULL);
         stats.record(Result.CLOSED);
-        assertEquals(1, stats.outcome(StatKind.ADMITTED));
+        stats.record(Result.ADMITTED_FAIL_OPEN);
+        stats.record(Result.REJECTED_FAIL_CLOSED);
+        assertEquals(2, stats.outcome(StatKind.ADMITTED), "ADMITTED and the fail-open admission");
         assertEquals(1, stats.outcome(StatKind.REJECTED));
         assertEquals(1, stats.outcome(StatKind.NEVER_FIT));
         assertEquals(2, stats.outcome(StatKind.TABLE_FULL_REJECTED));
         assertEquals(2, stats.outcome(StatKind.TABLE_FULL_ADMITTED));
-        assertEquals(3, stats.outcome(StatKind.OTHER_REJECTED));
+        assertEquals(4, stats.outcome(StatKind.OTHER_REJECTED));
         final LimiterStats tickets = file.limiter("tickets", 1, 0);
         final dev.cellrate.concurrency.ConcurrencyLimiter concurrency = new dev.cellrate.concurrency.ConcurrencyLimiter(2);
         for (int i = 0; i < 5; i++)

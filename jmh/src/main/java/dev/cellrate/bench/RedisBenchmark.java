@@ -1,6 +1,7 @@
 package dev.cellrate.bench;
 
 import dev.cellrate.Limit;
+import dev.cellrate.Result;
 import dev.cellrate.redis.FailPolicy;
 import dev.cellrate.redis.LeasingRateLimiter;
 import dev.cellrate.redis.RedisRateLimiter;
@@ -228,9 +229,9 @@ public class RedisBenchmark
         switch (impl)
         {
             case "cellrate":
-                return RedisRateLimiter.isAdmitted(plain.tryAcquire(keyStrings[k], 1));
+                return Result.isAdmitted(plain.tryAcquire(keyStrings[k], 1));
             case "cellrate-two-tier":
-                return RedisRateLimiter.isAdmitted(twoTier.tryAcquire(keyStrings[k], 1));
+                return Result.isAdmitted(twoTier.tryAcquire(keyStrings[k], 1));
             default:
                 final BucketProxy bucket = keys == 1 ? hotBucket : bucket4j.builder().build(keyBytes[k], () -> configuration);
                 return bucket.tryConsume(1);
@@ -249,7 +250,7 @@ public class RedisBenchmark
     {
         counter.decisions++;
         final int k = keys == 1 ? 0 : counter.nextKey(keys - 1);
-        return RedisRateLimiter.isAdmitted(plain.tryAcquire(keyStrings[k], 1));
+        return Result.isAdmitted(plain.tryAcquire(keyStrings[k], 1));
     }
 
     /**
