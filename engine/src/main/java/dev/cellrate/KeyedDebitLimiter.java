@@ -24,6 +24,17 @@ public interface KeyedDebitLimiter extends KeyedLimiter
     long peek(CharSequence key, long permits, long nowNs);
 
     /**
+     * @param key     the key's bytes (hashed; not retained): the same key as its {@code CharSequence} form.
+     * @param offset  the first byte.
+     * @param length  the number of bytes.
+     * @param permits the cost.
+     * @param nowNs   the time, ns.
+     * @return as {@link #peek(long, long, long)}.
+     * @throws IndexOutOfBoundsException if the range is outside {@code key} (a caller's bug, not a decision).
+     */
+    long peek(byte[] key, int offset, int length, long permits, long nowNs);
+
+    /**
      * Charge {@code permits} to the key after the fact, into debt of at most one burst (see
      * {@link DebitLimiter#debit(long, long)}).
      *
@@ -43,6 +54,17 @@ public interface KeyedDebitLimiter extends KeyedLimiter
      * @return as {@link #debit(long, long, long)}.
      */
     long debit(CharSequence key, long permits, long nowNs);
+
+    /**
+     * @param key     the key's bytes (hashed; not retained): the same key as its {@code CharSequence} form.
+     * @param offset  the first byte.
+     * @param length  the number of bytes.
+     * @param permits the cost, &ge; 1.
+     * @param nowNs   the time, ns.
+     * @return as {@link #debit(long, long, long)}.
+     * @throws IndexOutOfBoundsException if the range is outside {@code key} (a caller's bug, not a decision).
+     */
+    long debit(byte[] key, int offset, int length, long permits, long nowNs);
 
     /**
      * @param key     the key.

@@ -397,6 +397,19 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     }
 
     /**
+     * @param key     the key's bytes.
+     * @param offset  the first byte.
+     * @param length  the number of bytes.
+     * @param permits the cost.
+     * @param nowNs   the time, ns.
+     * @return see {@link KeyedDebitLimiter#peek(long, long, long)}.
+     */
+    public long peek(final byte[] key, final int offset, final int length, final long permits, final long nowNs)
+    {
+        return peekWord(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs);
+    }
+
+    /**
      * @param key     the key.
      * @param permits the cost learned after the fact.
      * @param nowNs   the time, ns.
@@ -416,6 +429,19 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     public long debit(final CharSequence key, final long permits, final long nowNs)
     {
         return debitWord(table.keyWord(key), permits, nowNs);
+    }
+
+    /**
+     * @param key     the key's bytes.
+     * @param offset  the first byte.
+     * @param length  the number of bytes.
+     * @param permits the cost learned after the fact.
+     * @param nowNs   the time, ns.
+     * @return see {@link KeyedDebitLimiter#debit(long, long, long)}.
+     */
+    public long debit(final byte[] key, final int offset, final int length, final long permits, final long nowNs)
+    {
+        return debitWord(table.keyWord(key, offset, length), permits, nowNs);
     }
 
     private long peekWord(final long keyWord, final long incrementNs, final long nowNs)

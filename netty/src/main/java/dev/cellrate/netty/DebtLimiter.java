@@ -4,8 +4,7 @@ import dev.cellrate.Limit;
 
 /**
  * Charge-after-the-response: what the handler needs from the engine's {@code peek} and {@code debit}
- * (being added to the engine's keyed front by the API consolidation; until it lands, {@link KeyedDebt}
- * implements it over the engine's public slot API). Keys are byte ranges; every method is allocation-free
+ * ({@link EngineDebt} implements it on the engine's keyed front; {@link KeyedDebt} is a bucketed alternative). Keys are byte ranges; every method is allocation-free
  * and never throws on odd times.
  */
 public interface DebtLimiter

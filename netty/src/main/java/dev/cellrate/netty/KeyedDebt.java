@@ -15,9 +15,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * full refill.
  * <p>
  * Buckets are not keyed: two keys that hash to one bucket share its budget. That errs on the refusing side
- * (never over-admits); size the array well above the number of active keys. This stands in until the
- * engine's keyed front has {@code peek}/{@code debit} (its slot API is no longer public), and then becomes an
- * adapter over it.
+ * (never over-admits); size the array well above the number of active keys. {@link EngineDebt} is the exact
+ * per-key form on the engine's keyed table; this one offers a configurable debt bound.
  */
 public final class KeyedDebt implements DebtLimiter
 {
