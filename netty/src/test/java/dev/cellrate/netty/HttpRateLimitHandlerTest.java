@@ -299,7 +299,31 @@ final class HttpRateLimitHandlerTest
     {
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(T0);
-        final KeyedDebt debt = new KeyedDebt(Limit.perSecond(1, 3), 1024, TimeUnit.SECONDS.toNanos(60), 3);
+        loginFailuresPutTheKeyInDebt(new KeyedDebt(Limit.perSecond(1, 3), 1024, TimeUnit.SECONDS.toNanos(60), 3), clock);
+        // 250 tokens at 100/s with a tolerance of 99 tokens: 1.51 s of debt (bound 60 s), advertised as 2
+        final long t1 = T0 + 1_000_000_000L;
+        aCostFromTheResponseIsCharged(new KeyedDebt(Limit.perSecond(100, 100), 1024, TimeUnit.SECONDS.toNanos(60), 3),
+            clock, t1 + 1_509_999_999L, t1 + 1_510_000_000L);
+    }
+
+    @Test
+    void chargeAfterOnTheEngineKeyedCells() throws Exception
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
+        loginFailuresPutTheKeyInDebt(new EngineDebt(keyed(Limit.perSecond(1, 3), clock)), clock);
+        // The engine bounds the debt at one burst: TAT <= now + 2(tau + T) = now + 2 s, so one permit waits
+        // 2.01 s - 1 s = 1.01 s, advertised as 2 (an unbounded debt of 2.5 s would refuse until 1.51 s).
+        final long t1 = T0 + 1_000_000_000L;
+        aCostFromTheResponseIsCharged(new EngineDebt(keyed(Limit.perSecond(100, 100), clock)),
+            clock, t1 + 1_009_999_999L, t1 + 1_010_000_000L);
+    }
+
+    /**
+     * T = 1 s, tau = 2 s: three 401s at T0 put the key's TAT at T0 + 3 s; one permit then waits 1 s. At T0.
+     */
+    private void loginFailuresPutTheKeyInDebt(final DebtLimiter debt, final CachedNanoClock clock) throws Exception
+    {
         final HttpRateLimit config = HttpRateLimit.chargeAfter(debt).chargeStatuses(401, 403).clock(clock).build();
         try (TestServer server = new TestServer(config, false))
         {
@@ -317,62 +341,28 @@ final class HttpRateLimitHandlerTest
             clock.update(T0 + 1_000_000_000L);
             assertEquals(200, get(server.port(), "/login").statusCode());
         }
-
-        final KeyedDebt tokens = new KeyedDebt(Limit.perSecond(100, 100), 1024, TimeUnit.SECONDS.toNanos(60), 3);
-        final HttpRateLimit llm = HttpRateLimit.chargeAfter(tokens).chargeCostHeader("x-cost").clock(clock).build();
-        try (TestServer server = new TestServer(llm, false))
-        {
-            assertEquals(200, get(server.port(), "/llm?cost=250").statusCode(), "admitted, then charged 250");
-            final HttpResponse<String> refused = get(server.port(), "/llm");
-            assertEquals(429, refused.statusCode());
-            // 250 tokens at 100/s with a tolerance of 99 tokens: 1.51 s of debt, advertised as 2
-            assertEquals("2", refused.headers().firstValue("retry-after").get());
-            clock.update(T0 + 1_000_000_000L + 2_000_000_000L);
-            assertEquals(200, get(server.port(), "/llm").statusCode());
-        }
     }
 
-    @Test
-    void chargeAfterOnTheEngineKeyedCells() throws Exception
+    /**
+     * 100/s, burst 100 (T = 10 ms, tau = 990 ms), at the clock's current time: a response carrying a cost of
+     * 250 is charged after the fact, the next request is refused with Retry-After 2, still refused at
+     * {@code stillRefusedNs} and admitted again at {@code admittedNs}.
+     */
+    private void aCostFromTheResponseIsCharged(
+        final DebtLimiter debt, final CachedNanoClock clock, final long stillRefusedNs, final long admittedNs)
+        throws Exception
     {
-        final CachedNanoClock clock = new CachedNanoClock();
-        clock.update(T0);
-        // T = 1 s, tau = 2 s: three 401s at T0 put the key's TAT at T0 + 3 s; one permit then waits 1 s.
-        final HttpRateLimit config = HttpRateLimit.chargeAfter(new EngineDebt(keyed(Limit.perSecond(1, 3), clock)))
-            .chargeStatuses(401, 403).clock(clock).build();
-        try (TestServer server = new TestServer(config, false))
-        {
-            for (int i = 0; i < 5; i++)
-            {
-                assertEquals(200, get(server.port(), "/login").statusCode(), "successes are free");
-            }
-            for (int i = 0; i < 3; i++)
-            {
-                assertEquals(401, get(server.port(), "/login?status=401").statusCode());
-            }
-            final HttpResponse<String> refused = get(server.port(), "/login");
-            assertEquals(429, refused.statusCode(), "three failures: in debt");
-            assertEquals("1", refused.headers().firstValue("retry-after").get());
-            clock.update(T0 + 1_000_000_000L);
-            assertEquals(200, get(server.port(), "/login").statusCode());
-        }
-
-        // 100/s, burst 100 (T = 10 ms, tau = 990 ms). A cost of 250 is charged into the engine's bounded debt:
-        // TAT <= now + 2(tau + T) = now + 2 s, so one permit waits 2.01 s - 1 s = 1.01 s, advertised as 2,
-        // and is admitted again 1.01 s later (an unbounded debt of 2.5 s would refuse until 1.51 s).
-        final long t1 = T0 + 1_000_000_000L;
-        final HttpRateLimit llm = HttpRateLimit.chargeAfter(new EngineDebt(keyed(Limit.perSecond(100, 100), clock)))
-            .chargeCostHeader("x-cost").clock(clock).build();
+        final HttpRateLimit llm = HttpRateLimit.chargeAfter(debt).chargeCostHeader("x-cost").clock(clock).build();
         try (TestServer server = new TestServer(llm, false))
         {
             assertEquals(200, get(server.port(), "/llm?cost=250").statusCode(), "admitted, then charged 250");
             final HttpResponse<String> refused = get(server.port(), "/llm");
             assertEquals(429, refused.statusCode());
             assertEquals("2", refused.headers().firstValue("retry-after").get());
-            clock.update(t1 + 1_009_999_999L);
+            clock.update(stillRefusedNs);
             assertEquals(429, get(server.port(), "/llm").statusCode(), "1 ns before the debt is paid back");
-            clock.update(t1 + 1_010_000_000L);
-            assertEquals(200, get(server.port(), "/llm").statusCode(), "the debt was bounded at one burst");
+            clock.update(admittedNs);
+            assertEquals(200, get(server.port(), "/llm").statusCode());
         }
     }
 
