@@ -1,12 +1,12 @@
 package dev.cellrate.table;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
 import java.util.Objects;
 
+import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
 
 /**
  * Keyed functions that turn a user key into the 64-bit <em>key word</em> stored in a {@link SlotTable} slot.
@@ -52,7 +52,7 @@ import org.agrona.DirectBuffer;
  */
 public final class KeyHash
 {
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final boolean NATIVE_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     private static final long M1 = 0xbf58476d1ce4e5b9L;
     private static final long M2 = 0x94d049bb133111ebL;
 
@@ -153,32 +153,7 @@ public final class KeyHash
     public static long hashBytes(final byte[] bytes, final int offset, final int length, final long k0, final long k1)
     {
         Objects.checkFromIndexSize(offset, length, bytes.length);
-        long v0 = k0 ^ C0;
-        long v1 = k1 ^ C1;
-        long v2 = k0 ^ C2;
-        long v3 = k1 ^ C3;
-        final int end = offset + length;
-        final int wordsEnd = end - (length & 7);
-        for (int i = offset; i < wordsEnd; i += 8)
-        {
-            final long m = (long)LONG_LE.get(bytes, i);
-            v3 ^= m;
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            v0 ^= m;
-        }
-        long last = (long)length << 56;
-        for (int i = wordsEnd; i < end; i++)
-        {
-            last |= (bytes[i] & 0xFFL) << ((i - wordsEnd) << 3);
-        }
-        return finish(v0, v1, v2, v3, last);
+        return hash(bytes, BufferUtil.ARRAY_BASE_OFFSET + offset, length, k0, k1);
     }
 
     /**
@@ -197,15 +172,25 @@ public final class KeyHash
         final DirectBuffer buffer, final int offset, final int length, final long k0, final long k1)
     {
         Objects.checkFromIndexSize(offset, length, buffer.capacity());
+        return hash(buffer.byteArray(), buffer.addressOffset() + offset, length, k0, k1);
+    }
+
+    /**
+     * SipHash-2-4 of {@code length} bytes at {@code address} of {@code base} (a {@code byte[]} with the array
+     * base offset, or {@code null} with an off-heap address), the range already checked by the caller. Words
+     * are read little-endian as the reference does.
+     */
+    private static long hash(final Object base, final long address, final int length, final long k0, final long k1)
+    {
         long v0 = k0 ^ C0;
         long v1 = k1 ^ C1;
         long v2 = k0 ^ C2;
         long v3 = k1 ^ C3;
-        final int end = offset + length;
-        final int wordsEnd = end - (length & 7);
-        for (int i = offset; i < wordsEnd; i += 8)
+        final long end = address + length;
+        final long wordsEnd = end - (length & 7);
+        for (long a = address; a < wordsEnd; a += 8)
         {
-            final long m = buffer.getLong(i, ByteOrder.LITTLE_ENDIAN);
+            final long m = littleEndian(UnsafeApi.getLong(base, a));
             v3 ^= m;
             v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
             v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
@@ -218,11 +203,16 @@ public final class KeyHash
             v0 ^= m;
         }
         long last = (long)length << 56;
-        for (int i = wordsEnd; i < end; i++)
+        for (long a = wordsEnd; a < end; a++)
         {
-            last |= (buffer.getByte(i) & 0xFFL) << ((i - wordsEnd) << 3);
+            last |= (UnsafeApi.getByte(base, a) & 0xFFL) << ((a - wordsEnd) << 3);
         }
         return finish(v0, v1, v2, v3, last);
+    }
+
+    private static long littleEndian(final long nativeWord)
+    {
+        return NATIVE_LITTLE_ENDIAN ? nativeWord : Long.reverseBytes(nativeWord);
     }
 
     /**
