@@ -1,5 +1,6 @@
 package dev.cellrate.gcra;
 
+import dev.cellrate.CellArray;
 import dev.cellrate.Result;
 
 /**
@@ -180,7 +181,7 @@ public final class Gcra
      * @param permits            permits available at creation, &ge; 0; at or above the burst it is full.
      * @param emissionIntervalNs T.
      * @param ceilingNs          &tau; + T.
-     * @return the initial TAT: {@code t + &tau; + T - permits * T}, or {@link Long#MIN_VALUE} (full) when
+     * @return the initial TAT: {@code t + &tau; + T - permits * T}, or {@link CellArray#FRESH_TAT_NS} (full) when
      * {@code permits * T >= &tau; + T}.
      */
     public static long initialTatNs(final long nowNs, final long permits, final long emissionIntervalNs,
@@ -188,7 +189,7 @@ public final class Gcra
     {
         if (permits >= ceilingNs / emissionIntervalNs)
         {
-            return Long.MIN_VALUE;
+            return CellArray.FRESH_TAT_NS;
         }
         final long lagNs = ceilingNs - Math.max(0, permits) * emissionIntervalNs;
         return nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs;

@@ -22,7 +22,10 @@ public final class StatSampler implements Agent
     private final NanoClock clock;
     private final long intervalNs;
     private volatile Source[] sources = new Source[0];
-    private long nextSampleNs = Long.MIN_VALUE;
+    /** {@link #nextSampleNs} before the first sample: the next duty cycle samples whatever the time. */
+    private static final long NOT_SAMPLED_YET = Long.MIN_VALUE;
+
+    private long nextSampleNs = NOT_SAMPLED_YET;
 
     /**
      * @param clock      the clock of the duty cycle (and of shaper backlogs: the shapers' time base).
@@ -102,7 +105,7 @@ public final class StatSampler implements Agent
     public int doWork()
     {
         final long nowNs = clock.nanoTime();
-        if (nowNs - nextSampleNs < 0 && Long.MIN_VALUE != nextSampleNs)
+        if (nowNs - nextSampleNs < 0 && NOT_SAMPLED_YET != nextSampleNs)
         {
             return 0;
         }

@@ -3,6 +3,7 @@ package dev.cellrate.tcm;
 import dev.cellrate.Marker;
 import static dev.cellrate.Bounds.requireRange;
 
+import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -29,8 +30,8 @@ import org.agrona.concurrent.SystemNanoClock;
  */
 public final class SrTcm implements Marker
 {
-    private static final int COMMITTED_OFFSET = MarkerCell.FIRST_OFFSET;
-    private static final int EXCESS_OFFSET = MarkerCell.SECOND_OFFSET;
+    private static final int COMMITTED_OFFSET = CellLayout.FIRST_OFFSET;
+    private static final int EXCESS_OFFSET = CellLayout.SECOND_OFFSET;
 
     /** Largest CBS or EBS: 2<sup>61</sup> bytes (so that sums of counts and ticks cannot overflow). */
     public static final long MAX_BURST_BYTES = 1L << 61;
@@ -100,7 +101,7 @@ public final class SrTcm implements Marker
     {
         final AtomicBuffer buffer = this.buffer;
         final long stamp = MarkerCell.lock(buffer);
-        final long lastNs = buffer.getLong(MarkerCell.LAST_UPDATE_OFFSET);
+        final long lastNs = buffer.getLong(CellLayout.LAST_UPDATE_OFFSET);
         final long committed = buffer.getLong(COMMITTED_OFFSET);
         final long ticks = TokenTicks.ticks(lastNs, nowNs, cirBytesPerSecond, cbsBytes + ebsBytes);
         long committedNow = SrTcmRules.committedAfterRefill(committed, ticks, cbsBytes);

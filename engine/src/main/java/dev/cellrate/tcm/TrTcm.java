@@ -2,6 +2,7 @@ package dev.cellrate.tcm;
 
 import dev.cellrate.Marker;
 import dev.cellrate.Bounds;
+import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -28,8 +29,8 @@ import org.agrona.concurrent.SystemNanoClock;
  */
 public final class TrTcm implements Marker
 {
-    private static final int PEAK_OFFSET = MarkerCell.FIRST_OFFSET;
-    private static final int COMMITTED_OFFSET = MarkerCell.SECOND_OFFSET;
+    private static final int PEAK_OFFSET = CellLayout.FIRST_OFFSET;
+    private static final int COMMITTED_OFFSET = CellLayout.SECOND_OFFSET;
 
     /** Largest PBS or CBS: 2<sup>61</sup> bytes (so that sums of counts and ticks cannot overflow). */
     public static final long MAX_BURST_BYTES = 1L << 61;
@@ -108,7 +109,7 @@ public final class TrTcm implements Marker
     {
         final AtomicBuffer buffer = this.buffer;
         final long stamp = MarkerCell.lock(buffer);
-        final long lastNs = buffer.getLong(MarkerCell.LAST_UPDATE_OFFSET);
+        final long lastNs = buffer.getLong(CellLayout.LAST_UPDATE_OFFSET);
         long peakNow = TrTcmRules.afterRefill(buffer.getLong(PEAK_OFFSET),
             TokenTicks.ticks(lastNs, nowNs, pirBytesPerSecond, pbsBytes), pbsBytes);
         long committedNow = TrTcmRules.afterRefill(buffer.getLong(COMMITTED_OFFSET),
