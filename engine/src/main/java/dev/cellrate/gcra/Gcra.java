@@ -1,6 +1,8 @@
 package dev.cellrate.gcra;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.CellArray;
+import dev.cellrate.Limit;
 import dev.cellrate.Result;
 
 /**
@@ -193,5 +195,22 @@ public final class Gcra
         }
         final long lagNs = ceilingNs - Math.max(0, permits) * emissionIntervalNs;
         return nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs;
+    }
+
+    /**
+     * The initial fill of a front's cell, checked: as {@link #initialTatNs(long, long, long, long)} for
+     * {@code limit}, after checking {@code initialPermits} (construction time only).
+     *
+     * @param nowNs          the creation time.
+     * @param initialPermits permits available at creation, in [0, {@link Long#MAX_VALUE}]; at or above the burst
+     *                       the cell is full.
+     * @param limit          the cell's limit.
+     * @return the initial TAT.
+     * @throws IllegalArgumentException naming {@code initialPermits} if it is negative.
+     */
+    public static long initialTatNs(final long nowNs, final long initialPermits, final Limit limit)
+    {
+        return initialTatNs(nowNs, Bounds.requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE),
+            limit.emissionIntervalNs(), limit.ceilingNs());
     }
 }

@@ -33,7 +33,7 @@ final class MarkerCell
     static AtomicBuffer allocate(final long first, final long second)
     {
         final AtomicBuffer buffer = CellArray.allocate(1).buffer();
-        publish(buffer, lock(buffer), CellLayout.NEVER_UPDATED_NS, first, second);
+        publish(buffer, lock(buffer), CellLayout.NEVER_UPDATED_NS, CellLayout.NEVER_UPDATED_NS, first, second);
         return buffer;
     }
 
@@ -47,18 +47,48 @@ final class MarkerCell
     }
 
     /**
-     * Write the marking's result and release the stamp.
+     * @param buffer the cell, its stamp held.
+     * @return the time of the last update.
+     */
+    static long lastUpdateNs(final AtomicBuffer buffer)
+    {
+        return buffer.getLong(LAST_UPDATE_OFFSET);
+    }
+
+    /**
+     * @param buffer the cell, its stamp held.
+     * @return the first bucket.
+     */
+    static long first(final AtomicBuffer buffer)
+    {
+        return buffer.getLong(FIRST_OFFSET);
+    }
+
+    /**
+     * @param buffer the cell, its stamp held.
+     * @return the second bucket.
+     */
+    static long second(final AtomicBuffer buffer)
+    {
+        return buffer.getLong(SECOND_OFFSET);
+    }
+
+    /**
+     * Write the marking's result and release the stamp. The last-update time moves to {@code nowNs} only
+     * forward (the monotonised clock: time going backwards adds no tokens later either).
      *
-     * @param buffer       the cell.
-     * @param stamp        from {@link #lock}.
-     * @param lastUpdateNs the new time of the last update.
-     * @param first        the first bucket.
-     * @param second       the second bucket.
+     * @param buffer the cell.
+     * @param stamp  from {@link #lock}.
+     * @param lastNs the time of the last update, as read under the stamp.
+     * @param nowNs  the time of this marking.
+     * @param first  the first bucket.
+     * @param second the second bucket.
      */
     static void publish(
-        final AtomicBuffer buffer, final long stamp, final long lastUpdateNs, final long first, final long second)
+        final AtomicBuffer buffer, final long stamp, final long lastNs, final long nowNs, final long first,
+        final long second)
     {
-        buffer.putLongRelease(LAST_UPDATE_OFFSET, lastUpdateNs);
+        buffer.putLongRelease(LAST_UPDATE_OFFSET, Math.max(lastNs, nowNs));
         buffer.putLongRelease(FIRST_OFFSET, first);
         buffer.putLongRelease(SECOND_OFFSET, second);
         SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
