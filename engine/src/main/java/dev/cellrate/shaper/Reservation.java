@@ -68,6 +68,21 @@ public final class Reservation
     }
 
     /**
+     * The end of every holder-based cancel: mark the reservation refunded iff the refund CAS succeeded.
+     *
+     * @param refunded whether the cell was lowered.
+     * @return {@code refunded}.
+     */
+    boolean refundedIf(final boolean refunded)
+    {
+        if (refunded)
+        {
+            refunded();
+        }
+        return refunded;
+    }
+
+    /**
      * @return the shaper code of the reservation (see {@link Result}).
      */
     public long code()

@@ -12,6 +12,7 @@ import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
 
 import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellLayout;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -233,12 +234,12 @@ final class ShardWriter
 
     /**
      * @return the slot's high-water mark: the largest value a refund lowered its word from, or
-     * {@code Long.MIN_VALUE}.
+     * {@link TableLayout#NO_HIGH_WATER_NS}.
      */
     long highWaterNs(final int slot)
     {
         final AtomicBuffer marks = highWaterMarks;
-        return null == marks ? Long.MIN_VALUE : marks.getLongVolatile(markOffset(slot));
+        return null == marks ? TableLayout.NO_HIGH_WATER_NS : marks.getLongVolatile(markOffset(slot));
     }
 
     private synchronized AtomicBuffer allocateMarks()
@@ -246,10 +247,10 @@ final class ShardWriter
         AtomicBuffer marks = highWaterMarks;
         if (null == marks)
         {
-            marks = CellArray.allocateBuffer(slotCount * Long.BYTES, TableLayout.ALIGNMENT);
+            marks = CellArray.allocateBuffer(slotCount * Long.BYTES, CellLayout.CELL_ALIGNMENT);
             for (int offset = 0; offset < slotCount * Long.BYTES; offset += Long.BYTES)
             {
-                marks.putLong(offset, Long.MIN_VALUE);
+                marks.putLong(offset, TableLayout.NO_HIGH_WATER_NS);
             }
             highWaterMarks = marks;
         }

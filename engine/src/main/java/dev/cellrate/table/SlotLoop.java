@@ -1,5 +1,6 @@
 package dev.cellrate.table;
 
+import dev.cellrate.CellArray;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
 
@@ -27,8 +28,8 @@ import dev.cellrate.gcra.Gcra;
  * (the argument: {@code docs/keyed-table.md}, "ABA").
  * <p>
  * A new key at {@code nowNs = Long.MIN_VALUE} starts full: the table's fresh TAT is
- * {@link TableLayout#FRESH_TAT_NS} ({@code Long.MIN_VALUE + 1}, since {@code Long.MIN_VALUE} marks a slot
- * mid-reclaim), which the loop reads as {@code Long.MIN_VALUE} whenever the charge can be written above it
+ * {@link TableLayout#FRESH_SLOT_TAT_NS} ({@code Long.MIN_VALUE + 1}, since {@code Long.MIN_VALUE} marks a slot
+ * mid-reclaim), which the loop reads as {@link CellArray#FRESH_TAT_NS} ({@code Long.MIN_VALUE}) whenever the charge can be written above it
  * (any increment &ge; 2 ns).
  * <p>
  * Subclasses are final nested classes of their front, held in a field of their exact type, so that once
@@ -40,7 +41,7 @@ import dev.cellrate.gcra.Gcra;
  */
 public abstract class SlotLoop<H>
 {
-    private static final long FRESH_TAT_NS = TableLayout.FRESH_TAT_NS;
+    private static final long FRESH_SLOT_TAT_NS = TableLayout.FRESH_SLOT_TAT_NS;
 
     /**
      * {@link #chargeClassed} result when the key has no cell and no class was given to insert it under: call
@@ -263,7 +264,7 @@ public abstract class SlotLoop<H>
      * {@code restoredNs}, by one CAS, if the key's cell still holds exactly {@code chargedNs}. The only way any
      * front lowers a word. {@code restoredNs} must be at least the value that charge read (a value the key
      * held since its cell was claimed): the exact refund {@code chargedNs - incrementNs} and the shaper's
-     * "TAT before" both are; it is raised to {@link TableLayout#FRESH_TAT_NS} if lower.
+     * "TAT before" both are; it is raised to {@link TableLayout#FRESH_SLOT_TAT_NS} if lower.
      *
      * @param keyWord    the key word the charge was made on.
      * @param chargedNs  the value the charge wrote.
@@ -280,7 +281,7 @@ public abstract class SlotLoop<H>
      *
      * @param holder      the caller's holder.
      * @param keyWord     the key word.
-     * @param tatBeforeNs the TAT the decision read ({@code Long.MIN_VALUE} for a fresh cell at that time).
+     * @param tatBeforeNs the TAT the decision read ({@link CellArray#FRESH_TAT_NS} for a fresh cell at that time).
      * @param tatAfterNs  the TAT written, {@code max(tatBeforeNs, nowNs) + incrementNs}.
      * @param incrementNs the increment charged.
      * @param nowNs       the time of the request.
@@ -294,7 +295,7 @@ public abstract class SlotLoop<H>
      *
      * @param holder       the caller's holder.
      * @param retryAfterNs a positive retry-after in ns, or {@link Result#NEVER}.
-     * @param tatNs        the TAT decided on, or {@code Long.MIN_VALUE} if no cell was read.
+     * @param tatNs        the TAT decided on, or {@link CellArray#FRESH_TAT_NS} if no cell was read.
      * @param nowNs        the time of the request.
      * @return the front's code.
      */
@@ -315,7 +316,7 @@ public abstract class SlotLoop<H>
     {
         if (incrementNs < 1)
         {
-            return rejected(holder, Result.NEVER, Long.MIN_VALUE, nowNs);
+            return rejected(holder, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
         final SlotTable table = this.table;
         int spins = 0;
@@ -326,7 +327,7 @@ public abstract class SlotLoop<H>
             {
                 if (nowNs > Long.MAX_VALUE - incrementNs)
                 {
-                    return rejected(holder, Result.NEVER, Long.MIN_VALUE, nowNs);
+                    return rejected(holder, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 tatOffset = table.insertSlot(keyWord, nowNs);
                 if (tatOffset < 0)
@@ -337,7 +338,7 @@ public abstract class SlotLoop<H>
             long tatNs = table.loadTat(tatOffset, keyWord);
             while (SlotTable.STALE != tatNs)
             {
-                final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? Long.MIN_VALUE : tatNs;
+                final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? CellArray.FRESH_TAT_NS : tatNs;
                 final long retryAfterNs = Gcra.retryAfterNs(decidedNs, nowNs, incrementNs, ceilingNs);
                 if (retryAfterNs > 0)
                 {
@@ -359,12 +360,12 @@ public abstract class SlotLoop<H>
     }
 
     /**
-     * A fresh cell at {@code Long.MIN_VALUE} is a full bucket; read it as {@code Long.MIN_VALUE} when the
+     * A fresh slot at {@code nowNs = Long.MIN_VALUE} is a full bucket; read it as {@link CellArray#FRESH_TAT_NS} when the
      * charge lands strictly above the fresh value, so the word still only grows (with a 1 ns increment it
      * cannot, and the cell is read as it is: 1 ns of lag).
      */
     private static boolean startsFull(final long tatNs, final long nowNs, final long incrementNs)
     {
-        return FRESH_TAT_NS == tatNs && Long.MIN_VALUE == nowNs && incrementNs > 1;
+        return FRESH_SLOT_TAT_NS == tatNs && Long.MIN_VALUE == nowNs && incrementNs > 1;
     }
 }

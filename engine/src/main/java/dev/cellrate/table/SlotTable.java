@@ -4,11 +4,10 @@ import dev.cellrate.CellArray;
 import static dev.cellrate.Bounds.requireRange;
 
 import static dev.cellrate.table.TableLayout.CAS_RETRIES_OFFSET;
-import static dev.cellrate.table.TableLayout.CELL_TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.EMPTY_KEY;
 import static dev.cellrate.table.TableLayout.EMPTY_KEY_CELL_OFFSET;
 import static dev.cellrate.table.TableLayout.EVICTIONS_OFFSET;
-import static dev.cellrate.table.TableLayout.FRESH_TAT_NS;
+import static dev.cellrate.table.TableLayout.FRESH_SLOT_TAT_NS;
 import static dev.cellrate.table.TableLayout.KEY_OFFSET;
 import static dev.cellrate.table.TableLayout.LIVE_KEYS_OFFSET;
 import static dev.cellrate.table.TableLayout.LOCK_OFFSET;
@@ -24,6 +23,7 @@ import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
 import java.security.SecureRandom;
 
 import dev.cellrate.gcra.AtomicGcra;
+import dev.cellrate.layout.CellLayout;
 import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
@@ -87,8 +87,13 @@ public final class SlotTable
     /** {@link #claimSlot} result: no present, free or idle slot within the probe bound. */
     static final int FULL = -2;
 
-    /** {@link #tatNs} result: the key has no cell (internally: the slot left the key, or is mid-reclaim). */
-    public static final long STALE = RECLAIMING;
+    /**
+     * {@link #tatNs} result: the key has no cell (internally, {@link #loadTat}: the slot left the key, or is
+     * mid-reclaim). A returned value, never a stored one (a slot stores {@link TableLayout#RECLAIMING} or a TAT
+     * of at least {@link TableLayout#FRESH_SLOT_TAT_NS}); it is {@link CellArray#FRESH_TAT_NS}, so a peek that
+     * reads it as a TAT sees what a new key would: a full bucket.
+     */
+    public static final long STALE = CellArray.FRESH_TAT_NS;
 
     /** Most limit classes a classed table holds (see {@link #classCapacity}). */
     public static final int MAX_CLASSES = 16;
@@ -245,15 +250,15 @@ public final class SlotTable
         this.seed = KeyHash.longKeySeed(secret0, secret1);
         this.slotsOffset = TableLayout.slotsOffset(shardCount);
         final int length = TableLayout.length(shardCount, shardCount * slotsPerShard);
-        buffer = CellArray.allocateBuffer(length, TableLayout.ALIGNMENT);
+        buffer = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT);
         buffer.verifyAlignment();
         address = buffer.addressOffset();
-        buffer.putLong(EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
-        buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
-        buffer.putLong(OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
+        buffer.putLong(EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
+        buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
+        buffer.putLong(OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
         for (int offset = slotsOffset + TAT_OFFSET; offset < length; offset += SLOT_LENGTH)
         {
-            buffer.putLong(offset, FRESH_TAT_NS);
+            buffer.putLong(offset, FRESH_SLOT_TAT_NS);
         }
         writer = new ShardWriter(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs,
             shardCount * slotsPerShard);
@@ -336,11 +341,11 @@ public final class SlotTable
     {
         if (EMPTY_KEY == keyWord)
         {
-            return EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
+            return EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET;
         }
         if (TOMBSTONE_KEY == keyWord)
         {
-            return TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
+            return TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET;
         }
         return find(keyWord, (int)(keyWord >>> SHARD_SHIFT) & shardMask, TableLayout.homeIndex(keyWord, slotsPerShard));
     }
@@ -581,7 +586,7 @@ public final class SlotTable
      */
     public long chargeOverflow(final long incrementNs, final long ceilingNs, final long nowNs)
     {
-        return AtomicGcra.acquire(buffer, OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET, incrementNs, ceilingNs, nowNs);
+        return AtomicGcra.acquire(buffer, OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET, incrementNs, ceilingNs, nowNs);
     }
 
     /**
@@ -589,7 +594,7 @@ public final class SlotTable
      */
     public long overflowTatNs()
     {
-        return buffer.getLongAcquire(OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET);
+        return buffer.getLongAcquire(OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET);
     }
 
     /**
@@ -597,7 +602,7 @@ public final class SlotTable
      */
     boolean refund(final long keyWord, final long chargedNs, final long restoredNs)
     {
-        final long lowNs = Math.max(restoredNs, FRESH_TAT_NS);
+        final long lowNs = Math.max(restoredNs, FRESH_SLOT_TAT_NS);
         if (lowNs >= chargedNs)
         {
             return false;
