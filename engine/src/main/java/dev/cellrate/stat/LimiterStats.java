@@ -1,6 +1,7 @@
 package dev.cellrate.stat;
 
 import dev.cellrate.Result;
+import dev.cellrate.tcm.Colour;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.status.CountersReader;
 
@@ -136,6 +137,96 @@ public final class LimiterStats
             topKeys.add(keyWord);
         }
         return answer;
+    }
+
+    /**
+     * Dry-run of a reservation (a shaper's {@code reserve}) or of a concurrency limit's {@code tryAcquire}:
+     * counts as {@link #recordReservation(long)}; an admission (a delay or a ticket, {@code >= 0}) is returned
+     * unchanged, a rejection becomes {@link Result#WOULD_HAVE_REJECTED} (counted in {@link StatKind#WOULD_REJECT}
+     * too). A rejected reservation charged nothing, so the front's state is exactly the enforced one's.
+     *
+     * @param code the reservation code.
+     * @return {@code code} if admitted, else {@link Result#WOULD_HAVE_REJECTED}.
+     */
+    public long dryRunReservation(final long code)
+    {
+        final int kind = Outcome.kindOfReservation(code);
+        increment(kind);
+        if (Outcome.isAdmission(kind))
+        {
+            return code;
+        }
+        increment(StatKind.WOULD_REJECT.ordinal());
+        return Result.WOULD_HAVE_REJECTED;
+    }
+
+    /**
+     * Dry-run of a reservation with a key: as {@link #dryRunReservation(long)}, feeding the top-keys sketch with
+     * would-be rejections.
+     *
+     * @param keyWord the key word.
+     * @param code    the reservation code.
+     * @return {@code code} if admitted, else {@link Result#WOULD_HAVE_REJECTED}.
+     */
+    public long dryRunReservation(final long keyWord, final long code)
+    {
+        final long answer = dryRunReservation(code);
+        if (null != topKeys && Result.WOULD_HAVE_REJECTED == answer)
+        {
+            topKeys.add(keyWord);
+        }
+        return answer;
+    }
+
+    /**
+     * Count a reservation's outcome with its key (the top-keys sketch on a rejection).
+     *
+     * @param keyWord the key word.
+     * @param code    the reservation code.
+     * @return {@code code}, unchanged.
+     */
+    public long recordReservation(final long keyWord, final long code)
+    {
+        final int kind = Outcome.kindOfReservation(code);
+        increment(kind);
+        if (null != topKeys && !Outcome.isAdmission(kind))
+        {
+            topKeys.add(keyWord);
+        }
+        return code;
+    }
+
+    /**
+     * Count a marker's colour: GREEN and YELLOW as admitted (a policer forwards them), RED as rejected (a
+     * policer drops it).
+     *
+     * @param colour a {@code dev.cellrate.tcm.Colour}.
+     * @return {@code colour}, unchanged.
+     */
+    public int recordColour(final int colour)
+    {
+        increment(Outcome.kindOfColour(colour));
+        return colour;
+    }
+
+    /**
+     * Dry-run of a marker: counts as {@link #recordColour(int)}; RED (what a policer would drop) is counted in
+     * {@link StatKind#WOULD_REJECT} too and answered YELLOW (forwarded, still marked out of profile). The
+     * marker's state is its own (a RED packet takes no tokens), so the counters are exactly the enforced ones.
+     *
+     * @param colour the colour the marker gave.
+     * @return {@code colour}, with RED turned into YELLOW.
+     */
+    public int dryRunColour(final int colour)
+    {
+        final int kind = Outcome.kindOfColour(colour);
+        increment(kind);
+        if (Outcome.isAdmission(kind))
+        {
+            return colour;
+        }
+        increment(StatKind.WOULD_REJECT.ordinal());
+        return Colour.YELLOW;
     }
 
     private void increment(final int kind)
