@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.gcra.ShaperMath;
 import dev.cellrate.KeyedReserver;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
