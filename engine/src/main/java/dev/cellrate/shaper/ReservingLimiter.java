@@ -97,6 +97,21 @@ public final class ReservingLimiter implements Reserver
     }
 
     /**
+     * A limiter with its own cell and an initial fill: {@code initialPermits} single permits are granted
+     * without waiting at creation (0 = empty; at or above the burst = full, the default).
+     *
+     * @param limit          GCRA(T, &tau;); the burst bounds a single cost, not the wait.
+     * @param clock          the clock of {@link #acquireWithin}, read once here for the creation time.
+     * @param initialPermits permits available at creation, &ge; 0.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public ReservingLimiter(final Limit limit, final NanoClock clock, final long initialPermits)
+    {
+        this(limit, clock);
+        buffer.putLongVolatile(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
+    }
+
+    /**
      * Guava's {@code acquire} / {@code tryAcquire(permits, timeout)} rule: a request of any cost up to
      * {@code maxPermits} waits only until <em>one</em> permit is available, {@code w = max(0, lag - &tau;)},
      * and its whole cost is charged, delaying later callers (see {@code PayLaterRateLimiter}); the cell starts
