@@ -87,6 +87,20 @@ final class ShardWriter
      */
     int insert(final long keyWord, final int shard, final int home, final long nowNs, final long firstTatNs)
     {
+        return insert(keyWord, -1L, shard, home, nowNs);
+    }
+
+    /**
+     * Under the shard lock: the slot whose stored word matches {@code keyWord} on the bits of
+     * {@code matchMask} if present, else the first EMPTY, swept or idle slot, claimed and given
+     * {@code keyWord} (the word to store). A plain table passes its key word and -1 (every bit); a classed table
+     * ({@link SlotTable#insertClassedSlot}) the key word with its class in the shard bits, and a mask without
+     * them. EMPTY and TOMBSTONE are tested before the match, so a masked word never matches a free slot.
+     *
+     * @return the TAT offset, or {@link SlotTable#FULL} (counted).
+     */
+    int insert(final long keyWord, final long matchMask, final int shard, final int home, final long nowNs)
+    {
         final long idleBeforeNs = idleBeforeNs(nowNs);
         final int header = TableLayout.shardHeaderOffset(shard);
         lock(header);
@@ -99,14 +113,14 @@ final class ShardWriter
                 {
                     final int slot = slotOffset(shard, wrap(home + probe));
                     final long key = buffer.getLong(slot + KEY_OFFSET);
-                    if (key == keyWord)
-                    {
-                        return slot + TAT_OFFSET;
-                    }
                     if (EMPTY_KEY == key)
                     {
                         candidate = candidate < 0 ? slot : candidate;
                         break;
+                    }
+                    if (TOMBSTONE_KEY != key && ((key ^ keyWord) & matchMask) == 0)
+                    {
+                        return slot + TAT_OFFSET;
                     }
                     if (candidate < 0 && (TOMBSTONE_KEY == key || isIdle(slot, idleBeforeNs)))
                     {
