@@ -258,7 +258,7 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
     {
         if (classIndex < 0 || classIndex >= step.limits.length)
         {
-            return step.rejectedClassed(decision, SlotLoop.UNKNOWN_CLASS, Result.NEVER, Long.MIN_VALUE, nowNs);
+            return step.rejectedClassed(decision, SlotLoop.UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
         return step.chargeClassed(keyWord, permits, nowNs, decision, classIndex);
     }
@@ -338,7 +338,7 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
             final boolean admit = TableFullPolicy.ADMIT == policy;
             if (null != decision)
             {
-                decision.set(admit ? Result.ADMITTED : Result.TABLE_FULL, Long.MIN_VALUE, nowNs, limits[0]);
+                decision.set(admit ? Result.ADMITTED : Result.TABLE_FULL, CellArray.FRESH_TAT_NS, nowNs, limits[0]);
             }
             return admit ? Result.ADMITTED_TABLE_FULL : Result.TABLE_FULL;
         }

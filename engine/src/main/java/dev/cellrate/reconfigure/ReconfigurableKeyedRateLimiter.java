@@ -1,5 +1,6 @@
 package dev.cellrate.reconfigure;
 
+import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedLimiter;
 import dev.cellrate.Limit;
@@ -223,11 +224,11 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter
         {
             if (TableFullPolicy.REJECT == policy)
             {
-                return fill(decision, Result.TABLE_FULL, Long.MIN_VALUE, nowNs, Result.TABLE_FULL);
+                return fill(decision, Result.TABLE_FULL, CellArray.FRESH_TAT_NS, nowNs, Result.TABLE_FULL);
             }
             if (TableFullPolicy.ADMIT == policy)
             {
-                return fill(decision, Result.ADMITTED, Long.MIN_VALUE, nowNs, Result.ADMITTED_TABLE_FULL);
+                return fill(decision, Result.ADMITTED, CellArray.FRESH_TAT_NS, nowNs, Result.ADMITTED_TABLE_FULL);
             }
             final long code = table.chargeOverflow(incrementNs, ceilingNs, nowNs);
             if (null != decision)

@@ -87,7 +87,7 @@ final class ShardWriter
      */
     int insert(final long keyWord, final int shard, final int home, final long nowNs, final long firstTatNs)
     {
-        return insert(keyWord, -1L, shard, home, nowNs);
+        return insert(keyWord, -1L, shard, home, nowNs, firstTatNs);
     }
 
     /**
@@ -95,11 +95,18 @@ final class ShardWriter
      * {@code matchMask} if present, else the first EMPTY, swept or idle slot, claimed and given
      * {@code keyWord} (the word to store). A plain table passes its key word and -1 (every bit); a classed table
      * ({@link SlotTable#insertClassedSlot}) the key word with its class in the shard bits, and a mask without
-     * them. EMPTY and TOMBSTONE are tested before the match, so a masked word never matches a free slot.
+     * them. EMPTY and TOMBSTONE are tested before the match, so a masked word never matches a free slot. A
+     * claimed slot's word is raised to at least {@code firstTatNs} before the key is published (initial fill).
      *
      * @return the TAT offset, or {@link SlotTable#FULL} (counted).
      */
-    int insert(final long keyWord, final long matchMask, final int shard, final int home, final long nowNs)
+    int insert(
+        final long keyWord,
+        final long matchMask,
+        final int shard,
+        final int home,
+        final long nowNs,
+        final long firstTatNs)
     {
         final long idleBeforeNs = idleBeforeNs(nowNs);
         final int header = TableLayout.shardHeaderOffset(shard);

@@ -443,7 +443,7 @@ public final class SlotTable
         final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
         final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
         final long storedWord = (keyWord & ~classFieldMask) | ((long)(classIndex + 1) << SHARD_SHIFT);
-        return writer.insert(storedWord, ~classFieldMask, shard, home, evictionNs(nowNs));
+        return writer.insert(storedWord, ~classFieldMask, shard, home, evictionNs(nowNs), FRESH_SLOT_TAT_NS);
     }
 
     /**
