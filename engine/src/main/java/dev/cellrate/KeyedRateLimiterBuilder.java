@@ -62,10 +62,7 @@ public final class KeyedRateLimiterBuilder
 
     KeyedRateLimiterBuilder(final Limit limit)
     {
-        if (null == limit)
-        {
-            throw new IllegalArgumentException("limit must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
         this.limit = limit;
     }
 
@@ -220,10 +217,7 @@ public final class KeyedRateLimiterBuilder
      */
     public KeyedShaper buildShaper(final ShaperMode mode)
     {
-        if (null == mode)
-        {
-            throw new IllegalArgumentException("mode must not be null");
-        }
+        Bounds.requireNonNull("mode", mode);
         final int shards = validatedShardCount();
         final int slotsPerShard = validatedSlotsPerShard(shards);
         final int bound = validatedProbeBound(slotsPerShard);
@@ -249,10 +243,8 @@ public final class KeyedRateLimiterBuilder
 
     private int validatedShardCount()
     {
-        if (null == policy || null == clock)
-        {
-            throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
-        }
+        Bounds.requireNonNull("policy", policy);
+        Bounds.requireNonNull("clock", clock);
         Bounds.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
         final int shards = shardCountSet ? shardCount : defaultShardCount(slotCount);
         Bounds.requireRange("shardCount", shards, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));

@@ -48,10 +48,8 @@ public final class PayLaterRateLimiter implements DebitLimiter
      */
     public PayLaterRateLimiter(final Limit limit, final long maxPermits, final long initialTatNs, final NanoClock clock)
     {
-        if (null == limit || null == clock)
-        {
-            throw new IllegalArgumentException("limit and clock must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("clock", clock);
         Bounds.requireRange("maxPermits", maxPermits, 1, Limit.MAX_CEILING_NS / limit.emissionIntervalNs());
         this.limit = limit;
         this.clock = clock;

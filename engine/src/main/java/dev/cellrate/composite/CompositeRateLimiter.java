@@ -118,10 +118,9 @@ public final class CompositeRateLimiter implements DebitLimiter
     public CompositeRateLimiter(
         final CellArray cells, final Limit[] limits, final int[] cellIndices, final NanoClock clock)
     {
-        if (null == cells || null == limits || null == clock)
-        {
-            throw new IllegalArgumentException("cells, limits and clock must not be null");
-        }
+        Bounds.requireNonNull("cells", cells);
+        Bounds.requireNonNull("limits", limits);
+        Bounds.requireNonNull("clock", clock);
         this.clock = clock;
         if (limits.length < 1 || limits.length > 64)
         {

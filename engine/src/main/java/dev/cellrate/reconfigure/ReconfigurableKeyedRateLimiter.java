@@ -1,5 +1,6 @@
 package dev.cellrate.reconfigure;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedLimiter;
@@ -47,10 +48,9 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter
      */
     public ReconfigurableKeyedRateLimiter(final Limit limit, final SlotTable table, final TableFullPolicy policy)
     {
-        if (null == limit || null == table || null == policy)
-        {
-            throw new IllegalArgumentException("limit, table and policy must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("table", table);
+        Bounds.requireNonNull("policy", policy);
         this.table = table;
         this.policy = policy;
         this.clock = table.evictionClock();
@@ -65,10 +65,7 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter
      */
     public void setLimit(final Limit limit)
     {
-        if (null == limit)
-        {
-            throw new IllegalArgumentException("limit must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
         step = new Step(table, limit);
     }
 

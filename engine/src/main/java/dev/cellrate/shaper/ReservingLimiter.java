@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Bounds;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.cellrate.CellArray;
@@ -68,10 +69,8 @@ public final class ReservingLimiter implements Reserver
         final Limit limit, final boolean payLater, final long maxPermits, final long initialTatNs,
         final NanoClock clock)
     {
-        if (null == limit || null == clock)
-        {
-            throw new IllegalArgumentException("limit and clock must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("clock", clock);
         this.limit = limit;
         this.clock = clock;
         this.payLater = payLater;
@@ -346,10 +345,7 @@ public final class ReservingLimiter implements Reserver
 
     private static Limit requireLimit(final Limit limit)
     {
-        if (null == limit)
-        {
-            throw new IllegalArgumentException("limit must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
         return limit;
     }
 

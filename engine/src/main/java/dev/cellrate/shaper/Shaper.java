@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.gcra.Gcra;
 import dev.cellrate.Reserver;
 import dev.cellrate.CellArray;
@@ -80,10 +81,10 @@ public final class Shaper implements Reserver
     public Shaper(
         final Limit limit, final ShaperMode mode, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        if (null == limit || null == mode || null == cells || null == clock)
-        {
-            throw new IllegalArgumentException("limit, mode, cells and clock must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("mode", mode);
+        Bounds.requireNonNull("cells", cells);
+        Bounds.requireNonNull("clock", clock);
         if (cellIndex < 0 || cellIndex >= cells.cellCount())
         {
             throw new IllegalArgumentException(
