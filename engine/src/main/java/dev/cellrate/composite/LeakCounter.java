@@ -1,5 +1,6 @@
 package dev.cellrate.composite;
 
+import dev.cellrate.gcra.Refund;
 import dev.cellrate.CellArray;
 import dev.cellrate.layout.CellLayout;
 import org.agrona.concurrent.AtomicBuffer;

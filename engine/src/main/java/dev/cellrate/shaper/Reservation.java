@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.gcra.ShaperMath;
 import dev.cellrate.Result;
 
 /**

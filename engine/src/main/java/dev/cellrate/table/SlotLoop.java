@@ -138,7 +138,7 @@ public abstract class SlotLoop<H>
     {
         if (permits < 1)
         {
-            return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, Long.MIN_VALUE, nowNs);
+            return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
         final SlotTable table = this.table;
         if (Long.MIN_VALUE != nowNs)
@@ -183,12 +183,12 @@ public abstract class SlotLoop<H>
                 }
                 if (insertClass >= table.classCapacity())
                 {
-                    return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, Long.MIN_VALUE, nowNs);
+                    return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 final long incrementNs = classIncrementNs(insertClass, permits);
                 if (incrementNs < 1 || nowNs > Long.MAX_VALUE - incrementNs)
                 {
-                    return rejectedClassed(holder, insertClass, Result.NEVER, Long.MIN_VALUE, nowNs);
+                    return rejectedClassed(holder, insertClass, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 tatOffset = table.insertClassedSlot(keyWord, insertClass, nowNs);
                 if (tatOffset < 0)
@@ -203,13 +203,13 @@ public abstract class SlotLoop<H>
                 final long incrementNs = classIncrementNs(classIndex, permits);
                 if (incrementNs < 1)
                 {
-                    return rejectedClassed(holder, classIndex, Result.NEVER, Long.MIN_VALUE, nowNs);
+                    return rejectedClassed(holder, classIndex, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 final long ceilingNs = classCeilingNs(classIndex);
                 long tatNs = table.loadTat(tatOffset, storedWord);
                 while (SlotTable.STALE != tatNs)
                 {
-                    final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? Long.MIN_VALUE : tatNs;
+                    final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? CellArray.FRESH_TAT_NS : tatNs;
                     final long retryAfterNs = Gcra.retryAfterNs(decidedNs, nowNs, incrementNs, ceilingNs);
                     if (retryAfterNs > 0)
                     {
