@@ -1,14 +1,14 @@
 package dev.cellrate.window;
 
-import dev.cellrate.Limiter;
-import static dev.cellrate.Bounds.requireRange;
-
 import dev.cellrate.CellArray;
+import dev.cellrate.DebitLimiter;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
+
+import static dev.cellrate.Bounds.requireRange;
 
 /**
  * A thread-safe, lock-free, allocation-free fixed-window limiter: at most {@code limit} permits per aligned
@@ -26,10 +26,17 @@ import org.agrona.concurrent.SystemNanoClock;
  * a rejection writes nothing. A failed CAS re-decides on the witness value, so a roll-over and an
  * increment never overwrite each other (no lost update, no second roll).
  * <p>
+ * Peek, debit, initial fill ({@link DebitLimiter}): {@code peek} answers what {@code tryAcquire} would, from
+ * one acquire read, and writes nothing. {@code debit} charges the window of the request (the stored window if
+ * the clock went back) whether or not the cost fits, its count clamped at {@code limit}: the debt is bounded by
+ * the rest of that window and is not carried into the next (see {@link FixedWindow}). The initial fill
+ * ({@link #FixedWindowLimiter(long, long, NanoClock, long)}) leaves {@code k} permits in the creation window
+ * (0 = empty: nothing until the next window); the other constructors start full.
+ * <p>
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns (until the window ends), or {@link Result#NEVER} (-1) for a cost outside [1, limit].
  */
-public final class FixedWindowLimiter implements Limiter
+public final class FixedWindowLimiter implements DebitLimiter
 {
     /** Largest {@code limit}: 2<sup>40</sup> - 1. */
     public static final long MAX_LIMIT = (1L << 40) - 1;
@@ -49,6 +56,26 @@ public final class FixedWindowLimiter implements Limiter
     public FixedWindowLimiter(final long limit, final long windowNs)
     {
         this(limit, windowNs, CellArray.allocate(1), 0, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * A limiter with its own cell, the given clock and an initial fill: {@code initialPermits} left in the window
+     * of the creation time (0 = empty until the next window; at or above {@code limit} = full, the default).
+     *
+     * @param limit          permits per window, in [1, {@link #MAX_LIMIT}].
+     * @param windowNs       window length in ns, in [2^countBits(limit), {@link Long#MAX_VALUE}].
+     * @param clock          the clock of the clock forms, read once here for the creation time.
+     * @param initialPermits permits available at creation, &ge; 0.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public FixedWindowLimiter(final long limit, final long windowNs, final NanoClock clock, final long initialPermits)
+    {
+        this(limit, windowNs, CellArray.allocate(1), 0, clock);
+        if (requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE) < limit)
+        {
+            buffer.putLongRelease(wordOffset,
+                FixedWindow.initialWord(clock.nanoTime(), initialPermits, limit, windowNs, countBits));
+        }
     }
 
     /**
@@ -141,9 +168,68 @@ public final class FixedWindowLimiter implements Limiter
     }
 
     /**
-     * @return the raw state word (acquire read); decode with {@link FixedWindow}.
+     * @param permits the cost; outside [1, limit] it is {@link Result#NEVER}.
+     * @param nowNs   the time, ns.
+     * @return what {@link #tryAcquire(long, long)} would answer, without charging.
      */
-    public long word()
+    public long peek(final long permits, final long nowNs)
+    {
+        return FixedWindow.retryAfterNs(buffer.getLongAcquire(wordOffset), FixedWindow.windowIndex(nowNs, windowNs),
+            nowNs, permits, limit, windowNs, countBits);
+    }
+
+    /**
+     * Charge {@code permits} after the fact to the request's window (the stored one if the clock went back),
+     * whether or not they fit; the window's count is clamped at {@code limit} (no debt into the next window).
+     *
+     * @param permits the cost learned after the fact, &ge; 1 (any size); below 1 it is {@link Result#NEVER}.
+     * @param nowNs   the time, ns.
+     * @return {@link Result#ADMITTED} if one permit would still be admitted after the charge, else the ns until
+     * the window ends ({@link Result#NEVER} if no later window is representable, as for {@code tryAcquire}).
+     */
+    public long debit(final long permits, final long nowNs)
+    {
+        if (permits < 1)
+        {
+            return Result.NEVER;
+        }
+        final long windowIndex = FixedWindow.windowIndex(nowNs, windowNs);
+        long word = buffer.getLongAcquire(wordOffset);
+        long next;
+        while ((next = FixedWindow.debited(word, windowIndex, permits, limit, countBits)) != word)
+        {
+            final long witness = buffer.compareAndExchangeLong(wordOffset, word, next);
+            if (witness == word)
+            {
+                break;
+            }
+            word = witness;
+        }
+        return FixedWindow.retryAfterNs(next, windowIndex, nowNs, 1, limit, windowNs, countBits);
+    }
+
+    /**
+     * @return the window the state is in (a diagnostic acquire read; {@code floorDiv(t, windowNs)} of the newest
+     * request charged, or the earliest window if none).
+     */
+    public long windowIndex()
+    {
+        return FixedWindow.windowIndexOf(buffer.getLongAcquire(wordOffset), countBits);
+    }
+
+    /**
+     * @return permits charged to {@link #windowIndex()} (a diagnostic acquire read; the pair is consistent while
+     * no decision runs).
+     */
+    public long count()
+    {
+        return FixedWindow.countOf(buffer.getLongAcquire(wordOffset), countBits);
+    }
+
+    /**
+     * @return the raw state word (acquire read), for tests of the layout.
+     */
+    long word()
     {
         return buffer.getLongAcquire(wordOffset);
     }
@@ -167,7 +253,7 @@ public final class FixedWindowLimiter implements Limiter
     /**
      * @return c, the count's bit budget.
      */
-    public int countBits()
+    int countBits()
     {
         return countBits;
     }

@@ -1,6 +1,6 @@
 package dev.cellrate.window;
 
-import dev.cellrate.Limiter;
+import dev.cellrate.DebitLimiter;
 import dev.cellrate.Bounds;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
@@ -28,11 +28,17 @@ import org.agrona.concurrent.SystemNanoClock;
  * from the word it decided on; a rejection writes nothing. A roll-over is part of the admitting CAS, so two
  * racing requests around a boundary roll once and never lose an increment.
  * <p>
+ * Peek, debit, initial fill ({@link DebitLimiter}): {@code peek} is the decision on one acquire read, writing
+ * nothing; {@code debit} charges the request's window whether or not the cost fits, its count clamped at
+ * {@code limit} (the debt then decays through the next window's estimate; see {@link SlidingCounter}); the
+ * initial fill ({@link #SlidingCounterLimiter(long, long, NanoClock, long)}) counts {@code limit - k} in the
+ * creation window; the other constructors start full.
+ * <p>
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after in
  * ns (exact, if nothing else is admitted meanwhile), or {@link Result#NEVER} (-1) for a cost outside
  * [1, limit] or a retry time beyond {@link Long#MAX_VALUE}.
  */
-public final class SlidingCounterLimiter implements Limiter
+public final class SlidingCounterLimiter implements DebitLimiter
 {
     /** Largest {@code limit}: 2<sup>20</sup> - 1 (so that {@code 2^(2c) * limit} still fits a long). */
     public static final long MAX_LIMIT = (1L << 20) - 1;
@@ -81,6 +87,27 @@ public final class SlidingCounterLimiter implements Limiter
     }
 
     /**
+     * A limiter with its own cell, the given clock and an initial fill: {@code initialPermits} left in the window
+     * of the creation time (the window counts {@code limit - initialPermits}, which also weighs on the next
+     * window as any count does; 0 = empty; at or above {@code limit} = full, the default).
+     *
+     * @param limit          permits per window, in [1, {@link #MAX_LIMIT}].
+     * @param windowNs       window length in ns, in [2^(2 countBits(limit)), Long.MAX_VALUE / limit].
+     * @param clock          the clock of the clock forms, read once here for the creation time.
+     * @param initialPermits permits available at creation, &ge; 0.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlidingCounterLimiter(final long limit, final long windowNs, final NanoClock clock, final long initialPermits)
+    {
+        this(limit, windowNs, CellArray.allocate(1), 0, clock);
+        if (Bounds.requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE) < limit)
+        {
+            buffer.putLongRelease(wordOffset, SlidingCounter.pack(
+                Math.floorDiv(clock.nanoTime(), windowNs), 0, limit - initialPermits, countBits));
+        }
+    }
+
+    /**
      * @param permits the cost; outside [1, limit] it is {@link Result#NEVER}.
      * @param nowNs   the time of the request, ns.
      * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
@@ -97,12 +124,10 @@ public final class SlidingCounterLimiter implements Limiter
         while (true)
         {
             final long rolled = SlidingCounter.rolled(word, windowIndex, countBits);
-            final long rolledIndex = SlidingCounter.windowIndexOf(rolled, countBits);
-            final long seenOffsetNs = rolledIndex == windowIndex ? offsetNs : 0;
-            if (!SlidingCounter.conforms(rolled, seenOffsetNs, permits, limit, windowNs, countBits))
+            final long code = decide(rolled, windowIndex, offsetNs, nowNs, permits);
+            if (code != 0)
             {
-                final long waitNs = SlidingCounter.waitNs(rolled, seenOffsetNs, permits, limit, windowNs, countBits);
-                return retryAfterNs(rolledIndex, windowIndex, nowNs, waitNs);
+                return code;
             }
             final long witness = buffer.compareAndExchangeLong(wordOffset, word, rolled + permits);
             if (witness == word)
@@ -133,24 +158,15 @@ public final class SlidingCounterLimiter implements Limiter
         while (true)
         {
             rolled = SlidingCounter.rolled(word, windowIndex, countBits);
-            final long seenOffsetNs =
-                SlidingCounter.windowIndexOf(rolled, countBits) == windowIndex ? offsetNs : 0;
-            if (permits < 1 || permits > limit)
+            code = permits < 1 || permits > limit ? Result.NEVER : decide(rolled, windowIndex, offsetNs, nowNs, permits);
+            if (code != 0)
             {
-                code = Result.NEVER;
-                break;
-            }
-            if (!SlidingCounter.conforms(rolled, seenOffsetNs, permits, limit, windowNs, countBits))
-            {
-                final long waitNs = SlidingCounter.waitNs(rolled, seenOffsetNs, permits, limit, windowNs, countBits);
-                code = retryAfterNs(SlidingCounter.windowIndexOf(rolled, countBits), windowIndex, nowNs, waitNs);
                 break;
             }
             final long witness = buffer.compareAndExchangeLong(wordOffset, word, rolled + permits);
             if (witness == word)
             {
                 rolled += permits;
-                code = Result.ADMITTED;
                 break;
             }
             word = witness;
@@ -168,9 +184,81 @@ public final class SlidingCounterLimiter implements Limiter
     }
 
     /**
-     * @return the raw state word (acquire read); decode with {@link SlidingCounter}.
+     * @param permits the cost; outside [1, limit] it is {@link Result#NEVER}.
+     * @param nowNs   the time, ns.
+     * @return what {@link #tryAcquire(long, long)} would answer, without charging.
      */
-    public long word()
+    public long peek(final long permits, final long nowNs)
+    {
+        if (permits < 1 || permits > limit)
+        {
+            return Result.NEVER;
+        }
+        final long windowIndex = Math.floorDiv(nowNs, windowNs);
+        return decide(SlidingCounter.rolled(buffer.getLongAcquire(wordOffset), windowIndex, countBits), windowIndex,
+            Math.floorMod(nowNs, windowNs), nowNs, permits);
+    }
+
+    /**
+     * Charge {@code permits} after the fact to the request's window (the stored one if the clock went back),
+     * whether or not they fit; the window's count is clamped at {@code limit}, and it weighs on the next window
+     * as every count does (see {@link SlidingCounter}: a debit delays admissions by less than two windows).
+     *
+     * @param permits the cost learned after the fact, &ge; 1 (any size); below 1 it is {@link Result#NEVER}.
+     * @param nowNs   the time, ns.
+     * @return {@link Result#ADMITTED} if one permit would still be admitted after the charge, else the ns until
+     * it would ({@link Result#NEVER} if that time is beyond the long range, as for {@code tryAcquire}).
+     */
+    public long debit(final long permits, final long nowNs)
+    {
+        if (permits < 1)
+        {
+            return Result.NEVER;
+        }
+        final long windowIndex = Math.floorDiv(nowNs, windowNs);
+        long word = buffer.getLongAcquire(wordOffset);
+        long next;
+        while ((next = SlidingCounter.debited(SlidingCounter.rolled(word, windowIndex, countBits), permits, limit,
+            countBits)) != word)
+        {
+            final long witness = buffer.compareAndExchangeLong(wordOffset, word, next);
+            if (witness == word)
+            {
+                break;
+            }
+            word = witness;
+        }
+        return decide(next, windowIndex, Math.floorMod(nowNs, windowNs), nowNs, 1);
+    }
+
+    /**
+     * @return the window the state is in (a diagnostic acquire read).
+     */
+    public long windowIndex()
+    {
+        return SlidingCounter.windowIndexOf(buffer.getLongAcquire(wordOffset), countBits);
+    }
+
+    /**
+     * @return permits charged to the window before {@link #windowIndex()} (a diagnostic acquire read).
+     */
+    public long previousCount()
+    {
+        return SlidingCounter.prevOf(buffer.getLongAcquire(wordOffset), countBits);
+    }
+
+    /**
+     * @return permits charged to {@link #windowIndex()} (a diagnostic acquire read).
+     */
+    public long currentCount()
+    {
+        return SlidingCounter.currOf(buffer.getLongAcquire(wordOffset), countBits);
+    }
+
+    /**
+     * @return the raw state word (acquire read), for tests of the layout.
+     */
+    long word()
     {
         return buffer.getLongAcquire(wordOffset);
     }
@@ -194,9 +282,27 @@ public final class SlidingCounterLimiter implements Limiter
     /**
      * @return c, the bit budget of each count.
      */
-    public int countBits()
+    int countBits()
     {
         return countBits;
+    }
+
+    /**
+     * The decision for {@code permits} in [1, limit] on the state rolled to the request's window.
+     *
+     * @return 0 if it conforms, else the retry-after ({@link #retryAfterNs}).
+     */
+    private long decide(
+        final long rolled, final long windowIndex, final long offsetNs, final long nowNs, final long permits)
+    {
+        final long rolledIndex = SlidingCounter.windowIndexOf(rolled, countBits);
+        final long seenOffsetNs = rolledIndex == windowIndex ? offsetNs : 0;
+        if (SlidingCounter.conforms(rolled, seenOffsetNs, permits, limit, windowNs, countBits))
+        {
+            return 0;
+        }
+        return retryAfterNs(rolledIndex, windowIndex, nowNs,
+            SlidingCounter.waitNs(rolled, seenOffsetNs, permits, limit, windowNs, countBits));
     }
 
     /**
