@@ -181,44 +181,7 @@ public final class WarmingUpRateLimiter implements DebitLimiter
      */
     public long tryAcquire(final long permits, final long nowNs)
     {
-        final AtomicBuffer buffer = this.buffer;
-        while (true)
-        {
-            final long stamp = SeqLock.awaitStamp(buffer, STAMP_OFFSET);
-            final long nextFreeNs = buffer.getLongAcquire(NEXT_FREE_OFFSET);
-            final long storedNs = buffer.getLongAcquire(STORED_OFFSET);
-            final long intervalNs = buffer.getLongAcquire(INTERVAL_OFFSET);
-            if (!SeqLock.validate(buffer, STAMP_OFFSET, stamp))
-            {
-                continue;
-            }
-            final long chargeNs = WarmupMath.chargeNs(permits, intervalNs);
-            if (chargeNs < 0)
-            {
-                return Result.NEVER;
-            }
-            if (nextFreeNs > nowNs)
-            {
-                return untilFreeNs(nextFreeNs, nowNs);
-            }
-            final long storedNowNs = WarmupMath.storedNs(storedNs, nextFreeNs, nowNs, warmupNs);
-            final long waitNs = WarmupMath.waitNs(storedNowNs, chargeNs, warmupNs);
-            if (nowNs > Long.MAX_VALUE - waitNs)
-            {
-                return Result.NEVER;
-            }
-            if (0 == chargeNs)
-            {
-                return Result.ADMITTED; // unlimited: nothing to charge
-            }
-            if (SeqLock.tryLock(buffer, STAMP_OFFSET, stamp))
-            {
-                buffer.putLongRelease(NEXT_FREE_OFFSET, nowNs + waitNs);
-                buffer.putLongRelease(STORED_OFFSET, WarmupMath.storedAfterNs(storedNowNs, chargeNs));
-                SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
-                return Result.ADMITTED;
-            }
-        }
+        return decide(permits, nowNs, true);
     }
 
     /**
@@ -248,18 +211,7 @@ public final class WarmingUpRateLimiter implements DebitLimiter
      */
     public long peek(final long permits, final long nowNs)
     {
-        final AtomicBuffer buffer = this.buffer;
-        while (true)
-        {
-            final long stamp = SeqLock.awaitStamp(buffer, STAMP_OFFSET);
-            final long nextFreeNs = buffer.getLongAcquire(NEXT_FREE_OFFSET);
-            final long storedNs = buffer.getLongAcquire(STORED_OFFSET);
-            final long intervalNs = buffer.getLongAcquire(INTERVAL_OFFSET);
-            if (SeqLock.validate(buffer, STAMP_OFFSET, stamp))
-            {
-                return decide(nextFreeNs, storedNs, WarmupMath.chargeNs(permits, intervalNs), nowNs);
-            }
-        }
+        return decide(permits, nowNs, false);
     }
 
     /**
@@ -415,24 +367,50 @@ public final class WarmingUpRateLimiter implements DebitLimiter
     }
 
     /**
-     * The decision on a consistent snapshot, without the charge.
-     *
-     * @return {@link Result#NEVER} for a cost that can never be taken or a nextFree it would push beyond the long
-     * range; the retry-after while nextFree is later than now; else {@link Result#ADMITTED}.
+     * The one decision of {@code tryAcquire} and {@code peek}: a validated snapshot of the cell; a rejection (or,
+     * for a peek or the unlimited rate, an admission) is answered on it; a charge takes the lock from the very
+     * stamp it read, which proves the snapshot is still the state.
      */
-    private long decide(final long nextFreeNs, final long storedNs, final long chargeNs, final long nowNs)
+    private long decide(final long permits, final long nowNs, final boolean charge)
     {
-        if (chargeNs < 0)
+        final AtomicBuffer buffer = this.buffer;
+        while (true)
         {
-            return Result.NEVER;
+            final long stamp = SeqLock.awaitStamp(buffer, STAMP_OFFSET);
+            final long nextFreeNs = buffer.getLongAcquire(NEXT_FREE_OFFSET);
+            final long storedNs = buffer.getLongAcquire(STORED_OFFSET);
+            final long intervalNs = buffer.getLongAcquire(INTERVAL_OFFSET);
+            if (!SeqLock.validate(buffer, STAMP_OFFSET, stamp))
+            {
+                continue;
+            }
+            final long chargeNs = WarmupMath.chargeNs(permits, intervalNs);
+            if (chargeNs < 0)
+            {
+                return Result.NEVER;
+            }
+            if (nextFreeNs > nowNs)
+            {
+                return untilFreeNs(nextFreeNs, nowNs);
+            }
+            final long storedNowNs = WarmupMath.storedNs(storedNs, nextFreeNs, nowNs, warmupNs);
+            final long waitNs = WarmupMath.waitNs(storedNowNs, chargeNs, warmupNs);
+            if (nowNs > Long.MAX_VALUE - waitNs)
+            {
+                return Result.NEVER;
+            }
+            if (!charge || 0 == chargeNs)
+            {
+                return Result.ADMITTED; // a peek, or unlimited: nothing to charge
+            }
+            if (SeqLock.tryLock(buffer, STAMP_OFFSET, stamp))
+            {
+                buffer.putLongRelease(NEXT_FREE_OFFSET, nowNs + waitNs);
+                buffer.putLongRelease(STORED_OFFSET, WarmupMath.storedAfterNs(storedNowNs, chargeNs));
+                SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
+                return Result.ADMITTED;
+            }
         }
-        if (nextFreeNs > nowNs)
-        {
-            return untilFreeNs(nextFreeNs, nowNs);
-        }
-        final long waitNs = WarmupMath.waitNs(WarmupMath.storedNs(storedNs, nextFreeNs, nowNs, warmupNs), chargeNs,
-            warmupNs);
-        return nowNs > Long.MAX_VALUE - waitNs ? Result.NEVER : Result.ADMITTED;
     }
 
     private static long untilFreeNs(final long nextFreeNs, final long nowNs)

@@ -4,11 +4,8 @@ import dev.cellrate.CellArray;
 import dev.cellrate.DebitLimiter;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
-
-import static dev.cellrate.Bounds.requireRange;
 
 /**
  * A thread-safe, lock-free, allocation-free fixed-window limiter: at most {@code limit} permits per aligned
@@ -36,17 +33,11 @@ import static dev.cellrate.Bounds.requireRange;
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns (until the window ends), or {@link Result#NEVER} (-1) for a cost outside [1, limit].
  */
-public final class FixedWindowLimiter implements DebitLimiter
+public final class FixedWindowLimiter extends WindowCell implements DebitLimiter
 {
     /** Largest {@code limit}: 2<sup>40</sup> - 1. */
     public static final long MAX_LIMIT = (1L << 40) - 1;
 
-    private final AtomicBuffer buffer;
-    private final int wordOffset;
-    private final long limit;
-    private final long windowNs;
-    private final int countBits;
-    private final NanoClock clock;
 
     /**
      * @param limit    permits per window, in [1, {@link #MAX_LIMIT}].
@@ -71,7 +62,7 @@ public final class FixedWindowLimiter implements DebitLimiter
     public FixedWindowLimiter(final long limit, final long windowNs, final NanoClock clock, final long initialPermits)
     {
         this(limit, windowNs, CellArray.allocate(1), 0, clock);
-        if (requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE) < limit)
+        if (partlyFilled(initialPermits))
         {
             buffer.putLongRelease(wordOffset,
                 FixedWindow.initialWord(clock.nanoTime(), initialPermits, limit, windowNs, countBits));
@@ -89,19 +80,7 @@ public final class FixedWindowLimiter implements DebitLimiter
     public FixedWindowLimiter(
         final long limit, final long windowNs, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        if (null == cells || null == clock)
-        {
-            throw new IllegalArgumentException("cells and clock must not be null");
-        }
-        requireRange("limit", limit, 1, MAX_LIMIT);
-        this.countBits = FixedWindow.countBits(limit);
-        requireRange("windowNs", windowNs, 1L << countBits, Long.MAX_VALUE);
-        requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
-        this.limit = limit;
-        this.windowNs = windowNs;
-        this.clock = clock;
-        this.buffer = cells.buffer();
-        this.wordOffset = CellArray.tatOffset(cellIndex);
+        super(limit, MAX_LIMIT, 1, windowNs, cells, cellIndex, clock);
     }
 
     /**
@@ -224,45 +203,5 @@ public final class FixedWindowLimiter implements DebitLimiter
     public long count()
     {
         return FixedWindow.countOf(buffer.getLongAcquire(wordOffset), countBits);
-    }
-
-    /**
-     * @return the raw state word (acquire read), for tests of the layout.
-     */
-    long word()
-    {
-        return buffer.getLongAcquire(wordOffset);
-    }
-
-    /**
-     * @return permits per window.
-     */
-    public long limit()
-    {
-        return limit;
-    }
-
-    /**
-     * @return the window length, ns.
-     */
-    public long windowNs()
-    {
-        return windowNs;
-    }
-
-    /**
-     * @return c, the count's bit budget.
-     */
-    int countBits()
-    {
-        return countBits;
-    }
-
-    /**
-     * @return the clock the clock forms read.
-     */
-    public NanoClock clock()
-    {
-        return clock;
     }
 }

@@ -1,11 +1,9 @@
 package dev.cellrate.window;
 
 import dev.cellrate.DebitLimiter;
-import dev.cellrate.Bounds;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -38,17 +36,11 @@ import org.agrona.concurrent.SystemNanoClock;
  * ns (exact, if nothing else is admitted meanwhile), or {@link Result#NEVER} (-1) for a cost outside
  * [1, limit] or a retry time beyond {@link Long#MAX_VALUE}.
  */
-public final class SlidingCounterLimiter implements DebitLimiter
+public final class SlidingCounterLimiter extends WindowCell implements DebitLimiter
 {
     /** Largest {@code limit}: 2<sup>20</sup> - 1 (so that {@code 2^(2c) * limit} still fits a long). */
     public static final long MAX_LIMIT = (1L << 20) - 1;
 
-    private final AtomicBuffer buffer;
-    private final int wordOffset;
-    private final long limit;
-    private final long windowNs;
-    private final int countBits;
-    private final NanoClock clock;
 
     /**
      * @param limit    permits per window, in [1, {@link #MAX_LIMIT}].
@@ -71,19 +63,7 @@ public final class SlidingCounterLimiter implements DebitLimiter
     public SlidingCounterLimiter(
         final long limit, final long windowNs, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        if (null == cells || null == clock)
-        {
-            throw new IllegalArgumentException("cells and clock must not be null");
-        }
-        Bounds.requireRange("limit", limit, 1, MAX_LIMIT);
-        this.countBits = FixedWindow.countBits(limit);
-        Bounds.requireRange("windowNs", windowNs, 1L << (2 * countBits), Long.MAX_VALUE / limit);
-        Bounds.requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
-        this.limit = limit;
-        this.windowNs = windowNs;
-        this.clock = clock;
-        this.buffer = cells.buffer();
-        this.wordOffset = CellArray.tatOffset(cellIndex);
+        super(limit, MAX_LIMIT, 2, windowNs, cells, cellIndex, clock);
     }
 
     /**
@@ -100,7 +80,7 @@ public final class SlidingCounterLimiter implements DebitLimiter
     public SlidingCounterLimiter(final long limit, final long windowNs, final NanoClock clock, final long initialPermits)
     {
         this(limit, windowNs, CellArray.allocate(1), 0, clock);
-        if (Bounds.requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE) < limit)
+        if (partlyFilled(initialPermits))
         {
             buffer.putLongRelease(wordOffset, SlidingCounter.pack(
                 Math.floorDiv(clock.nanoTime(), windowNs), 0, limit - initialPermits, countBits));
@@ -255,37 +235,6 @@ public final class SlidingCounterLimiter implements DebitLimiter
         return SlidingCounter.currOf(buffer.getLongAcquire(wordOffset), countBits);
     }
 
-    /**
-     * @return the raw state word (acquire read), for tests of the layout.
-     */
-    long word()
-    {
-        return buffer.getLongAcquire(wordOffset);
-    }
-
-    /**
-     * @return permits per window.
-     */
-    public long limit()
-    {
-        return limit;
-    }
-
-    /**
-     * @return the window length, ns.
-     */
-    public long windowNs()
-    {
-        return windowNs;
-    }
-
-    /**
-     * @return c, the bit budget of each count.
-     */
-    int countBits()
-    {
-        return countBits;
-    }
 
     /**
      * The decision for {@code permits} in [1, limit] on the state rolled to the request's window.
@@ -328,13 +277,5 @@ public final class SlidingCounterLimiter implements DebitLimiter
     private long toWindowNs(final long rolledIndex, final long windowIndex, final long nowNs)
     {
         return rolledIndex == windowIndex ? 0 : FixedWindow.saturatedDifference(rolledIndex * windowNs, nowNs);
-    }
-
-    /**
-     * @return the clock the clock forms read.
-     */
-    public NanoClock clock()
-    {
-        return clock;
     }
 }
