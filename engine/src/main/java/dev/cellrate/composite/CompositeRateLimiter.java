@@ -1,5 +1,6 @@
 package dev.cellrate.composite;
 
+import dev.cellrate.gcra.Refund;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
@@ -39,7 +40,7 @@ public final class CompositeRateLimiter implements DebitLimiter
     private final long[] emissionIntervalsNs;
     private final long[] ceilingsNs;
     private final int[] fixedOffsets;
-    private final AtomicBuffer leaks;
+    private final LeakCounter leaks = new LeakCounter();
     private final int legCount;
     private final NanoClock clock;
 
@@ -119,8 +120,6 @@ public final class CompositeRateLimiter implements DebitLimiter
                 fixedOffsets[i] = CellArray.tatOffset(checkCell(cellIndices[i]));
             }
         }
-        this.leaks = CellArray.allocate(1).buffer();
-        leaks.putLongVolatile(CellArray.tatOffset(0), 0);
     }
 
     /**
@@ -289,7 +288,7 @@ public final class CompositeRateLimiter implements DebitLimiter
         final long code = charge(leg + 1, cellsOrOffsets, indices, permits, nowNs);
         if (Result.ADMITTED != code && !Refund.undo(buffer, offset, chargedNs, incrementNs))
         {
-            leaks.getAndAddLong(CellArray.tatOffset(0), 1);
+            leaks.leaked();
         }
         return code;
     }
@@ -300,7 +299,7 @@ public final class CompositeRateLimiter implements DebitLimiter
      */
     public long leakedRefunds()
     {
-        return leaks.getLongVolatile(CellArray.tatOffset(0));
+        return leaks.count();
     }
 
     /**

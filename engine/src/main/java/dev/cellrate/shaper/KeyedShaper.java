@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.gcra.ShaperMath;
 import dev.cellrate.KeyedReserver;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -134,16 +135,8 @@ public final class KeyedShaper implements KeyedReserver
      */
     public boolean cancelKeyWord(final long keyWord, final Reservation reservation, final long nowNs)
     {
-        if (reservation.tatAfterNs() <= nowNs)
-        {
-            return false;
-        }
-        if (step.cancel(keyWord, reservation.tatAfterNs(), reservation.tatBeforeNs()))
-        {
-            reservation.refunded();
-            return true;
-        }
-        return false;
+        return reservation.tatAfterNs() > nowNs &&
+            reservation.refundedIf(step.cancel(keyWord, reservation.tatAfterNs(), reservation.tatBeforeNs()));
     }
 
     /**

@@ -46,6 +46,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ReleaseAgent<E> implements Agent
 {
+    /** Submission modes of the one submission path. */
+    private static final int AT_DUE_TIME = 0;
+    private static final int ON_SHAPER = 1;
+    private static final int ON_KEYED_SHAPER = 2;
+
     private final MpmcAtomicArrayQueue<ReleaseSchedule.Entry<E>> free;
     private final MpscAtomicArrayQueue<ReleaseSchedule.Entry<E>> submitted;
     private final ReleaseSchedule<E> schedule;
@@ -97,25 +102,7 @@ public final class ReleaseAgent<E> implements Agent
      */
     public long submit(final E item, final long dueNs)
     {
-        requireItem(item);
-        if (!gate.enter())
-        {
-            return Result.CLOSED;
-        }
-        try
-        {
-            final ReleaseSchedule.Entry<E> entry = free.poll();
-            if (null == entry)
-            {
-                return Result.QUEUE_FULL;
-            }
-            publish(entry, item, dueNs);
-            return Result.ADMITTED;
-        }
-        finally
-        {
-            gate.exit();
-        }
+        return submit(AT_DUE_TIME, item, null, null, 0, 0, dueNs);
     }
 
     /**
@@ -133,34 +120,7 @@ public final class ReleaseAgent<E> implements Agent
      */
     public long submit(final E item, final Shaper shaper, final long permits, final long nowNs)
     {
-        requireItem(item);
-        if (!gate.enter())
-        {
-            return Result.CLOSED;
-        }
-        try
-        {
-            final ReleaseSchedule.Entry<E> entry = free.poll();
-            if (null == entry)
-            {
-                return Result.QUEUE_FULL;
-            }
-            final long code;
-            try
-            {
-                code = shaper.reserve(permits, nowNs);
-            }
-            catch (final Throwable ex)
-            {
-                free.offer(entry);
-                throw ex;
-            }
-            return complete(entry, item, nowNs, code);
-        }
-        finally
-        {
-            gate.exit();
-        }
+        return submit(ON_SHAPER, item, shaper, null, 0, permits, nowNs);
     }
 
     /**
@@ -175,6 +135,22 @@ public final class ReleaseAgent<E> implements Agent
      */
     public long submit(final E item, final KeyedShaper shaper, final long key, final long permits, final long nowNs)
     {
+        return submit(ON_KEYED_SHAPER, item, null, shaper, key, permits, nowNs);
+    }
+
+    /**
+     * The one submission path: enter the gate, claim room, then (unless the item has a due time already)
+     * reserve, giving the room back if the reservation refuses or throws.
+     */
+    private long submit(
+        final int mode,
+        final E item,
+        final Shaper shaper,
+        final KeyedShaper keyedShaper,
+        final long key,
+        final long permits,
+        final long nowNs)
+    {
         requireItem(item);
         if (!gate.enter())
         {
@@ -187,15 +163,18 @@ public final class ReleaseAgent<E> implements Agent
             {
                 return Result.QUEUE_FULL;
             }
-            final long code;
-            try
+            long code = Result.ADMITTED;
+            if (AT_DUE_TIME != mode)
             {
-                code = shaper.reserve(key, permits, nowNs);
-            }
-            catch (final Throwable ex)
-            {
-                free.offer(entry);
-                throw ex;
+                try
+                {
+                    code = ON_SHAPER == mode ? shaper.reserve(permits, nowNs) : keyedShaper.reserve(key, permits, nowNs);
+                }
+                catch (final Throwable ex)
+                {
+                    free.offer(entry);
+                    throw ex;
+                }
             }
             return complete(entry, item, nowNs, code);
         }

@@ -124,12 +124,8 @@ public final class Shaper implements Reserver
      */
     public boolean cancel(final Reservation reservation)
     {
-        if (AtomicShaper.cancel(buffer, tatOffset, reservation.tatAfterNs(), reservation.tatBeforeNs()))
-        {
-            reservation.refunded();
-            return true;
-        }
-        return false;
+        return reservation.refundedIf(
+            AtomicShaper.cancel(buffer, tatOffset, reservation.tatAfterNs(), reservation.tatBeforeNs()));
     }
 
     /**

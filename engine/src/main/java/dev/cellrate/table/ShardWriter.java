@@ -12,6 +12,7 @@ import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
 
 import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellLayout;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -85,6 +86,20 @@ final class ShardWriter
      */
     int insert(final long keyWord, final int shard, final int home, final long nowNs)
     {
+        return insert(keyWord, -1L, shard, home, nowNs);
+    }
+
+    /**
+     * Under the shard lock: the slot whose stored word matches {@code keyWord} on the bits of
+     * {@code matchMask} if present, else the first EMPTY, swept or idle slot, claimed and given
+     * {@code keyWord} (the word to store). A plain table passes its key word and -1 (every bit); a classed table
+     * ({@link SlotTable#insertClassedSlot}) the key word with its class in the shard bits, and a mask without
+     * them. EMPTY and TOMBSTONE are tested before the match, so a masked word never matches a free slot.
+     *
+     * @return the TAT offset, or {@link SlotTable#FULL} (counted).
+     */
+    int insert(final long keyWord, final long matchMask, final int shard, final int home, final long nowNs)
+    {
         final long idleBeforeNs = idleBeforeNs(nowNs);
         final int header = TableLayout.shardHeaderOffset(shard);
         lock(header);
@@ -97,14 +112,14 @@ final class ShardWriter
                 {
                     final int slot = slotOffset(shard, wrap(home + probe));
                     final long key = buffer.getLong(slot + KEY_OFFSET);
-                    if (key == keyWord)
-                    {
-                        return slot + TAT_OFFSET;
-                    }
                     if (EMPTY_KEY == key)
                     {
                         candidate = candidate < 0 ? slot : candidate;
                         break;
+                    }
+                    if (TOMBSTONE_KEY != key && ((key ^ keyWord) & matchMask) == 0)
+                    {
+                        return slot + TAT_OFFSET;
                     }
                     if (candidate < 0 && (TOMBSTONE_KEY == key || isIdle(slot, idleBeforeNs)))
                     {
@@ -219,12 +234,12 @@ final class ShardWriter
 
     /**
      * @return the slot's high-water mark: the largest value a refund lowered its word from, or
-     * {@code Long.MIN_VALUE}.
+     * {@link TableLayout#NO_HIGH_WATER_NS}.
      */
     long highWaterNs(final int slot)
     {
         final AtomicBuffer marks = highWaterMarks;
-        return null == marks ? Long.MIN_VALUE : marks.getLongVolatile(markOffset(slot));
+        return null == marks ? TableLayout.NO_HIGH_WATER_NS : marks.getLongVolatile(markOffset(slot));
     }
 
     private synchronized AtomicBuffer allocateMarks()
@@ -232,10 +247,10 @@ final class ShardWriter
         AtomicBuffer marks = highWaterMarks;
         if (null == marks)
         {
-            marks = CellArray.allocateBuffer(slotCount * Long.BYTES, TableLayout.ALIGNMENT);
+            marks = CellArray.allocateBuffer(slotCount * Long.BYTES, CellLayout.CELL_ALIGNMENT);
             for (int offset = 0; offset < slotCount * Long.BYTES; offset += Long.BYTES)
             {
-                marks.putLong(offset, Long.MIN_VALUE);
+                marks.putLong(offset, TableLayout.NO_HIGH_WATER_NS);
             }
             highWaterMarks = marks;
         }

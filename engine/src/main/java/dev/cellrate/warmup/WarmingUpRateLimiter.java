@@ -6,6 +6,7 @@ import dev.cellrate.DebitLimiter;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
+import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -22,7 +23,8 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * live, as Guava's {@code setRate} does, including to unlimited ({@link #setRate(long, long)},
  * {@link #setUnlimited()}).
  * <p>
- * Layout: a seqlock cell ({@link CellArray} cell, 128 bytes) of three state words:
+ * Layout: a seqlock cell ({@link CellArray} cell, 128 bytes; the stamp where {@code layout.CellLayout} puts it)
+ * with three state words:
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -69,7 +71,7 @@ public final class WarmingUpRateLimiter implements DebitLimiter
     /** Largest warm-up period: 2<sup>61</sup> ns. */
     public static final long MAX_WARMUP_NS = 1L << 61;
 
-    static final int STAMP_OFFSET = 0;
+    static final int STAMP_OFFSET = CellLayout.STAMP_OFFSET;
     static final int NEXT_FREE_OFFSET = STAMP_OFFSET + SIZE_OF_LONG;
     static final int STORED_OFFSET = NEXT_FREE_OFFSET + SIZE_OF_LONG;
     static final int INTERVAL_OFFSET = STORED_OFFSET + SIZE_OF_LONG;
