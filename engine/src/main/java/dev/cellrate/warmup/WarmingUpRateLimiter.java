@@ -207,9 +207,11 @@ public final class WarmingUpRateLimiter implements DebitLimiter
     }
 
     /**
-     * @param permits the cost.
-     * @param nowNs   the time, ns.
-     * @return what {@link #tryAcquire(long, long)} would answer, from a consistent snapshot, without charging.
+     * Guava has no peek: this is its {@code tryAcquire(permits)} answered on a validated snapshot, with no charge.
+     *
+     * @param permits the cost; outside [1, maxPermits] it is {@link Result#NEVER}.
+     * @param nowNs   the time of the question, ns.
+     * @return {@link Result#ADMITTED}, the ns until nextFree, or {@link Result#NEVER}.
      */
     public long peek(final long permits, final long nowNs)
     {
