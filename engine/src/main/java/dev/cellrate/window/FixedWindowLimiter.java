@@ -11,11 +11,11 @@ import org.agrona.concurrent.SystemNanoClock;
  * A thread-safe, lock-free, allocation-free fixed-window limiter: at most {@code limit} permits per aligned
  * window {@code [k W, (k + 1) W)} of the caller's clock.
  * <p>
- * Algorithm: {@link FixedWindow}. Beware its worst case: {@code 2 limit} admissions within less than one
+ * Algorithm: {@code FixedWindow}. Beware its worst case: {@code 2 limit} admissions within less than one
  * window across a boundary; use {@link SlidingLogLimiter} for an exact "at most L in any W".
  * <p>
  * State: one word {@code [window index][count]} in a {@link CellArray} cell (at
- * {@link CellArray#TAT_OFFSET}), layout in {@link FixedWindow}. Bit budget: {@code c = countBits(limit)} low
+ * {@link CellArray#TAT_OFFSET}), layout in {@code FixedWindow}. Bit budget: {@code c = countBits(limit)} low
  * bits hold the count, the other {@code 64 - c} the signed window index; construction demands
  * {@code windowNs >= 2^c} so the index of any 64-bit time fits exactly (no wrap).
  * <p>
@@ -26,7 +26,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * Peek, debit, initial fill ({@link DebitLimiter}): {@code peek} answers what {@code tryAcquire} would, from
  * one acquire read, and writes nothing. {@code debit} charges the window of the request (the stored window if
  * the clock went back) whether or not the cost fits, its count clamped at {@code limit}: the debt is bounded by
- * the rest of that window and is not carried into the next (see {@link FixedWindow}). The initial fill
+ * the rest of that window and is not carried into the next (see {@code FixedWindow}). The initial fill
  * ({@link #FixedWindowLimiter(long, long, NanoClock, long)}) leaves {@code k} permits in the creation window
  * (0 = empty: nothing until the next window); the other constructors start full.
  * <p>

@@ -9,7 +9,7 @@ import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * A thread-safe, lock-free, allocation-free sliding-window-counter limiter: the weighted two-window estimate of
- * {@link SlidingCounter}, at most {@code limit} per estimated window of {@code windowNs}.
+ * {@code SlidingCounter}, at most {@code limit} per estimated window of {@code windowNs}.
  * <p>
  * It is an approximation: it assumes the previous window was uniform, so an adversary who packs the previous
  * window's requests at its end gets up to about {@code 2 limit - 1} within one window (19 for a limit of
@@ -17,7 +17,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * W" must be exact.
  * <p>
  * State: one word {@code [window index][prev][curr]} in a {@link CellArray} cell (at
- * {@link CellArray#TAT_OFFSET}), layout in {@link SlidingCounter}. Bit budget: {@code c = countBits(limit)}
+ * {@link CellArray#TAT_OFFSET}), layout in {@code SlidingCounter}. Bit budget: {@code c = countBits(limit)}
  * bits per count, {@code 64 - 2c} for the signed index; construction demands {@code windowNs >= 2^(2c)} (no
  * index wrap) and {@code limit * windowNs <= Long.MAX_VALUE} (no product overflow), hence
  * {@code limit <= }{@link #MAX_LIMIT}.
@@ -28,7 +28,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * <p>
  * Peek, debit, initial fill ({@link DebitLimiter}): {@code peek} is the decision on one acquire read, writing
  * nothing; {@code debit} charges the request's window whether or not the cost fits, its count clamped at
- * {@code limit} (the debt then decays through the next window's estimate; see {@link SlidingCounter}); the
+ * {@code limit} (the debt then decays through the next window's estimate; see {@code SlidingCounter}); the
  * initial fill ({@link #SlidingCounterLimiter(long, long, NanoClock, long)}) counts {@code limit - k} in the
  * creation window; the other constructors start full.
  * <p>
@@ -182,7 +182,7 @@ public final class SlidingCounterLimiter extends WindowCell implements DebitLimi
     /**
      * Charge {@code permits} after the fact to the request's window (the stored one if the clock went back),
      * whether or not they fit; the window's count is clamped at {@code limit}, and it weighs on the next window
-     * as every count does (see {@link SlidingCounter}: a debit delays admissions by less than two windows).
+     * as every count does (see {@code SlidingCounter}: a debit delays admissions by less than two windows).
      *
      * @param permits the cost learned after the fact, &ge; 1 (any size); below 1 it is {@link Result#NEVER}.
      * @param nowNs   the time, ns.

@@ -15,7 +15,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
 
 /**
  * A thread-safe, allocation-free, exact sliding-window-log limiter: at most {@code limit} permits in any span of
- * {@code windowNs} consecutive ns (see {@link SlidingLog}). Memory is O(limit): one {@code long} per permit.
+ * {@code windowNs} consecutive ns (see {@code SlidingLog}). Memory is O(limit): one {@code long} per permit.
  * <p>
  * Layout: its own direct buffer, a padded header then a ring of {@code limit} admission times.
  * <pre>
@@ -43,7 +43,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * rejections is read-only). An admission takes the lock with a CAS from the very stamp it read, which proves
  * the snapshot is still current; it then writes {@code n} slots and the sequence and releases the stamp.
  * Admissions are therefore serialised in stamp order and each is decided on the state left by the previous
- * one: the log invariant of {@link SlidingLog} holds under any interleaving. The lock is held for {@code n + 1}
+ * one: the log invariant of {@code SlidingLog} holds under any interleaving. The lock is held for {@code n + 1}
  * stores; it is not lock-free (a descheduled writer makes others spin).
  * <p>
  * Peek, debit, initial fill ({@link DebitLimiter}): {@code peek} is the same optimistic decision, answered once
