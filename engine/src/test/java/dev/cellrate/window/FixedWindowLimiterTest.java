@@ -37,7 +37,42 @@ class FixedWindowLimiterTest
             this.windowNs = windowNs;
         }
 
+        /** Starts with {@code initialPermits < limit} left in the window of {@code createdNs}. */
+        Reference(final long limit, final long windowNs, final long createdNs, final long initialPermits)
+        {
+            this(limit, windowNs);
+            newest = floorDiv(BigInteger.valueOf(createdNs), BigInteger.valueOf(windowNs));
+            counts.put(newest, limit - initialPermits);
+        }
+
         long offer(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, true);
+        }
+
+        long peek(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, false);
+        }
+
+        /** The window charged ({@code max(newest, own)}) takes the cost, its count clamped at the limit. */
+        long debit(final long permits, final long nowNs)
+        {
+            if (permits < 1)
+            {
+                return Result.NEVER;
+            }
+            BigInteger window = floorDiv(BigInteger.valueOf(nowNs), BigInteger.valueOf(windowNs));
+            if (null != newest && newest.compareTo(window) > 0)
+            {
+                window = newest;
+            }
+            counts.put(window, Math.min(limit, counts.getOrDefault(window, 0L) + Math.min(permits, limit)));
+            newest = window;
+            return peek(1, nowNs);
+        }
+
+        long decide(final long permits, final long nowNs, final boolean charge)
         {
             if (permits < 1 || permits > limit)
             {
@@ -53,8 +88,11 @@ class FixedWindowLimiterTest
             final long count = counts.getOrDefault(window, 0L);
             if (count + permits <= limit)
             {
-                counts.put(window, count + permits);
-                newest = window;
+                if (charge)
+                {
+                    counts.put(window, count + permits);
+                    newest = window;
+                }
                 return Result.ADMITTED;
             }
             final BigInteger nextStart = window.add(BigInteger.ONE).multiply(w);

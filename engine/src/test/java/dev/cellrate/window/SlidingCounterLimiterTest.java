@@ -39,7 +39,38 @@ class SlidingCounterLimiterTest
             this.w = BigInteger.valueOf(windowNs);
         }
 
+        /** Starts with {@code initialPermits < limit} left: {@code limit - k} counted in the creation window. */
+        Reference(final long limit, final long windowNs, final long createdNs, final long initialPermits)
+        {
+            this(limit, windowNs);
+            newest = FixedWindowLimiterTest.Reference.floorDiv(BigInteger.valueOf(createdNs), w);
+            counts.put(newest, limit - initialPermits);
+        }
+
         long offer(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, true);
+        }
+
+        long peek(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, false);
+        }
+
+        /** The window charged takes the cost, its count clamped at the limit. */
+        long debit(final long permits, final long nowNs)
+        {
+            if (permits < 1)
+            {
+                return Result.NEVER;
+            }
+            final BigInteger window = charged(BigInteger.valueOf(nowNs));
+            counts.put(window, Math.min(limit, counts.getOrDefault(window, 0L) + Math.min(permits, limit)));
+            newest = window;
+            return peek(1, nowNs);
+        }
+
+        long decide(final long permits, final long nowNs, final boolean charge)
         {
             if (permits < 1 || permits > limit)
             {
@@ -48,9 +79,12 @@ class SlidingCounterLimiterTest
             final BigInteger t = BigInteger.valueOf(nowNs);
             if (conforms(permits, t))
             {
-                final BigInteger window = charged(t);
-                counts.merge(window, permits, Long::sum);
-                newest = window;
+                if (charge)
+                {
+                    final BigInteger window = charged(t);
+                    counts.merge(window, permits, Long::sum);
+                    newest = window;
+                }
                 return Result.ADMITTED;
             }
             BigInteger low = t;

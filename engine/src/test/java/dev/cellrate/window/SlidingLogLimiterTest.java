@@ -37,7 +37,49 @@ class SlidingLogLimiterTest
             this.w = BigInteger.valueOf(windowNs);
         }
 
+        /** Starts with {@code initialPermits < limit} available: {@code limit - k} admissions at creation. */
+        Reference(final long limit, final long windowNs, final long createdNs, final long initialPermits)
+        {
+            this(limit, windowNs);
+            newest = BigInteger.valueOf(createdNs);
+            for (long i = 0; i < limit - initialPermits; i++)
+            {
+                log.addLast(newest);
+            }
+        }
+
         long offer(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, true);
+        }
+
+        long peek(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, false);
+        }
+
+        /** {@code min(n, limit)} copies of the monotonised time join the log; the oldest beyond the limit go. */
+        long debit(final long permits, final long nowNs)
+        {
+            if (permits < 1)
+            {
+                return Result.NEVER;
+            }
+            final BigInteger t = BigInteger.valueOf(nowNs);
+            final BigInteger decision = null == newest || newest.compareTo(t) < 0 ? t : newest;
+            for (long i = 0; i < Math.min(permits, limit); i++)
+            {
+                log.addLast(decision);
+            }
+            while (log.size() > limit)
+            {
+                log.pollFirst();
+            }
+            newest = decision;
+            return peek(1, nowNs);
+        }
+
+        long decide(final long permits, final long nowNs, final boolean charge)
         {
             if (permits < 1 || permits > limit)
             {
@@ -54,6 +96,10 @@ class SlidingLogLimiterTest
             final int live = entries.size() - expired;
             if (live + permits <= limit)
             {
+                if (!charge)
+                {
+                    return Result.ADMITTED;
+                }
                 for (int i = 0; i < expired; i++)
                 {
                     log.pollFirst(); // expired for good: every later decision is at or after this one
