@@ -54,10 +54,10 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
     public ClassedKeyedRateLimiter(
         final Limit[] limits, final KeyClassifier classifier, final SlotTable table, final TableFullPolicy policy)
     {
-        if (null == limits || null == classifier || null == table || null == policy)
-        {
-            throw new IllegalArgumentException("limits, classifier, table and policy must not be null");
-        }
+        Bounds.requireNonNull("limits", limits);
+        Bounds.requireNonNull("classifier", classifier);
+        Bounds.requireNonNull("table", table);
+        Bounds.requireNonNull("policy", policy);
         if (table.classCapacity() < 1)
         {
             throw new IllegalArgumentException(
@@ -88,10 +88,7 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
     {
         final Limit[] limits = step.limits.clone();
         Bounds.requireRange("classIndex", classIndex, 0, limits.length - 1);
-        if (null == limit)
-        {
-            throw new IllegalArgumentException("limit must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
         limits[classIndex] = limit;
         step = new Step(table, limits);
     }
@@ -258,7 +255,7 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
     {
         if (classIndex < 0 || classIndex >= step.limits.length)
         {
-            return step.rejectedClassed(decision, SlotLoop.UNKNOWN_CLASS, Result.NEVER, Long.MIN_VALUE, nowNs);
+            return step.rejectedClassed(decision, SlotLoop.UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
         return step.chargeClassed(keyWord, permits, nowNs, decision, classIndex);
     }
@@ -338,7 +335,7 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
             final boolean admit = TableFullPolicy.ADMIT == policy;
             if (null != decision)
             {
-                decision.set(admit ? Result.ADMITTED : Result.TABLE_FULL, Long.MIN_VALUE, nowNs, limits[0]);
+                decision.set(admit ? Result.ADMITTED : Result.TABLE_FULL, CellArray.FRESH_TAT_NS, nowNs, limits[0]);
             }
             return admit ? Result.ADMITTED_TABLE_FULL : Result.TABLE_FULL;
         }

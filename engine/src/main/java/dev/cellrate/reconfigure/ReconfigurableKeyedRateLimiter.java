@@ -1,5 +1,7 @@
 package dev.cellrate.reconfigure;
 
+import dev.cellrate.Bounds;
+import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedLimiter;
 import dev.cellrate.Limit;
@@ -46,10 +48,9 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter
      */
     public ReconfigurableKeyedRateLimiter(final Limit limit, final SlotTable table, final TableFullPolicy policy)
     {
-        if (null == limit || null == table || null == policy)
-        {
-            throw new IllegalArgumentException("limit, table and policy must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("table", table);
+        Bounds.requireNonNull("policy", policy);
         this.table = table;
         this.policy = policy;
         this.clock = table.evictionClock();
@@ -64,10 +65,7 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter
      */
     public void setLimit(final Limit limit)
     {
-        if (null == limit)
-        {
-            throw new IllegalArgumentException("limit must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
         step = new Step(table, limit);
     }
 
@@ -223,11 +221,11 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter
         {
             if (TableFullPolicy.REJECT == policy)
             {
-                return fill(decision, Result.TABLE_FULL, Long.MIN_VALUE, nowNs, Result.TABLE_FULL);
+                return fill(decision, Result.TABLE_FULL, CellArray.FRESH_TAT_NS, nowNs, Result.TABLE_FULL);
             }
             if (TableFullPolicy.ADMIT == policy)
             {
-                return fill(decision, Result.ADMITTED, Long.MIN_VALUE, nowNs, Result.ADMITTED_TABLE_FULL);
+                return fill(decision, Result.ADMITTED, CellArray.FRESH_TAT_NS, nowNs, Result.ADMITTED_TABLE_FULL);
             }
             final long code = table.chargeOverflow(incrementNs, ceilingNs, nowNs);
             if (null != decision)

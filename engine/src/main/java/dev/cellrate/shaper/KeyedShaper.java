@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.gcra.ShaperMath;
 import dev.cellrate.KeyedReserver;
 import dev.cellrate.Limit;
@@ -51,10 +52,10 @@ public final class KeyedShaper implements KeyedReserver
      */
     public KeyedShaper(final Limit limit, final ShaperMode mode, final SlotTable table, final NanoClock clock)
     {
-        if (null == limit || null == mode || null == table || null == clock)
-        {
-            throw new IllegalArgumentException("limit, mode, table and clock must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("mode", mode);
+        Bounds.requireNonNull("table", table);
+        Bounds.requireNonNull("clock", clock);
         this.limit = limit;
         this.mode = mode;
         this.table = table;

@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.Result;
 import org.agrona.LangUtil;
 import org.agrona.concurrent.Agent;
@@ -76,10 +77,8 @@ public final class ReleaseAgent<E> implements Agent
         {
             throw new IllegalArgumentException("capacity must be in [2, " + (1 << 30) + "] but was " + capacity);
         }
-        if (null == handler || null == clock)
-        {
-            throw new IllegalArgumentException("handler and clock must not be null");
-        }
+        Bounds.requireNonNull("handler", handler);
+        Bounds.requireNonNull("clock", clock);
         this.capacity = capacity;
         this.handler = handler;
         this.clock = clock;

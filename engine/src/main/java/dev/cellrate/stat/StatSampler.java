@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.shaper.ReleaseAgent;
 import dev.cellrate.shaper.Shaper;
@@ -33,10 +34,7 @@ public final class StatSampler implements Agent
      */
     public StatSampler(final NanoClock clock, final long intervalNs)
     {
-        if (null == clock)
-        {
-            throw new IllegalArgumentException("clock must not be null");
-        }
+        Bounds.requireNonNull("clock", clock);
         dev.cellrate.Bounds.requireRange("intervalNs", intervalNs, 0, 3_600_000_000_000L);
         this.clock = clock;
         this.intervalNs = intervalNs;

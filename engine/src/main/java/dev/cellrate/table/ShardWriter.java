@@ -80,13 +80,14 @@ final class ShardWriter
     }
 
     /**
-     * Under the shard lock: the key's slot if present, else the first EMPTY, swept or idle slot, claimed.
+     * Under the shard lock: the key's slot if present, else the first EMPTY, swept or idle slot, claimed, its
+     * word raised to at least {@code firstTatNs} before the key is published (the table's initial fill).
      *
      * @return the TAT offset, or {@link SlotTable#FULL} (counted).
      */
-    int insert(final long keyWord, final int shard, final int home, final long nowNs)
+    int insert(final long keyWord, final int shard, final int home, final long nowNs, final long firstTatNs)
     {
-        return insert(keyWord, -1L, shard, home, nowNs);
+        return insert(keyWord, -1L, shard, home, nowNs, firstTatNs);
     }
 
     /**
@@ -94,11 +95,18 @@ final class ShardWriter
      * {@code matchMask} if present, else the first EMPTY, swept or idle slot, claimed and given
      * {@code keyWord} (the word to store). A plain table passes its key word and -1 (every bit); a classed table
      * ({@link SlotTable#insertClassedSlot}) the key word with its class in the shard bits, and a mask without
-     * them. EMPTY and TOMBSTONE are tested before the match, so a masked word never matches a free slot.
+     * them. EMPTY and TOMBSTONE are tested before the match, so a masked word never matches a free slot. A
+     * claimed slot's word is raised to at least {@code firstTatNs} before the key is published (initial fill).
      *
      * @return the TAT offset, or {@link SlotTable#FULL} (counted).
      */
-    int insert(final long keyWord, final long matchMask, final int shard, final int home, final long nowNs)
+    int insert(
+        final long keyWord,
+        final long matchMask,
+        final int shard,
+        final int home,
+        final long nowNs,
+        final long firstTatNs)
     {
         final long idleBeforeNs = idleBeforeNs(nowNs);
         final int header = TableLayout.shardHeaderOffset(shard);
@@ -131,7 +139,7 @@ final class ShardWriter
                     buffer.getAndAddLong(header + TABLE_FULL_OFFSET, 1);
                     return SlotTable.FULL;
                 }
-                if (take(candidate, keyWord, header, idleBeforeNs))
+                if (take(candidate, keyWord, header, idleBeforeNs, firstTatNs))
                 {
                     sweepShard(shard, header, SWEEP_PER_INSERT, idleBeforeNs);
                     return candidate + TAT_OFFSET;
@@ -144,19 +152,20 @@ final class ShardWriter
         }
     }
 
-    private boolean take(final int slot, final long keyWord, final int header, final long idleBeforeNs)
+    private boolean take(
+        final int slot, final long keyWord, final int header, final long idleBeforeNs, final long firstTatNs)
     {
         final long oldKey = buffer.getLong(slot + KEY_OFFSET);
         final long tatNs = buffer.getLongVolatile(slot + TAT_OFFSET);
         if (EMPTY_KEY == oldKey || TOMBSTONE_KEY == oldKey)
         {
             // No decider can match this key word; stale ones expect a smaller TAT. TAT first, then key.
-            buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs, idleBeforeNs + 1));
+            buffer.putLongRelease(slot + TAT_OFFSET, Math.max(Math.max(tatNs, idleBeforeNs + 1), firstTatNs));
             buffer.putLongRelease(slot + KEY_OFFSET, keyWord);
             buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) + 1);
             return true;
         }
-        if (!reclaim(slot, tatNs, keyWord, idleBeforeNs))
+        if (!reclaim(slot, tatNs, keyWord, idleBeforeNs, firstTatNs))
         {
             return false;
         }
@@ -164,7 +173,8 @@ final class ShardWriter
         return true;
     }
 
-    private boolean reclaim(final int slot, final long tatNs, final long newKey, final long idleBeforeNs)
+    private boolean reclaim(
+        final int slot, final long tatNs, final long newKey, final long idleBeforeNs, final long firstTatNs)
     {
         if (RECLAIMING == tatNs || tatNs > idleBeforeNs ||
             !buffer.compareAndSetLong(slot + TAT_OFFSET, tatNs, RECLAIMING))
@@ -179,7 +189,7 @@ final class ShardWriter
             return false;
         }
         buffer.putLongRelease(slot + KEY_OFFSET, newKey);
-        buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs + 1, idleBeforeNs + 1));
+        buffer.putLongRelease(slot + TAT_OFFSET, Math.max(Math.max(tatNs + 1, idleBeforeNs + 1), firstTatNs));
         return true;
     }
 
@@ -193,7 +203,8 @@ final class ShardWriter
             cursor = wrap(cursor + 1);
             final long key = buffer.getLong(slot + KEY_OFFSET);
             if (EMPTY_KEY != key && TOMBSTONE_KEY != key &&
-                reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs))
+                reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs,
+                    TableLayout.FRESH_SLOT_TAT_NS))
             {
                 reclaimed++;
             }

@@ -138,9 +138,39 @@ public abstract class SlotLoop<H>
     {
         if (permits < 1)
         {
-            return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, Long.MIN_VALUE, nowNs);
+            return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
         final SlotTable table = this.table;
+        if (Long.MIN_VALUE != nowNs)
+        {
+            // A present key on one validated load and one CAS, as in charge (the cases left out go the long way).
+            final int tatOffset = table.findClassedSlot(keyWord);
+            if (tatOffset >= 0)
+            {
+                final long storedWord = table.classedWordAt(tatOffset, keyWord);
+                if (TableLayout.EMPTY_KEY != storedWord)
+                {
+                    final int classIndex = table.classOfStoredWord(storedWord);
+                    final long incrementNs = classIncrementNs(classIndex, permits);
+                    final long tatNs = table.loadTat(tatOffset, storedWord);
+                    final long baseNs = Math.max(tatNs, nowNs);
+                    final long nextTatNs = baseNs + incrementNs;
+                    final long dueNs = nextTatNs - nowNs;
+                    if (nextTatNs > baseNs && dueNs > 0 && SlotTable.STALE != tatNs)
+                    {
+                        final long ceilingNs = classCeilingNs(classIndex);
+                        if (dueNs > ceilingNs)
+                        {
+                            return rejectedClassed(holder, classIndex, dueNs - ceilingNs, tatNs, nowNs);
+                        }
+                        if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                        {
+                            return admittedClassed(holder, classIndex, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
+                        }
+                    }
+                }
+            }
+        }
         int spins = 0;
         while (true)
         {
@@ -153,12 +183,12 @@ public abstract class SlotLoop<H>
                 }
                 if (insertClass >= table.classCapacity())
                 {
-                    return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, Long.MIN_VALUE, nowNs);
+                    return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 final long incrementNs = classIncrementNs(insertClass, permits);
                 if (incrementNs < 1 || nowNs > Long.MAX_VALUE - incrementNs)
                 {
-                    return rejectedClassed(holder, insertClass, Result.NEVER, Long.MIN_VALUE, nowNs);
+                    return rejectedClassed(holder, insertClass, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 tatOffset = table.insertClassedSlot(keyWord, insertClass, nowNs);
                 if (tatOffset < 0)
@@ -173,13 +203,13 @@ public abstract class SlotLoop<H>
                 final long incrementNs = classIncrementNs(classIndex, permits);
                 if (incrementNs < 1)
                 {
-                    return rejectedClassed(holder, classIndex, Result.NEVER, Long.MIN_VALUE, nowNs);
+                    return rejectedClassed(holder, classIndex, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 final long ceilingNs = classCeilingNs(classIndex);
                 long tatNs = table.loadTat(tatOffset, storedWord);
                 while (SlotTable.STALE != tatNs)
                 {
-                    final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? Long.MIN_VALUE : tatNs;
+                    final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? CellArray.FRESH_TAT_NS : tatNs;
                     final long retryAfterNs = Gcra.retryAfterNs(decidedNs, nowNs, incrementNs, ceilingNs);
                     if (retryAfterNs > 0)
                     {

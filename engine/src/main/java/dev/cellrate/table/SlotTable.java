@@ -120,6 +120,8 @@ public final class SlotTable
     private final long seed;
     private final NanoClock evictionClock;
     private final ShardWriter writer;
+    /** The initial fill of new keys ({@link #fillNewKeys}); 0: they start full. */
+    private volatile long newKeyLagNs;
     private int nextSweepShard;
 
     /**
@@ -328,7 +330,25 @@ public final class SlotTable
     {
         final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
         final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
-        return writer.insert(keyWord, shard, home, evictionNs(nowNs));
+        final long lagNs = newKeyLagNs;
+        final long firstTatNs = 0 == lagNs ? FRESH_SLOT_TAT_NS :
+            (nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs);
+        return writer.insert(keyWord, shard, home, evictionNs(nowNs), firstTatNs);
+    }
+
+    /**
+     * The initial fill of every key inserted from now on (construction time, before the table is published):
+     * a new key's word starts at least at {@code nowNs + lagNs} of the request that inserts it, so that a
+     * GCRA with ceiling {@code &tau; + T} has {@code (&tau; + T - lagNs) / T} permits left for it. Raising a
+     * word is always safe for the table's ABA rules (only {@link SlotLoop#refund} lowers one). Keys whose word
+     * is {@link TableLayout#EMPTY_KEY} or {@link TableLayout#TOMBSTONE_KEY} live in dedicated cells, never
+     * inserted, and start full.
+     *
+     * @param lagNs the lag of a new key, in [0, {@link dev.cellrate.Limit#MAX_CEILING_NS}]; 0 = full (default).
+     */
+    public void fillNewKeys(final long lagNs)
+    {
+        newKeyLagNs = requireRange("lagNs", lagNs, 0, dev.cellrate.Limit.MAX_CEILING_NS);
     }
 
     /**
@@ -423,7 +443,7 @@ public final class SlotTable
         final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
         final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
         final long storedWord = (keyWord & ~classFieldMask) | ((long)(classIndex + 1) << SHARD_SHIFT);
-        return writer.insert(storedWord, ~classFieldMask, shard, home, evictionNs(nowNs));
+        return writer.insert(storedWord, ~classFieldMask, shard, home, evictionNs(nowNs), FRESH_SLOT_TAT_NS);
     }
 
     /**
