@@ -40,13 +40,17 @@ class SlotApiSurfaceTest
                 final Class<?>[] parameters = method.getParameterTypes();
                 final boolean keyBytes = parameters.length == 3 && parameters[1] == int.class &&
                     (parameters[0] == byte[].class || DirectBuffer.class.isAssignableFrom(parameters[0]));
+                // the key words of a batch of byte keys: every int indexes a Java array or is a key range checked
+                // against the array or buffer before any read (KeyedBatchTest.badRangeThrowsBeforeAnyDecision)
+                final boolean keyBatch = "keyWords".equals(method.getName()) && parameters.length == 5 &&
+                    parameters[1] == int[].class && parameters[2] == int[].class && parameters[3] == int.class;
                 final boolean sweep = "sweep".equals(method.getName());
                 boolean takesInt = false;
                 for (final Class<?> parameter : parameters)
                 {
                     takesInt |= parameter == int.class;
                 }
-                if ((takesInt && !keyBytes && !sweep) || DirectBuffer.class.isAssignableFrom(method.getReturnType()) ||
+                if ((takesInt && !keyBytes && !keyBatch && !sweep) || DirectBuffer.class.isAssignableFrom(method.getReturnType()) ||
                     (method.getReturnType() == int.class && method.getName().toLowerCase().contains("offset")) ||
                     "claimSlot".equals(method.getName()) || "findSlot".equals(method.getName()))
                 {

@@ -152,8 +152,7 @@ public final class KeyHash
      */
     public static long hashBytes(final byte[] bytes, final int offset, final int length, final long k0, final long k1)
     {
-        Objects.checkFromIndexSize(offset, length, bytes.length);
-        return hash(bytes, BufferUtil.ARRAY_BASE_OFFSET + offset, length, k0, k1);
+        return hashRange(bytes, BufferUtil.ARRAY_BASE_OFFSET, bytes.length, offset, length, k0, k1);
     }
 
     /**
@@ -171,8 +170,21 @@ public final class KeyHash
     public static long hashBuffer(
         final DirectBuffer buffer, final int offset, final int length, final long k0, final long k1)
     {
-        Objects.checkFromIndexSize(offset, length, buffer.capacity());
-        return hash(buffer.byteArray(), buffer.addressOffset() + offset, length, k0, k1);
+        return hashRange(buffer.byteArray(), buffer.addressOffset(), buffer.capacity(), offset, length, k0, k1);
+    }
+
+    /**
+     * SipHash-2-4 of bytes {@code [offset, offset + length)} of a memory region of {@code capacity} bytes at
+     * {@code address} of {@code base} (a {@code byte[]} with the array base offset, or {@code null} with an
+     * off-heap address), the range checked against {@code [0, capacity)} first. Package only: the region comes
+     * from a {@code byte[]} or a {@link DirectBuffer}, never from a caller.
+     */
+    static long hashRange(
+        final Object base, final long address, final int capacity, final int offset, final int length,
+        final long k0, final long k1)
+    {
+        Objects.checkFromIndexSize(offset, length, capacity);
+        return hash(base, address + offset, length, k0, k1);
     }
 
     /**
