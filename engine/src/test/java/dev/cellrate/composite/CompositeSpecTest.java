@@ -68,6 +68,8 @@ class CompositeSpecTest
         assertEquals(Result.ADMITTED, perCall.tryAcquire(new int[] {1}, 1, T0));
         assertEquals(Result.NEVER, perCall.tryAcquire(new int[] {-1}, 1, T0));
         assertEquals(Result.NEVER, perCall.tryAcquire(new int[] {2}, 1, T0));
+        assertThrows(IllegalStateException.class, () -> perCall.peek(1, T0), "no fixed cells to peek at");
+        assertThrows(IllegalStateException.class, () -> perCall.debit(1, T0), "no fixed cells to debit");
     }
 
     @Test
@@ -210,6 +212,8 @@ class CompositeSpecTest
         assertEquals(1_000, composite.tryAcquire(keys, 1), "T0 again: every leg is full");
         assertEquals(1_000, composite.tryAcquire(keys, 1, T0));
         assertEquals(0, composite.leakedRefunds());
+        final KeyedCompositeRateLimiter single = new KeyedCompositeRateLimiter(legs[0]);
+        assertEquals(1, single.legs());
         assertEquals("legs.length must be in [1, 64] but was null", assertThrows(IllegalArgumentException.class,
             () -> new KeyedCompositeRateLimiter((KeyedRateLimiter[])null)).getMessage());
         assertEquals("legs.length must be in [1, 64] but was 65", assertThrows(IllegalArgumentException.class,
