@@ -106,6 +106,8 @@ class WarmupSpecTest
         assertSame(clock, limiter.clock());
         assertEquals(0, limiter.warmupNs());
         assertEquals(2_000_000_000L, WarmingUpRateLimiter.guava(1_000, 2, TimeUnit.SECONDS, 0, clock).warmupNs());
+        assertEquals(3_000_000_000L, WarmingUpRateLimiter.guava(1_000, 3, TimeUnit.SECONDS).warmupNs(),
+            "the system-clock factory");
         limiter.setRate(10); // at the clock's time, 0
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 0));
         assertEquals(100_000_000L, limiter.tryAcquire(1, 0), "10 per second from now on");
