@@ -2,6 +2,8 @@ package dev.cellrate.testing;
 
 import dev.cellrate.Limit;
 
+import java.math.BigInteger;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -362,5 +364,39 @@ public final class Trace
             return a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
         return sum;
+    }
+
+    /**
+     * @param times  request times (a multiset, any order).
+     * @param length how many of them count.
+     * @param windowNs the window W.
+     * @return the most of them within any span of {@code W} consecutive ns, i.e. the largest {@code j - i + 1}
+     * with {@code t[j] - t[i] < W} sorted (a limiter's worst case as a client sees it).
+     */
+    public static int maxInAnyWindow(final long[] times, final int length, final long windowNs)
+    {
+        final long[] sorted = Arrays.copyOf(times, length);
+        Arrays.sort(sorted);
+        int best = 0;
+        int i = 0;
+        for (int j = 0; j < length; j++)
+        {
+            while (BigInteger.valueOf(sorted[j]).subtract(BigInteger.valueOf(sorted[i]))
+                .compareTo(BigInteger.valueOf(windowNs)) >= 0)
+            {
+                i++;
+            }
+            best = Math.max(best, j - i + 1);
+        }
+        return best;
+    }
+
+    /**
+     * @param value a positive exact difference (a reference model's retry-after).
+     * @return it saturated to {@link Long#MAX_VALUE}.
+     */
+    public static long saturatedPositive(final BigInteger value)
+    {
+        return value.compareTo(BigInteger.valueOf(Long.MAX_VALUE)) > 0 ? Long.MAX_VALUE : value.longValueExact();
     }
 }

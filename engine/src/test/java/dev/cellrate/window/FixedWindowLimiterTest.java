@@ -1,5 +1,7 @@
 package dev.cellrate.window;
 
+import dev.cellrate.testing.Differential;
+import dev.cellrate.testing.Trace;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
@@ -100,7 +102,7 @@ class FixedWindowLimiterTest
             {
                 return Result.NEVER;
             }
-            return Traces.saturatedPositive(nextStart.subtract(t));
+            return Trace.saturatedPositive(nextStart.subtract(t));
         }
 
         static BigInteger floorDiv(final BigInteger a, final BigInteger b)
@@ -114,30 +116,28 @@ class FixedWindowLimiterTest
     void matchesReferenceOnSeededRandomTraces()
     {
         final long[][] configs = {{10, 1_000}, {1, 16}, {3, 777}, {100, 50_000}, {7, 1L << 40}};
-        int decisions = 0;
-        int mismatches = 0;
+        final Differential differential = new Differential("FixedWindowLimiter vs reference");
         for (int c = 0; c < configs.length; c++)
         {
             final long limit = configs[c][0];
             final long windowNs = configs[c][1];
             final FixedWindowLimiter limiter = new FixedWindowLimiter(limit, windowNs);
             final Reference reference = new Reference(limit, windowNs);
-            final long[] times = Traces.times(42 + c, 6_000, -5 * windowNs, Math.max(1, windowNs / limit / 2), 3);
+            final long[] times = Trace.poisson(42 + c, -5 * windowNs, Math.max(1, windowNs / limit / 2), 3)
+                .times(6_000);
             final SplittableRandom random = new SplittableRandom(7 + c);
             for (final long t : times)
             {
                 final long permits = random.nextInt(10) == 0 ? random.nextLong(limit + 2) : 1;
                 final long expected = reference.offer(permits, t);
                 final long actual = limiter.tryAcquire(permits, t);
-                decisions++;
-                if (expected != actual)
-                {
-                    mismatches++;
-                }
+                differential.check(expected, Result.isAdmitted(expected), actual,
+                    () -> "L=" + limit + " W=" + windowNs + " t=" + t + " n=" + permits + " expected " + expected +
+                        " actual " + actual);
             }
         }
-        assertTrue(decisions >= 20_000, "decisions " + decisions);
-        assertEquals(0, mismatches, "mismatches vs reference in " + decisions + " decisions");
+        assertTrue(differential.decisions() >= 20_000, "decisions " + differential.decisions());
+        differential.assertAgreed();
     }
 
     @Test
@@ -156,7 +156,7 @@ class FixedWindowLimiterTest
         }
         assertEquals(20, n);
         assertTrue(admitted[n - 1] - admitted[0] < SECOND_NS / 5);
-        assertEquals(20, Traces.maxInAnyWindow(admitted, n, SECOND_NS));
+        assertEquals(20, Trace.maxInAnyWindow(admitted, n, SECOND_NS));
     }
 
     @Test
@@ -165,7 +165,7 @@ class FixedWindowLimiterTest
         final long limit = 5;
         final long windowNs = 1_000;
         final FixedWindowLimiter limiter = new FixedWindowLimiter(limit, windowNs);
-        final long[] times = Traces.times(99, 30_000, 0, 50, 10);
+        final long[] times = Trace.poisson(99, 0, 50, 10).times(30_000);
         final Map<Long, Long> perWindow = new HashMap<>();
         long newest = Long.MIN_VALUE;
         for (final long t : times)
