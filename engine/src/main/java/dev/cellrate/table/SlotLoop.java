@@ -1,8 +1,13 @@
 package dev.cellrate.table;
 
+import static dev.cellrate.table.TableLayout.KEY_OFFSET;
+import static dev.cellrate.table.TableLayout.RECLAIMING;
+import static dev.cellrate.table.TableLayout.TAT_OFFSET;
+
 import dev.cellrate.CellArray;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
+import org.agrona.UnsafeApi;
 
 /**
  * The keyed slot loop, written once: find or claim the key's cell in a {@link SlotTable}, validated load, GCRA
@@ -83,32 +88,35 @@ public abstract class SlotLoop<H>
     public final long charge(
         final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
     {
+        // The present-key path touches one cache line: the key's home bucket (SlotTable.slotIn: four key words
+        // compared without a branch per slot), then the validated load (the TAT, acquire, then the key again,
+        // acquire: same line) and the CAS, all on raw addresses. Everything else (a key past its home line, an
+        // absent or reserved key, a lost CAS, the saturating GCRA cases) goes to chargeSlow, which decides from
+        // scratch.
         final SlotTable table = this.table;
-        if (Long.MIN_VALUE != nowNs)
+        final long slot = table.slotIn(keyWord);
+        if (0 != slot && Long.MIN_VALUE != nowNs)
         {
-            final int tatOffset = table.findSlot(keyWord);
-            if (tatOffset >= 0)
+            final long tatNs = UnsafeApi.getLongAcquire(null, slot + TAT_OFFSET);
+            // GCRA in three operations: next = max(TAT, t) + I and due = next - t = lag + I. If next did not
+            // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
+            // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what Gcra.retryAfterNs
+            // and Gcra.nextTatNs compute, without their saturation cases, which go to chargeSlow).
+            final long baseNs = Math.max(tatNs, nowNs);
+            final long nextTatNs = baseNs + incrementNs;
+            final long dueNs = nextTatNs - nowNs;
+            if (nextTatNs > baseNs && dueNs > 0 && RECLAIMING != tatNs &&
+                UnsafeApi.getLongAcquire(null, slot + KEY_OFFSET) == keyWord)
             {
-                final long tatNs = table.loadTat(tatOffset, keyWord);
-                // GCRA in three operations: next = max(TAT, t) + I and due = next - t = lag + I. If next did not
-                // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
-                // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what
-                // Gcra.retryAfterNs and Gcra.nextTatNs compute, without their saturation cases, which go to
-                // chargeSlow with STALE, a lost CAS and an absent key).
-                final long baseNs = Math.max(tatNs, nowNs);
-                final long nextTatNs = baseNs + incrementNs;
-                final long dueNs = nextTatNs - nowNs;
-                if (nextTatNs > baseNs && dueNs > 0 && SlotTable.STALE != tatNs)
+                if (dueNs > ceilingNs)
                 {
-                    if (dueNs > ceilingNs)
-                    {
-                        return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
-                    }
-                    if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
-                    {
-                        return admitted(holder, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
-                    }
+                    return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
                 }
+                if (UnsafeApi.compareAndExchangeLong(null, slot + TAT_OFFSET, tatNs, nextTatNs) == tatNs)
+                {
+                    return admitted(holder, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
+                }
+                table.countCasRetry(slot);
             }
         }
         return chargeSlow(keyWord, incrementNs, ceilingNs, nowNs, holder);
@@ -171,6 +179,13 @@ public abstract class SlotLoop<H>
                 }
             }
         }
+        return chargeClassedSlow(keyWord, permits, nowNs, holder, insertClass);
+    }
+
+    private long chargeClassedSlow(
+        final long keyWord, final long permits, final long nowNs, final H holder, final int insertClass)
+    {
+        final SlotTable table = this.table;
         int spins = 0;
         while (true)
         {
