@@ -243,7 +243,7 @@ public final class KeyedRateLimiterBuilder
 
     private int validatedShardCount()
     {
-        Bounds.requireNonNull("policy", policy);
+        Bounds.requireNonNull("tableFullPolicy", policy);
         Bounds.requireNonNull("clock", clock);
         Bounds.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
         final int shards = shardCountSet ? shardCount : defaultShardCount(slotCount);

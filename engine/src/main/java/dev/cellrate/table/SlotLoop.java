@@ -149,6 +149,36 @@ public abstract class SlotLoop<H>
             return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
         final SlotTable table = this.table;
+        if (Long.MIN_VALUE != nowNs)
+        {
+            // A present key on one validated load and one CAS, as in charge (the cases left out go the long way).
+            final int tatOffset = table.findClassedSlot(keyWord);
+            if (tatOffset >= 0)
+            {
+                final long storedWord = table.classedWordAt(tatOffset, keyWord);
+                if (TableLayout.EMPTY_KEY != storedWord)
+                {
+                    final int classIndex = table.classOfStoredWord(storedWord);
+                    final long incrementNs = classIncrementNs(classIndex, permits);
+                    final long tatNs = table.loadTat(tatOffset, storedWord);
+                    final long baseNs = Math.max(tatNs, nowNs);
+                    final long nextTatNs = baseNs + incrementNs;
+                    final long dueNs = nextTatNs - nowNs;
+                    if (nextTatNs > baseNs && dueNs > 0 && SlotTable.STALE != tatNs)
+                    {
+                        final long ceilingNs = classCeilingNs(classIndex);
+                        if (dueNs > ceilingNs)
+                        {
+                            return rejectedClassed(holder, classIndex, dueNs - ceilingNs, tatNs, nowNs);
+                        }
+                        if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                        {
+                            return admittedClassed(holder, classIndex, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
+                        }
+                    }
+                }
+            }
+        }
         int spins = 0;
         while (true)
         {

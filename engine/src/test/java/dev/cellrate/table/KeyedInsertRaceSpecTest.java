@@ -1,0 +1,72 @@
+package dev.cellrate.table;
+
+import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.Limit;
+import dev.cellrate.Result;
+import org.agrona.concurrent.NanoClock;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Two callers inserting the same new key at once: the second one, which missed the key in its lock-free
+ * lookup, finds it under the shard lock and decides on the first one's cell; a key never gets two cells (two
+ * budgets). Driven deterministically: the table reads its eviction clock after the lookup missed and before
+ * it takes the shard lock, so a clock that runs "the other caller" once at that read plays the race.
+ */
+class KeyedInsertRaceSpecTest
+{
+    private static final long T_NS = 100;
+
+    /** Reads far ahead (eviction then uses the caller's time); runs {@code interposed} at its next read. */
+    private static final class InterposingClock implements NanoClock
+    {
+        Runnable interposed;
+
+        @Override
+        public long nanoTime()
+        {
+            final Runnable r = interposed;
+            interposed = null;
+            if (null != r)
+            {
+                r.run();
+            }
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private static KeyedRateLimiter limiter(final long toleranceNs, final InterposingClock clock)
+    {
+        return KeyedRateLimiter.builder(Limit.ofGcra(T_NS, toleranceNs))
+            .slotCount(16).shardCount(1).probeBound(16).idleGraceNs(1_000).seed(7).clock(clock).build();
+    }
+
+    @Test
+    void aKeyInsertedByAnotherCallerMeanwhileIsDecidedOnItsOneCell()
+    {
+        final InterposingClock clock = new InterposingClock();
+        final KeyedRateLimiter limiter = limiter(0, clock); // burst 1
+        final long[] otherCode = {Long.MIN_VALUE};
+        clock.interposed = () -> otherCode[0] = limiter.tryAcquire(42L, 1, 1_000);
+        assertEquals(T_NS, limiter.tryAcquire(42L, 1, 1_000), "the other caller took the only permit");
+        assertEquals(Result.ADMITTED, otherCode[0]);
+        final long keyWord = limiter.table().keyWord(42L);
+        assertEquals(1, limiter.table().countSlots(keyWord), "one cell per key");
+        assertEquals(1, limiter.liveKeys());
+        assertEquals(1_100, limiter.table().tatNs(keyWord));
+    }
+
+    @Test
+    void withRoomLeftBothInsertersAreChargedOnTheSameCell()
+    {
+        final InterposingClock clock = new InterposingClock();
+        final KeyedRateLimiter limiter = limiter(2 * T_NS, clock); // burst 3
+        clock.interposed = () -> limiter.tryAcquire("k", 2, 1_000);
+        assertEquals(Result.ADMITTED, limiter.tryAcquire("k", 1, 1_000));
+        final long keyWord = limiter.table().keyWord("k");
+        assertEquals(1_300, limiter.table().tatNs(keyWord), "both charges on one cell: 2 + 1 permits");
+        assertEquals(T_NS, limiter.tryAcquire("k", 1, 1_000));
+        assertEquals(1, limiter.table().countSlots(keyWord));
+    }
+}
