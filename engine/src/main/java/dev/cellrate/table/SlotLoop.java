@@ -227,6 +227,13 @@ public abstract class SlotLoop<H>
                 }
             }
         }
+        return chargeClassedSlow(keyWord, permits, nowNs, holder, insertClass);
+    }
+
+    private long chargeClassedSlow(
+        final long keyWord, final long permits, final long nowNs, final H holder, final int insertClass)
+    {
+        final SlotTable table = this.table;
         int spins = 0;
         while (true)
         {
