@@ -87,13 +87,7 @@ public final class LimiterStats
      */
     public long record(final long keyWord, final long code)
     {
-        final int kind = Outcome.kindOf(code);
-        final int stripe = ThreadStripe.current();
-        final long before = increment(kind, stripe);
-        if (null != topKeys && !Outcome.isAdmission(kind) && sampled(before))
-        {
-            topKeys.add(keyWord, stripe, sampleWeight);
-        }
+        recordKeyed(keyWord, Outcome.kindOf(code));
         return code;
     }
 
@@ -119,7 +113,7 @@ public final class LimiterStats
      */
     public long dryRun(final long code)
     {
-        return dryRun(0, code, false);
+        return dryRun(0, Outcome.kindOf(code), code, false);
     }
 
     /**
@@ -131,12 +125,11 @@ public final class LimiterStats
      */
     public long dryRun(final long keyWord, final long code)
     {
-        return dryRun(keyWord, code, true);
+        return dryRun(keyWord, Outcome.kindOf(code), code, true);
     }
 
-    private long dryRun(final long keyWord, final long code, final boolean keyed)
+    private long dryRun(final long keyWord, final int kind, final long code, final boolean keyed)
     {
-        final int kind = Outcome.kindOf(code);
         final int stripe = ThreadStripe.current();
         final long before = increment(kind, stripe);
         if (Outcome.isAdmission(kind))
@@ -162,7 +155,7 @@ public final class LimiterStats
      */
     public long dryRunReservation(final long code)
     {
-        return dryRunReservation(0, code, false);
+        return dryRun(0, Outcome.kindOfReservation(code), code, false);
     }
 
     /**
@@ -175,24 +168,7 @@ public final class LimiterStats
      */
     public long dryRunReservation(final long keyWord, final long code)
     {
-        return dryRunReservation(keyWord, code, true);
-    }
-
-    private long dryRunReservation(final long keyWord, final long code, final boolean keyed)
-    {
-        final int kind = Outcome.kindOfReservation(code);
-        final int stripe = ThreadStripe.current();
-        final long before = increment(kind, stripe);
-        if (Outcome.isAdmission(kind))
-        {
-            return code;
-        }
-        increment(StatKind.WOULD_REJECT.ordinal(), stripe);
-        if (keyed && null != topKeys && sampled(before))
-        {
-            topKeys.add(keyWord, stripe, sampleWeight);
-        }
-        return Result.WOULD_HAVE_REJECTED;
+        return dryRun(keyWord, Outcome.kindOfReservation(code), code, true);
     }
 
     /**
@@ -204,14 +180,18 @@ public final class LimiterStats
      */
     public long recordReservation(final long keyWord, final long code)
     {
-        final int kind = Outcome.kindOfReservation(code);
+        recordKeyed(keyWord, Outcome.kindOfReservation(code));
+        return code;
+    }
+
+    private void recordKeyed(final long keyWord, final int kind)
+    {
         final int stripe = ThreadStripe.current();
         final long before = increment(kind, stripe);
         if (null != topKeys && !Outcome.isAdmission(kind) && sampled(before))
         {
             topKeys.add(keyWord, stripe, sampleWeight);
         }
-        return code;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.KeyedReserver;
 import dev.cellrate.Result;
 import dev.cellrate.shaper.Reservation;
@@ -20,10 +21,8 @@ public final class ObservedKeyedReserver implements KeyedReserver
 
     private ObservedKeyedReserver(final KeyedReserver reserver, final LimiterStats stats, final boolean dryRun)
     {
-        if (null == reserver || null == stats)
-        {
-            throw new IllegalArgumentException("reserver and stats must not be null");
-        }
+        Bounds.requireNonNull("reserver", reserver);
+        Bounds.requireNonNull("stats", stats);
         this.reserver = reserver;
         this.stats = stats;
         this.dryRun = dryRun;

@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.Marker;
 import dev.cellrate.tcm.Colour;
 import org.agrona.concurrent.NanoClock;
@@ -20,10 +21,8 @@ public final class ObservedMarker implements Marker
 
     private ObservedMarker(final Marker marker, final LimiterStats stats, final boolean dryRun)
     {
-        if (null == marker || null == stats)
-        {
-            throw new IllegalArgumentException("marker and stats must not be null");
-        }
+        Bounds.requireNonNull("marker", marker);
+        Bounds.requireNonNull("stats", stats);
         this.marker = marker;
         this.stats = stats;
         this.dryRun = dryRun;

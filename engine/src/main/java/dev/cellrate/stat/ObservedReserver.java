@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.Reserver;
 import dev.cellrate.Result;
 import dev.cellrate.shaper.Reservation;
@@ -22,10 +23,8 @@ public final class ObservedReserver implements Reserver
 
     private ObservedReserver(final Reserver reserver, final LimiterStats stats, final boolean dryRun)
     {
-        if (null == reserver || null == stats)
-        {
-            throw new IllegalArgumentException("reserver and stats must not be null");
-        }
+        Bounds.requireNonNull("reserver", reserver);
+        Bounds.requireNonNull("stats", stats);
         this.reserver = reserver;
         this.stats = stats;
         this.dryRun = dryRun;

@@ -4,6 +4,10 @@ import static dev.cellrate.table.TableLayout.KEY_OFFSET;
 import static dev.cellrate.table.TableLayout.RECLAIMING;
 import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
 import dev.cellrate.CellArray;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
@@ -58,8 +62,35 @@ public abstract class SlotLoop<H>
     /** {@link #chargeClassed}'s {@code insertClass} when the caller has not computed the key's class. */
     public static final int UNKNOWN_CLASS = -1;
 
+    /**
+     * {@link #chargeSlow}, called through a handle held in an instance field so that the JIT never inlines it
+     * into {@link #charge}: C2 does not treat an instance field as a constant, so the handle is opaque and the
+     * call stays a call. Inlined, the slow path (insert, saturating GCRA, back-off) made every compiled
+     * caller of {@code charge} too big to be inlined into its own callers ("already compiled into a big
+     * method"), and the present-key path paid a call, a frame and spills per decision (docs/benchmarks.md,
+     * "Issue 14, second round"). The slow path pays an indirect call instead: it is taken by new keys,
+     * spilled keys (about 13% at the designed load), lost CASes and odd inputs.
+     */
+    private static final MethodHandle CHARGE_SLOW;
+
+    static
+    {
+        try
+        {
+            CHARGE_SLOW = MethodHandles.lookup().findVirtual(SlotLoop.class, "chargeSlow",
+                MethodType.methodType(long.class, long.class, long.class, long.class, long.class, Object.class));
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     /** The table this loop decides on. */
     protected final SlotTable table;
+
+    /** {@link #CHARGE_SLOW}, read from an instance field (see there). */
+    private final MethodHandle chargeSlow = CHARGE_SLOW;
 
     /**
      * @param table the table (thread-safe, shared by every front that uses it).
@@ -119,7 +150,24 @@ public abstract class SlotLoop<H>
                 table.countCasRetry(slot);
             }
         }
-        return chargeSlow(keyWord, incrementNs, ceilingNs, nowNs, holder);
+        return callChargeSlow(keyWord, incrementNs, ceilingNs, nowNs, holder);
+    }
+
+    private long callChargeSlow(
+        final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
+    {
+        try
+        {
+            return (long)chargeSlow.invokeExact(this, keyWord, incrementNs, ceilingNs, nowNs, (Object)holder);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.cellrate.window;
 
 import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellLayout;
 import dev.cellrate.DebitLimiter;
 import dev.cellrate.Bounds;
 import dev.cellrate.Decision;
@@ -64,14 +65,14 @@ public final class SlidingLogLimiter implements DebitLimiter
     /** Offset of the number of permits admitted so far. */
     public static final int SEQUENCE_OFFSET = STAMP_OFFSET + SIZE_OF_LONG;
 
-    /** Header length: the two words padded to a cache-line pair. */
-    public static final int HEADER_LENGTH = 128;
+    /** Header length: the two words padded to a cache-line pair ({@link CellLayout#CELL_LENGTH}). */
+    public static final int HEADER_LENGTH = CellLayout.CELL_LENGTH;
 
     /** Offset of slot 0 of the ring. */
     public static final int RING_OFFSET = HEADER_LENGTH;
 
-    /** Alignment of the buffer and padding unit of its end. */
-    public static final int ALIGNMENT = 128;
+    /** Alignment of the buffer and padding unit of its end ({@link CellLayout#CELL_ALIGNMENT}). */
+    public static final int ALIGNMENT = CellLayout.CELL_ALIGNMENT;
 
     /** Largest {@code limit}: 2<sup>20</sup> slots (8 MiB). */
     public static final long MAX_LIMIT = 1L << 20;
@@ -99,10 +100,7 @@ public final class SlidingLogLimiter implements DebitLimiter
      */
     public SlidingLogLimiter(final long limit, final long windowNs, final NanoClock clock)
     {
-        if (null == clock)
-        {
-            throw new IllegalArgumentException("clock must not be null");
-        }
+        Bounds.requireNonNull("clock", clock);
         Bounds.requireRange("limit", limit, 1, MAX_LIMIT);
         Bounds.requireRange("windowNs", windowNs, 1, Long.MAX_VALUE);
         this.limit = limit;
