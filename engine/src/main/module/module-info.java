@@ -1,6 +1,7 @@
 /**
  * cellrate's engine: lock-free, allocation-free rate limiters. Exports the API packages only; the decision
- * arithmetic of GCRA ({@code dev.cellrate.gcra}), the seqlock ({@code dev.cellrate.lock}) and the keyed
+ * arithmetic of GCRA ({@code dev.cellrate.gcra}), the seqlock ({@code dev.cellrate.lock}), the cell layout
+ * ({@code dev.cellrate.layout}) and the keyed
  * table's layout and raw slot API ({@code dev.cellrate.table}) stay inside the module.
  * <p>
  * Every JVM that runs it needs {@code --add-exports java.base/jdk.internal.misc=org.agrona} on the module

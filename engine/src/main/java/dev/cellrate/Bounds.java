@@ -26,4 +26,20 @@ public final class Bounds
         }
         return value;
     }
+
+    /**
+     * @param field the configuration field's name, as the user wrote it.
+     * @param value the value given.
+     * @param <T>   its type.
+     * @return {@code value}, if it is not null.
+     * @throws IllegalArgumentException "{@code field} must not be null".
+     */
+    public static <T> T requireNonNull(final String field, final T value)
+    {
+        if (null == value)
+        {
+            throw new IllegalArgumentException(field + " must not be null");
+        }
+        return value;
+    }
 }

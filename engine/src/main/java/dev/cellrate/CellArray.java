@@ -1,26 +1,15 @@
 package dev.cellrate;
 
+import dev.cellrate.layout.CellLayout;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Off-heap layout of padded single-word cells, for one limiter or for users who manage many.
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                        TAT (ns, signed)                       |  cell i at i * CELL_LENGTH
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |               padding: 120 bytes, never read or written       |
- *  ...                                                           ...
- *  +---------------------------------------------------------------+
- * </pre>
- * Each cell is {@link #CELL_LENGTH} = 128 bytes and the buffer is {@link #CELL_ALIGNMENT}-aligned, so every
- * TAT word sits alone on its own pair of 64-byte cache lines (the adjacent-line prefetcher fetches lines in
- * pairs): two cells never share a line, and nothing else shares a cell's line. A fresh cell holds
- * {@link #FRESH_TAT_NS} ({@link Long#MIN_VALUE}), which GCRA reads as a full bucket at any time.
+ * Padded single-word cells, for one limiter or for users who manage many: cell {@code i}'s TAT word is at
+ * {@link #tatOffset(int)}, in the TAT-cell layout of {@link CellLayout} (128 bytes a cell, 128-byte aligned, so
+ * two cells never share a cache-line pair). A fresh cell holds {@link #FRESH_TAT_NS} ({@link Long#MIN_VALUE}),
+ * which GCRA reads as a full bucket at any time.
  * <p>
  * Memory: the cells live in a direct {@link java.nio.ByteBuffer} referenced by this object (through its
  * {@link UnsafeBuffer}). It is released only by the garbage collector after every limiter that holds this
@@ -38,30 +27,24 @@ public final class CellArray
      */
     public static final String JVM_OPTION = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED";
 
-    /** Offset of the TAT word inside a cell. */
-    public static final int TAT_OFFSET = 0;
-
-    /** Bytes per cell: the TAT word plus padding to a cache-line pair. */
-    public static final int CELL_LENGTH = 128;
-
-    /** Alignment of the buffer (and so of every cell). */
-    public static final int CELL_ALIGNMENT = 128;
-
-    /** The value of a fresh cell: a TAT earlier than any time, i.e. a full bucket. */
+    /**
+     * The value of a fresh cell: a TAT earlier than any time, i.e. a full bucket at any time. Also the TAT a
+     * decision reports when it read no cell (a full bucket). The one name of this sentinel in the engine.
+     */
     public static final long FRESH_TAT_NS = Long.MIN_VALUE;
 
     /**
      * Most cells in one array: the buffer is indexed by {@code int}, and the aligned allocation asks for
-     * {@link #CELL_ALIGNMENT} bytes more than the cells need.
+     * {@link CellLayout#CELL_ALIGNMENT} bytes more than the cells need.
      */
-    public static final int MAX_CELLS = (Integer.MAX_VALUE - CELL_ALIGNMENT) / CELL_LENGTH;
+    public static final int MAX_CELLS = (Integer.MAX_VALUE - CellLayout.CELL_ALIGNMENT) / CellLayout.CELL_LENGTH;
 
     private final AtomicBuffer buffer;
     private final int cellCount;
 
     private CellArray(final int cellCount)
     {
-        this(allocateBuffer(cellCount * CELL_LENGTH, CELL_ALIGNMENT), cellCount);
+        this(allocateBuffer(cellCount * CellLayout.CELL_LENGTH, CellLayout.CELL_ALIGNMENT), cellCount);
     }
 
     private CellArray(final AtomicBuffer buffer, final int cellCount)
@@ -121,7 +104,7 @@ public final class CellArray
      */
     static CellArray over(final AtomicBuffer buffer, final int cellCount)
     {
-        Bounds.requireRange("cellCount", cellCount, 1, buffer.capacity() / CELL_LENGTH);
+        Bounds.requireRange("cellCount", cellCount, 1, buffer.capacity() / CellLayout.CELL_LENGTH);
         return new CellArray(buffer, cellCount);
     }
 
@@ -147,7 +130,7 @@ public final class CellArray
      */
     public static int tatOffset(final int index)
     {
-        return index * CELL_LENGTH + TAT_OFFSET;
+        return CellLayout.cellOffset(index) + CellLayout.TAT_OFFSET;
     }
 
     int checkIndex(final int index)

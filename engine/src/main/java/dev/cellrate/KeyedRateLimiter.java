@@ -446,7 +446,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
 
     private long peekWord(final long keyWord, final long incrementNs, final long nowNs)
     {
-        // An absent key (or one mid-reclaim) reads as Long.MIN_VALUE: a full bucket.
+        // An absent key (or one mid-reclaim) reads as SlotTable.STALE = CellArray.FRESH_TAT_NS: a full bucket.
         return incrementNs < 1 ? Result.NEVER : Gcra.decide(table.tatNs(keyWord), nowNs, incrementNs, ceilingNs);
     }
 
@@ -545,11 +545,11 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         {
             if (TableFullPolicy.REJECT == policy)
             {
-                return fill(decision, Result.TABLE_FULL, Long.MIN_VALUE, nowNs, Result.TABLE_FULL);
+                return fill(decision, Result.TABLE_FULL, CellArray.FRESH_TAT_NS, nowNs, Result.TABLE_FULL);
             }
             if (TableFullPolicy.ADMIT == policy)
             {
-                return fill(decision, Result.ADMITTED, Long.MIN_VALUE, nowNs, Result.ADMITTED_TABLE_FULL);
+                return fill(decision, Result.ADMITTED, CellArray.FRESH_TAT_NS, nowNs, Result.ADMITTED_TABLE_FULL);
             }
             final long code = table.chargeOverflow(incrementNs, ceilingNs, nowNs);
             if (null != decision)

@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.gcra.Gcra;
 import dev.cellrate.shaper.KeyedShaper;
 import dev.cellrate.shaper.ShaperMode;
 import dev.cellrate.table.KeyHash;
@@ -57,13 +58,11 @@ public final class KeyedRateLimiterBuilder
     long secret1;
     boolean secretFixed;
     NanoClock clock = SystemNanoClock.INSTANCE;
+    long initialPermits = Long.MAX_VALUE;
 
     KeyedRateLimiterBuilder(final Limit limit)
     {
-        if (null == limit)
-        {
-            throw new IllegalArgumentException("limit must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
         this.limit = limit;
     }
 
@@ -122,6 +121,22 @@ public final class KeyedRateLimiterBuilder
     public KeyedRateLimiterBuilder tableFullPolicy(final TableFullPolicy policy)
     {
         this.policy = policy;
+        return this;
+    }
+
+    /**
+     * The initial fill of every new key: a key seen for the first time (or again after its idle cell was
+     * evicted) starts with {@code initialPermits} permits at the time of the request that inserts it, so that
+     * many single permits are admitted before its first rejection (0 = empty, as Guava starts; at or above the
+     * burst = full, the default). Applies to {@link #build()} and {@link #buildShaper}.
+     *
+     * @param initialPermits permits a new key starts with, &ge; 0.
+     * @return this.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public KeyedRateLimiterBuilder initialPermits(final long initialPermits)
+    {
+        this.initialPermits = Bounds.requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE);
         return this;
     }
 
@@ -186,8 +201,10 @@ public final class KeyedRateLimiterBuilder
         final int slotsPerShard = validatedSlotsPerShard(shards);
         final int bound = validatedProbeBound(slotsPerShard);
         final long[] secret = secret();
-        return new KeyedRateLimiter(
+        final KeyedRateLimiter limiter = new KeyedRateLimiter(
             limit, policy, clock, shards, slotsPerShard, bound, idleGraceNs, secret[0], secret[1]);
+        limiter.table().fillNewKeys(newKeyLagNs());
+        return limiter;
     }
 
     /**
@@ -200,16 +217,23 @@ public final class KeyedRateLimiterBuilder
      */
     public KeyedShaper buildShaper(final ShaperMode mode)
     {
-        if (null == mode)
-        {
-            throw new IllegalArgumentException("mode must not be null");
-        }
+        Bounds.requireNonNull("mode", mode);
         final int shards = validatedShardCount();
         final int slotsPerShard = validatedSlotsPerShard(shards);
         final int bound = validatedProbeBound(slotsPerShard);
         final long[] secret = secret();
-        return new KeyedShaper(limit, mode,
-            new SlotTable(shards, slotsPerShard, bound, idleGraceNs, secret[0], secret[1], clock), clock);
+        final SlotTable table = new SlotTable(shards, slotsPerShard, bound, idleGraceNs, secret[0], secret[1], clock);
+        table.fillNewKeys(newKeyLagNs());
+        return new KeyedShaper(limit, mode, table, clock);
+    }
+
+    /**
+     * @return the lag a new key starts at: {@code &tau; + T - k T}, or 0 if it starts full.
+     */
+    private long newKeyLagNs()
+    {
+        final long tatNs = Gcra.initialTatNs(0, initialPermits, limit);
+        return CellArray.FRESH_TAT_NS == tatNs ? 0 : tatNs;
     }
 
     private long[] secret()
@@ -219,10 +243,8 @@ public final class KeyedRateLimiterBuilder
 
     private int validatedShardCount()
     {
-        if (null == policy || null == clock)
-        {
-            throw new IllegalArgumentException("tableFullPolicy and clock must not be null");
-        }
+        Bounds.requireNonNull("policy", policy);
+        Bounds.requireNonNull("clock", clock);
         Bounds.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
         final int shards = shardCountSet ? shardCount : defaultShardCount(slotCount);
         Bounds.requireRange("shardCount", shards, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));

@@ -68,10 +68,7 @@ public final class Limit
      */
     public static Limit of(final long permits, final long period, final TimeUnit unit, final long burst)
     {
-        if (null == unit)
-        {
-            throw new IllegalArgumentException("unit must not be null");
-        }
+        Bounds.requireNonNull("unit", unit);
         requireRange("permits", permits, 1, Long.MAX_VALUE);
         requireRange("period", period, 1, Long.MAX_VALUE);
         final long periodNs = unit.toNanos(period);

@@ -1,6 +1,7 @@
 package dev.cellrate;
 
 import dev.cellrate.gcra.AtomicGcra;
+import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
@@ -47,10 +48,8 @@ public final class PayLaterRateLimiter implements DebitLimiter
      */
     public PayLaterRateLimiter(final Limit limit, final long maxPermits, final long initialTatNs, final NanoClock clock)
     {
-        if (null == limit || null == clock)
-        {
-            throw new IllegalArgumentException("limit and clock must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("clock", clock);
         Bounds.requireRange("maxPermits", maxPermits, 1, Limit.MAX_CEILING_NS / limit.emissionIntervalNs());
         this.limit = limit;
         this.clock = clock;
@@ -60,6 +59,25 @@ public final class PayLaterRateLimiter implements DebitLimiter
         this.buffer = CellArray.allocate(1).buffer();
         this.tatOffset = CellArray.tatOffset(0);
         buffer.putLongVolatile(tatOffset, initialTatNs);
+    }
+
+    /**
+     * A limiter with its own cell and an initial fill: {@code initialPermits} single permits are admitted at
+     * creation before the first rejection (0 = empty: nothing until one emission interval has passed; at or
+     * above the burst = full). {@code GuavaBursty.newRateLimiter} keeps Guava's own start instead (its first
+     * request is free: created + &tau;, i.e. one permit in these terms).
+     *
+     * @param limit          GCRA(T, &tau;).
+     * @param maxPermits     largest cost, in [1, 2<sup>62</sup> / T].
+     * @param clock          the clock of the clock forms, read once here for the creation time.
+     * @param initialPermits permits available at creation, &ge; 0.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public PayLaterRateLimiter(
+        final Limit limit, final long maxPermits, final NanoClock clock, final long initialPermits)
+    {
+        this(limit, maxPermits, CellArray.FRESH_TAT_NS, clock);
+        buffer.putLongVolatile(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
     }
 
     /**

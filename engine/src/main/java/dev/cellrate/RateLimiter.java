@@ -68,9 +68,7 @@ public final class RateLimiter implements DebitLimiter
     public RateLimiter(final Limit limit, final NanoClock clock, final long initialPermits)
     {
         this(limit, clock);
-        buffer.putLongRelease(tatOffset,
-            Gcra.initialTatNs(clock.nanoTime(), Bounds.requireRange("initialPermits", initialPermits, 0,
-            Long.MAX_VALUE), emissionIntervalNs, ceilingNs));
+        buffer.putLongRelease(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
     }
 
     /**
@@ -84,13 +82,9 @@ public final class RateLimiter implements DebitLimiter
      */
     public RateLimiter(final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        if (null == limit || null == cells || null == clock)
-        {
-            throw new IllegalArgumentException("limit, cells and clock must not be null");
-        }
-        this.limit = limit;
-        this.cells = cells;
-        this.clock = clock;
+        this.limit = Bounds.requireNonNull("limit", limit);
+        this.cells = Bounds.requireNonNull("cells", cells);
+        this.clock = Bounds.requireNonNull("clock", clock);
         this.buffer = cells.buffer();
         this.tatOffset = CellArray.tatOffset(cells.checkIndex(cellIndex));
         this.tatBase = buffer.byteArray();

@@ -9,7 +9,7 @@
  * functions over {@code long}s ({@code Gcra}, {@code FixedWindow}, {@code SlidingCounter}, {@code WarmupMath},
  * {@code SrTcmRules}, ...); a <b>loop</b> applies a decision to memory atomically ({@code AtomicGcra},
  * {@code AtomicShaper}, {@code SeqLock}); a <b>layout</b> names the offsets of an off-heap structure
- * ({@code CellArray}, {@code TableLayout}). Only fronts, contracts and values are exported by the module.
+ * ({@code CellLayout}, {@code TableLayout}; {@code CellArray} allocates cells in {@code CellLayout}'s layout). Only fronts, contracts and values are exported by the module.
  * <p>
  * <b>Memory-ordering convention</b> (the one convention of the engine; each package's documentation only
  * says which words it applies to): all shared state lives in Agrona {@code AtomicBuffer}s. A word that

@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.layout.CellLayout;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.SystemNanoClock;
@@ -227,13 +228,13 @@ final class OddInputTest
         final AtomicBuffer buffer = cells.buffer();
         for (int cell = 0; cell <= limits.length; cell++)
         {
-            for (int offset = Long.BYTES; offset < CellArray.CELL_LENGTH; offset += Long.BYTES)
+            for (int offset = Long.BYTES; offset < CellLayout.CELL_LENGTH; offset += Long.BYTES)
             {
-                assertEquals(0, buffer.getLong(cell * CellArray.CELL_LENGTH + offset));
+                assertEquals(0, buffer.getLong(cell * CellLayout.CELL_LENGTH + offset));
             }
         }
         assertEquals(CellArray.FRESH_TAT_NS, buffer.getLong(CellArray.tatOffset(limits.length)));
-        assertEquals(0, buffer.addressOffset() % CellArray.CELL_ALIGNMENT);
+        assertEquals(0, buffer.addressOffset() % CellLayout.CELL_ALIGNMENT);
         assertEquals(limits.length + 1, cells.cellCount());
         assertEquals(cells, limiters[0].cells());
     }

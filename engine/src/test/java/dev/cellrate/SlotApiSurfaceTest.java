@@ -41,12 +41,16 @@ class SlotApiSurfaceTest
                 final boolean keyBytes = parameters.length == 3 && parameters[1] == int.class &&
                     (parameters[0] == byte[].class || DirectBuffer.class.isAssignableFrom(parameters[0]));
                 final boolean sweep = "sweep".equals(method.getName());
+                // The classed slot loop takes a class index, never an offset (chargeClassed checks it against
+                // the table's class capacity before it reaches a stored word).
+                final boolean classIndex = method.getName().toLowerCase().contains("class") &&
+                    parameters.length > 0 && type == SlotLoop.class;
                 boolean takesInt = false;
                 for (final Class<?> parameter : parameters)
                 {
                     takesInt |= parameter == int.class;
                 }
-                if ((takesInt && !keyBytes && !sweep) || DirectBuffer.class.isAssignableFrom(method.getReturnType()) ||
+                if ((takesInt && !keyBytes && !sweep && !classIndex) || DirectBuffer.class.isAssignableFrom(method.getReturnType()) ||
                     (method.getReturnType() == int.class && method.getName().toLowerCase().contains("offset")) ||
                     "claimSlot".equals(method.getName()) || "findSlot".equals(method.getName()))
                 {

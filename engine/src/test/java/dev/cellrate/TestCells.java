@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.layout.CellLayout;
 import dev.cellrate.testing.InterposingBuffer;
 
 /** Test access to {@link CellArray#over}: cells whose CAS a unit test can make lose once. */
@@ -18,6 +19,6 @@ public final class TestCells
     /** @return a buffer big enough for {@code cellCount} cells. */
     public static InterposingBuffer buffer(final int cellCount)
     {
-        return new InterposingBuffer(cellCount * CellArray.CELL_LENGTH);
+        return new InterposingBuffer(cellCount * CellLayout.CELL_LENGTH);
     }
 }

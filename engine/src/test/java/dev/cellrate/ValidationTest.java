@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.layout.CellLayout;
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.Test;
@@ -104,10 +105,10 @@ final class ValidationTest
     {
         assertRange("cellCount", 1, CellArray.MAX_CELLS, 0, () -> CellArray.allocate(0));
         assertRange("cellCount", 1, CellArray.MAX_CELLS, -1, () -> CellArray.allocate(-1));
-        assertRange("cellCount", 1, CellArray.MAX_CELLS, Integer.MAX_VALUE / CellArray.CELL_LENGTH,
-            () -> CellArray.allocate(Integer.MAX_VALUE / CellArray.CELL_LENGTH));
+        assertRange("cellCount", 1, CellArray.MAX_CELLS, Integer.MAX_VALUE / CellLayout.CELL_LENGTH,
+            () -> CellArray.allocate(Integer.MAX_VALUE / CellLayout.CELL_LENGTH));
         assertRange("cellCount", 1, CellArray.MAX_CELLS, Integer.MAX_VALUE, () -> CellArray.allocate(Integer.MAX_VALUE));
-        assertTrue((long)CellArray.MAX_CELLS * CellArray.CELL_LENGTH + CellArray.CELL_ALIGNMENT <= Integer.MAX_VALUE);
+        assertTrue((long)CellArray.MAX_CELLS * CellLayout.CELL_LENGTH + CellLayout.CELL_ALIGNMENT <= Integer.MAX_VALUE);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.cellrate.composite;
 
+import dev.cellrate.Bounds;
+import dev.cellrate.gcra.Refund;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
@@ -39,7 +41,7 @@ public final class CompositeRateLimiter implements DebitLimiter
     private final long[] emissionIntervalsNs;
     private final long[] ceilingsNs;
     private final int[] fixedOffsets;
-    private final AtomicBuffer leaks;
+    private final LeakCounter leaks = new LeakCounter();
     private final int legCount;
     private final NanoClock clock;
 
@@ -52,16 +54,47 @@ public final class CompositeRateLimiter implements DebitLimiter
      */
     public static CompositeRateLimiter of(final Limit... limits)
     {
-        if (null == limits)
+        return new CompositeRateLimiter(ownCells(limits), limits, ownIndices(limits));
+    }
+
+    /**
+     * A composite with its own cells, one per limit, and an initial fill: every leg starts with
+     * {@code initialPermits} permits (capped at its own burst), so {@code min(initialPermits, smallest burst)}
+     * single permits are admitted at creation before the first rejection (0 = empty; the default of
+     * {@link #of} is full).
+     *
+     * @param clock          the clock of the clock forms, read once here for the creation time.
+     * @param initialPermits permits available on each leg at creation, &ge; 0.
+     * @param limits         the legs' limits, 1 to 64 of them.
+     * @return the composite.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public static CompositeRateLimiter of(final NanoClock clock, final long initialPermits, final Limit... limits)
+    {
+        final CompositeRateLimiter composite =
+            new CompositeRateLimiter(ownCells(limits), limits, ownIndices(limits), clock);
+        final long nowNs = clock.nanoTime();
+        for (int leg = 0; leg < composite.legCount; leg++)
         {
-            throw new IllegalArgumentException("limits must not be null");
+            composite.buffer.putLongVolatile(
+                composite.fixedOffsets[leg], Gcra.initialTatNs(nowNs, initialPermits, composite.limits[leg]));
         }
+        return composite;
+    }
+
+    private static CellArray ownCells(final Limit[] limits)
+    {
+        return CellArray.allocate(Math.max(1, Bounds.requireNonNull("limits", limits).length));
+    }
+
+    private static int[] ownIndices(final Limit[] limits)
+    {
         final int[] indices = new int[limits.length];
         for (int i = 0; i < indices.length; i++)
         {
             indices[i] = i;
         }
-        return new CompositeRateLimiter(CellArray.allocate(Math.max(1, limits.length)), limits, indices);
+        return indices;
     }
 
     /**
@@ -85,10 +118,9 @@ public final class CompositeRateLimiter implements DebitLimiter
     public CompositeRateLimiter(
         final CellArray cells, final Limit[] limits, final int[] cellIndices, final NanoClock clock)
     {
-        if (null == cells || null == limits || null == clock)
-        {
-            throw new IllegalArgumentException("cells, limits and clock must not be null");
-        }
+        Bounds.requireNonNull("cells", cells);
+        Bounds.requireNonNull("limits", limits);
+        Bounds.requireNonNull("clock", clock);
         this.clock = clock;
         if (limits.length < 1 || limits.length > 64)
         {
@@ -119,8 +151,6 @@ public final class CompositeRateLimiter implements DebitLimiter
                 fixedOffsets[i] = CellArray.tatOffset(checkCell(cellIndices[i]));
             }
         }
-        this.leaks = CellArray.allocate(1).buffer();
-        leaks.putLongVolatile(CellArray.tatOffset(0), 0);
     }
 
     /**
@@ -289,7 +319,7 @@ public final class CompositeRateLimiter implements DebitLimiter
         final long code = charge(leg + 1, cellsOrOffsets, indices, permits, nowNs);
         if (Result.ADMITTED != code && !Refund.undo(buffer, offset, chargedNs, incrementNs))
         {
-            leaks.getAndAddLong(CellArray.tatOffset(0), 1);
+            leaks.leaked();
         }
         return code;
     }
@@ -300,7 +330,7 @@ public final class CompositeRateLimiter implements DebitLimiter
      */
     public long leakedRefunds()
     {
-        return leaks.getLongVolatile(CellArray.tatOffset(0));
+        return leaks.count();
     }
 
     /**

@@ -1,12 +1,11 @@
 package dev.cellrate.composite;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.gcra.Refund;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
-import org.agrona.concurrent.AtomicBuffer;
 
 /**
  * All-or-nothing admission across keys: "user AND tenant AND global", each leg a
@@ -40,7 +39,7 @@ public final class KeyedCompositeRateLimiter
     private final long[] emissionIntervalsNs;
     private final long[] ceilingsNs;
     private final long[] bursts;
-    private final AtomicBuffer leaks;
+    private final LeakCounter leaks = new LeakCounter();
     private final int legCount;
 
     /**
@@ -74,8 +73,6 @@ public final class KeyedCompositeRateLimiter
             bursts[i] = limit.burst();
             steps[i] = new Leg(tables[i], i);
         }
-        this.leaks = CellArray.allocate(1).buffer();
-        leaks.putLongVolatile(CellArray.tatOffset(0), 0);
     }
 
     /**
@@ -135,7 +132,7 @@ public final class KeyedCompositeRateLimiter
             final long code = chargeLeg(leg + 1, keys, incrementNs / emissionIntervalsNs[leg], nowNs);
             if (Result.ADMITTED != code && !refund(keyWord, tatAfterNs, tatAfterNs - incrementNs))
             {
-                leaks.getAndAddLong(CellArray.tatOffset(0), 1);
+                leaks.leaked();
             }
             return code;
         }
@@ -169,7 +166,7 @@ public final class KeyedCompositeRateLimiter
      */
     public long leakedRefunds()
     {
-        return leaks.getLongVolatile(CellArray.tatOffset(0));
+        return leaks.count();
     }
 
     /**

@@ -1,7 +1,7 @@
 /**
  * Fronts that charge several GCRA legs all or nothing ({@link dev.cellrate.composite.CompositeRateLimiter}, {@link
- * dev.cellrate.composite.KeyedCompositeRateLimiter}) and the loop that refunds a leg ({@link
- * dev.cellrate.composite.Refund}, layer: loop).
+ * dev.cellrate.composite.KeyedCompositeRateLimiter}); the loop that refunds a leg is {@link
+ * dev.cellrate.gcra.Refund} (not exported).
  * <p>
  * Memory ordering: the engine convention of {@link dev.cellrate} (package documentation).
  */

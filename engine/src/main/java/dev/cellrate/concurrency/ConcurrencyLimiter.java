@@ -2,6 +2,7 @@ package dev.cellrate.concurrency;
 
 import dev.cellrate.CellArray;
 import dev.cellrate.Result;
+import dev.cellrate.layout.CellLayout;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.AtomicBuffer;
 
@@ -25,9 +26,9 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *  |                      in-flight count                          |  IN_FLIGHT_OFFSET = 0
  *  +---------------------------------------------------------------+
- *  |                padding to HEADER_LENGTH = 128 bytes           |
+ *  |          padding to HEADER_LENGTH = CellLayout.CELL_LENGTH    |
  *  +---------------------------------------------------------------+
- *  |          slot word i: [generation][held]                      |  SLOTS_OFFSET = 128, 8 bytes a slot
+ *  |          slot word i: [generation][held]                      |  SLOTS_OFFSET = HEADER_LENGTH, 8 bytes a slot
  *  ...                                                           ...
  * </pre>
  * Concurrency contract: an acquire first reserves capacity with a CAS {@code c -> c + 1} that only succeeds
@@ -53,14 +54,14 @@ public final class ConcurrencyLimiter
     /** Offset of the in-flight count. */
     public static final int IN_FLIGHT_OFFSET = 0;
 
-    /** Header length: the count padded to a cache-line pair. */
-    public static final int HEADER_LENGTH = 128;
+    /** Header length: the count padded to one cell of {@link CellLayout} (a cache-line pair). */
+    public static final int HEADER_LENGTH = CellLayout.CELL_LENGTH;
 
     /** Offset of slot 0. */
     public static final int SLOTS_OFFSET = HEADER_LENGTH;
 
     /** Alignment of the buffer and padding unit of its end. */
-    public static final int ALIGNMENT = 128;
+    public static final int ALIGNMENT = CellLayout.CELL_ALIGNMENT;
 
     private final AtomicBuffer buffer;
     private final int maxInFlight;

@@ -1,5 +1,8 @@
 package dev.cellrate.gcra;
 
+import dev.cellrate.Bounds;
+import dev.cellrate.CellArray;
+import dev.cellrate.Limit;
 import dev.cellrate.Result;
 
 /**
@@ -180,7 +183,7 @@ public final class Gcra
      * @param permits            permits available at creation, &ge; 0; at or above the burst it is full.
      * @param emissionIntervalNs T.
      * @param ceilingNs          &tau; + T.
-     * @return the initial TAT: {@code t + &tau; + T - permits * T}, or {@link Long#MIN_VALUE} (full) when
+     * @return the initial TAT: {@code t + &tau; + T - permits * T}, or {@link CellArray#FRESH_TAT_NS} (full) when
      * {@code permits * T >= &tau; + T}.
      */
     public static long initialTatNs(final long nowNs, final long permits, final long emissionIntervalNs,
@@ -188,9 +191,26 @@ public final class Gcra
     {
         if (permits >= ceilingNs / emissionIntervalNs)
         {
-            return Long.MIN_VALUE;
+            return CellArray.FRESH_TAT_NS;
         }
         final long lagNs = ceilingNs - Math.max(0, permits) * emissionIntervalNs;
         return nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs;
+    }
+
+    /**
+     * The initial fill of a front's cell, checked: as {@link #initialTatNs(long, long, long, long)} for
+     * {@code limit}, after checking {@code initialPermits} (construction time only).
+     *
+     * @param nowNs          the creation time.
+     * @param initialPermits permits available at creation, in [0, {@link Long#MAX_VALUE}]; at or above the burst
+     *                       the cell is full.
+     * @param limit          the cell's limit.
+     * @return the initial TAT.
+     * @throws IllegalArgumentException naming {@code initialPermits} if it is negative.
+     */
+    public static long initialTatNs(final long nowNs, final long initialPermits, final Limit limit)
+    {
+        return initialTatNs(nowNs, Bounds.requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE),
+            limit.emissionIntervalNs(), limit.ceilingNs());
     }
 }

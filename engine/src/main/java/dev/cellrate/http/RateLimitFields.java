@@ -1,5 +1,6 @@
 package dev.cellrate.http;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
 import org.agrona.MutableDirectBuffer;
@@ -53,10 +54,7 @@ public final class RateLimitFields
      */
     public RateLimitFields(final String policyName, final Limit limit)
     {
-        if (null == limit)
-        {
-            throw new IllegalArgumentException("limit must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
         if (null == policyName || policyName.isEmpty() || policyName.length() > MAX_NAME_LENGTH)
         {
             throw new IllegalArgumentException(

@@ -1,5 +1,6 @@
 package dev.cellrate.reconfigure;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -39,10 +40,7 @@ public final class ReconfigurablePayLaterRateLimiter
      */
     public ReconfigurablePayLaterRateLimiter(final GuavaBursty guava, final long createdNs)
     {
-        if (null == guava)
-        {
-            throw new IllegalArgumentException("guava must not be null");
-        }
+        Bounds.requireNonNull("guava", guava);
         buffer = CellArray.allocate(1).buffer();
         tatOffset = CellArray.tatOffset(0);
         buffer.putLongVolatile(tatOffset, guava.initialTatNs(createdNs));
@@ -104,10 +102,7 @@ public final class ReconfigurablePayLaterRateLimiter
      */
     public synchronized void setRate(final GuavaBursty guava, final long nowNs)
     {
-        if (null == guava)
-        {
-            throw new IllegalArgumentException("guava must not be null");
-        }
+        Bounds.requireNonNull("guava", guava);
         final Settings old = settings;
         final Settings next = Settings.of(guava.limit());
         if (old.unlimited)

@@ -1,5 +1,6 @@
 package dev.cellrate.reconfigure;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
@@ -53,10 +54,9 @@ public final class ReconfigurableRateLimiter implements Limiter
     public ReconfigurableRateLimiter(
         final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        if (null == limit || null == cells || null == clock)
-        {
-            throw new IllegalArgumentException("limit, cells and clock must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("cells", cells);
+        Bounds.requireNonNull("clock", clock);
         this.clock = clock;
         dev.cellrate.Bounds.requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
         this.limit = limit;
@@ -102,10 +102,7 @@ public final class ReconfigurableRateLimiter implements Limiter
      */
     public void setLimit(final Limit limit)
     {
-        if (null == limit)
-        {
-            throw new IllegalArgumentException("limit must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
         this.limit = limit;
     }
 

@@ -3,9 +3,10 @@ package dev.cellrate.reconfigure;
 import dev.cellrate.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import dev.cellrate.shaper.AtomicShaper;
+import dev.cellrate.Bounds;
+import dev.cellrate.shaper.Shaper;
 import dev.cellrate.shaper.ShaperMode;
-import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * A leaky-queue shaper ({@link dev.cellrate.shaper.Shaper}) whose {@link Limit} can be replaced at run time
@@ -18,10 +19,10 @@ import org.agrona.concurrent.AtomicBuffer;
  */
 public final class ReconfigurableShaper
 {
-    private final AtomicBuffer buffer;
-    private final int tatOffset;
+    private final CellArray cells = CellArray.allocate(1);
     private final ShaperMode mode;
-    private volatile Settings settings;
+    /** The current limit as a {@link Shaper} over this front's one cell (a change replaces it, not the cell). */
+    private volatile Shaper shaper;
 
     /**
      * @param limit the initial limit.
@@ -29,15 +30,8 @@ public final class ReconfigurableShaper
      */
     public ReconfigurableShaper(final Limit limit, final ShaperMode mode)
     {
-        if (null == limit || null == mode)
-        {
-            throw new IllegalArgumentException("limit and mode must not be null");
-        }
-        final CellArray cells = CellArray.allocate(1);
-        this.buffer = cells.buffer();
-        this.tatOffset = CellArray.tatOffset(0);
-        this.mode = mode;
-        this.settings = new Settings(limit, mode.immediateNs(limit.emissionIntervalNs()));
+        this.mode = Bounds.requireNonNull("mode", mode);
+        setLimit(limit);
     }
 
     /**
@@ -48,10 +42,7 @@ public final class ReconfigurableShaper
      */
     public long reserve(final long permits, final long nowNs)
     {
-        final Settings settings = this.settings;
-        final Limit limit = settings.limit;
-        return AtomicShaper.reserve(
-            buffer, tatOffset, limit.incrementNs(permits), limit.ceilingNs(), settings.immediateNs, nowNs, null);
+        return shaper.reserve(permits, nowNs);
     }
 
     /**
@@ -61,11 +52,7 @@ public final class ReconfigurableShaper
      */
     public void setLimit(final Limit limit)
     {
-        if (null == limit)
-        {
-            throw new IllegalArgumentException("limit must not be null");
-        }
-        settings = new Settings(limit, mode.immediateNs(limit.emissionIntervalNs()));
+        shaper = new Shaper(Bounds.requireNonNull("limit", limit), mode, cells, 0, SystemNanoClock.INSTANCE);
     }
 
     /**
@@ -73,7 +60,7 @@ public final class ReconfigurableShaper
      */
     public Limit limit()
     {
-        return settings.limit;
+        return shaper.limit();
     }
 
     /**
@@ -81,18 +68,6 @@ public final class ReconfigurableShaper
      */
     public long tatNs()
     {
-        return buffer.getLongAcquire(tatOffset);
-    }
-
-    private static final class Settings
-    {
-        final Limit limit;
-        final long immediateNs;
-
-        Settings(final Limit limit, final long immediateNs)
-        {
-            this.limit = limit;
-            this.immediateNs = immediateNs;
-        }
+        return shaper.tatNs();
     }
 }

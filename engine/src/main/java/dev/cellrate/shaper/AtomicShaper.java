@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.gcra.ShaperMath;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
@@ -20,7 +21,7 @@ import org.agrona.concurrent.AtomicBuffer;
  * iff no later reservation is live, and then restores exactly the state before the reservation. A refund
  * therefore never lowers the TAT below what a live reservation requires.
  */
-public final class AtomicShaper
+final class AtomicShaper
 {
     private AtomicShaper()
     {
@@ -39,7 +40,7 @@ public final class AtomicShaper
      * @return the delay in ns (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code
      * (&le; {@link Result#ENCODED_RETRY_AFTER_BASE} - 1), see {@link Result}.
      */
-    public static long reserve(
+    static long reserve(
         final AtomicBuffer buffer,
         final int offset,
         final long incrementNs,
@@ -96,7 +97,7 @@ public final class AtomicShaper
      *                      below {@code tatAfterNs}, else nothing is refunded.
      * @return true iff refunded (the cell went from {@code tatAfterNs} to {@code restoredTatNs}).
      */
-    public static boolean cancel(
+    static boolean cancel(
         final AtomicBuffer buffer, final int offset, final long tatAfterNs, final long restoredTatNs)
     {
         return restoredTatNs < tatAfterNs && buffer.compareAndSetLong(offset, tatAfterNs, restoredTatNs);

@@ -1,5 +1,7 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Bounds;
+import dev.cellrate.gcra.ShaperMath;
 import dev.cellrate.KeyedReserver;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -50,10 +52,10 @@ public final class KeyedShaper implements KeyedReserver
      */
     public KeyedShaper(final Limit limit, final ShaperMode mode, final SlotTable table, final NanoClock clock)
     {
-        if (null == limit || null == mode || null == table || null == clock)
-        {
-            throw new IllegalArgumentException("limit, mode, table and clock must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("mode", mode);
+        Bounds.requireNonNull("table", table);
+        Bounds.requireNonNull("clock", clock);
         this.limit = limit;
         this.mode = mode;
         this.table = table;
@@ -134,16 +136,8 @@ public final class KeyedShaper implements KeyedReserver
      */
     public boolean cancelKeyWord(final long keyWord, final Reservation reservation, final long nowNs)
     {
-        if (reservation.tatAfterNs() <= nowNs)
-        {
-            return false;
-        }
-        if (step.cancel(keyWord, reservation.tatAfterNs(), reservation.tatBeforeNs()))
-        {
-            reservation.refunded();
-            return true;
-        }
-        return false;
+        return reservation.tatAfterNs() > nowNs &&
+            reservation.refundedIf(step.cancel(keyWord, reservation.tatAfterNs(), reservation.tatBeforeNs()));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.Result;
 import org.agrona.LangUtil;
 import org.agrona.concurrent.Agent;
@@ -46,6 +47,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ReleaseAgent<E> implements Agent
 {
+    /** Submission modes of the one submission path. */
+    private static final int AT_DUE_TIME = 0;
+    private static final int ON_SHAPER = 1;
+    private static final int ON_KEYED_SHAPER = 2;
+
     private final MpmcAtomicArrayQueue<ReleaseSchedule.Entry<E>> free;
     private final MpscAtomicArrayQueue<ReleaseSchedule.Entry<E>> submitted;
     private final ReleaseSchedule<E> schedule;
@@ -71,10 +77,8 @@ public final class ReleaseAgent<E> implements Agent
         {
             throw new IllegalArgumentException("capacity must be in [2, " + (1 << 30) + "] but was " + capacity);
         }
-        if (null == handler || null == clock)
-        {
-            throw new IllegalArgumentException("handler and clock must not be null");
-        }
+        Bounds.requireNonNull("handler", handler);
+        Bounds.requireNonNull("clock", clock);
         this.capacity = capacity;
         this.handler = handler;
         this.clock = clock;
@@ -97,25 +101,7 @@ public final class ReleaseAgent<E> implements Agent
      */
     public long submit(final E item, final long dueNs)
     {
-        requireItem(item);
-        if (!gate.enter())
-        {
-            return Result.CLOSED;
-        }
-        try
-        {
-            final ReleaseSchedule.Entry<E> entry = free.poll();
-            if (null == entry)
-            {
-                return Result.QUEUE_FULL;
-            }
-            publish(entry, item, dueNs);
-            return Result.ADMITTED;
-        }
-        finally
-        {
-            gate.exit();
-        }
+        return submit(AT_DUE_TIME, item, null, null, 0, 0, dueNs);
     }
 
     /**
@@ -133,34 +119,7 @@ public final class ReleaseAgent<E> implements Agent
      */
     public long submit(final E item, final Shaper shaper, final long permits, final long nowNs)
     {
-        requireItem(item);
-        if (!gate.enter())
-        {
-            return Result.CLOSED;
-        }
-        try
-        {
-            final ReleaseSchedule.Entry<E> entry = free.poll();
-            if (null == entry)
-            {
-                return Result.QUEUE_FULL;
-            }
-            final long code;
-            try
-            {
-                code = shaper.reserve(permits, nowNs);
-            }
-            catch (final Throwable ex)
-            {
-                free.offer(entry);
-                throw ex;
-            }
-            return complete(entry, item, nowNs, code);
-        }
-        finally
-        {
-            gate.exit();
-        }
+        return submit(ON_SHAPER, item, shaper, null, 0, permits, nowNs);
     }
 
     /**
@@ -175,6 +134,22 @@ public final class ReleaseAgent<E> implements Agent
      */
     public long submit(final E item, final KeyedShaper shaper, final long key, final long permits, final long nowNs)
     {
+        return submit(ON_KEYED_SHAPER, item, null, shaper, key, permits, nowNs);
+    }
+
+    /**
+     * The one submission path: enter the gate, claim room, then (unless the item has a due time already)
+     * reserve, giving the room back if the reservation refuses or throws.
+     */
+    private long submit(
+        final int mode,
+        final E item,
+        final Shaper shaper,
+        final KeyedShaper keyedShaper,
+        final long key,
+        final long permits,
+        final long nowNs)
+    {
         requireItem(item);
         if (!gate.enter())
         {
@@ -187,15 +162,18 @@ public final class ReleaseAgent<E> implements Agent
             {
                 return Result.QUEUE_FULL;
             }
-            final long code;
-            try
+            long code = Result.ADMITTED;
+            if (AT_DUE_TIME != mode)
             {
-                code = shaper.reserve(key, permits, nowNs);
-            }
-            catch (final Throwable ex)
-            {
-                free.offer(entry);
-                throw ex;
+                try
+                {
+                    code = ON_SHAPER == mode ? shaper.reserve(permits, nowNs) : keyedShaper.reserve(key, permits, nowNs);
+                }
+                catch (final Throwable ex)
+                {
+                    free.offer(entry);
+                    throw ex;
+                }
             }
             return complete(entry, item, nowNs, code);
         }

@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Bounds;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
@@ -36,10 +37,9 @@ public final class ReleaseRunner implements AutoCloseable
     public static ReleaseRunner start(
         final ReleaseAgent<?> agent, final IdleStrategy idleStrategy, final ErrorHandler errorHandler)
     {
-        if (null == agent || null == idleStrategy || null == errorHandler)
-        {
-            throw new IllegalArgumentException("agent, idleStrategy and errorHandler must not be null");
-        }
+        Bounds.requireNonNull("agent", agent);
+        Bounds.requireNonNull("idleStrategy", idleStrategy);
+        Bounds.requireNonNull("errorHandler", errorHandler);
         final AgentRunner agentRunner = new AgentRunner(idleStrategy, errorHandler, null, agent);
         AgentRunner.startOnThread(agentRunner);
         return new ReleaseRunner(agent, agentRunner);

@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.gcra.ShaperMath;
 import dev.cellrate.Result;
 
 /**
@@ -65,6 +66,21 @@ public final class Reservation
     {
         incrementNs = 0;
         tatAfterNs = tatBeforeNs;
+    }
+
+    /**
+     * The end of every holder-based cancel: mark the reservation refunded iff the refund CAS succeeded.
+     *
+     * @param refunded whether the cell was lowered.
+     * @return {@code refunded}.
+     */
+    boolean refundedIf(final boolean refunded)
+    {
+        if (refunded)
+        {
+            refunded();
+        }
+        return refunded;
     }
 
     /**

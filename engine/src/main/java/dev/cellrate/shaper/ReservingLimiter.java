@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Bounds;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.cellrate.CellArray;
@@ -68,10 +69,8 @@ public final class ReservingLimiter implements Reserver
         final Limit limit, final boolean payLater, final long maxPermits, final long initialTatNs,
         final NanoClock clock)
     {
-        if (null == limit || null == clock)
-        {
-            throw new IllegalArgumentException("limit and clock must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("clock", clock);
         this.limit = limit;
         this.clock = clock;
         this.payLater = payLater;
@@ -94,6 +93,21 @@ public final class ReservingLimiter implements Reserver
     public ReservingLimiter(final Limit limit, final NanoClock clock)
     {
         this(requireLimit(limit), false, limit.burst(), CellArray.FRESH_TAT_NS, clock);
+    }
+
+    /**
+     * A limiter with its own cell and an initial fill: {@code initialPermits} single permits are granted
+     * without waiting at creation (0 = empty; at or above the burst = full, the default).
+     *
+     * @param limit          GCRA(T, &tau;); the burst bounds a single cost, not the wait.
+     * @param clock          the clock of {@link #acquireWithin}, read once here for the creation time.
+     * @param initialPermits permits available at creation, &ge; 0.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public ReservingLimiter(final Limit limit, final NanoClock clock, final long initialPermits)
+    {
+        this(limit, clock);
+        buffer.putLongVolatile(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
     }
 
     /**
@@ -331,10 +345,7 @@ public final class ReservingLimiter implements Reserver
 
     private static Limit requireLimit(final Limit limit)
     {
-        if (null == limit)
-        {
-            throw new IllegalArgumentException("limit must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
         return limit;
     }
 

@@ -1,5 +1,7 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Bounds;
+import dev.cellrate.gcra.Gcra;
 import dev.cellrate.Reserver;
 import dev.cellrate.CellArray;
 import dev.cellrate.Limit;
@@ -49,6 +51,23 @@ public final class Shaper implements Reserver
     }
 
     /**
+     * A shaper with its own cell and an initial fill: {@code initialPermits} single-permit reservations are
+     * granted at creation before the first rejection (0 = empty; at or above the burst = full, the default of
+     * the other constructors). What each waits is the mode's rule on the cell as filled.
+     *
+     * @param limit          the limit.
+     * @param mode           the release mode.
+     * @param clock          the clock of the clock forms, read once here for the creation time.
+     * @param initialPermits permits available at creation, &ge; 0.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public Shaper(final Limit limit, final ShaperMode mode, final NanoClock clock, final long initialPermits)
+    {
+        this(limit, mode, CellArray.allocate(1), 0, clock);
+        buffer.putLongVolatile(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
+    }
+
+    /**
      * A shaper over cell {@code cellIndex} of a shared {@link CellArray}. Two live users of one cell must
      * share its limit.
      *
@@ -62,10 +81,10 @@ public final class Shaper implements Reserver
     public Shaper(
         final Limit limit, final ShaperMode mode, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        if (null == limit || null == mode || null == cells || null == clock)
-        {
-            throw new IllegalArgumentException("limit, mode, cells and clock must not be null");
-        }
+        Bounds.requireNonNull("limit", limit);
+        Bounds.requireNonNull("mode", mode);
+        Bounds.requireNonNull("cells", cells);
+        Bounds.requireNonNull("clock", clock);
         if (cellIndex < 0 || cellIndex >= cells.cellCount())
         {
             throw new IllegalArgumentException(
@@ -124,12 +143,8 @@ public final class Shaper implements Reserver
      */
     public boolean cancel(final Reservation reservation)
     {
-        if (AtomicShaper.cancel(buffer, tatOffset, reservation.tatAfterNs(), reservation.tatBeforeNs()))
-        {
-            reservation.refunded();
-            return true;
-        }
-        return false;
+        return reservation.refundedIf(
+            AtomicShaper.cancel(buffer, tatOffset, reservation.tatAfterNs(), reservation.tatBeforeNs()));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedLimiter;
 import dev.cellrate.Result;
@@ -19,10 +20,8 @@ public final class ObservedKeyedLimiter implements KeyedLimiter
 
     private ObservedKeyedLimiter(final KeyedLimiter limiter, final LimiterStats stats, final boolean dryRun)
     {
-        if (null == limiter || null == stats)
-        {
-            throw new IllegalArgumentException("limiter and stats must not be null");
-        }
+        Bounds.requireNonNull("limiter", limiter);
+        Bounds.requireNonNull("stats", stats);
         this.limiter = limiter;
         this.stats = stats;
         this.dryRun = dryRun;

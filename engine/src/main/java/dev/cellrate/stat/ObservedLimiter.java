@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.Decision;
 import dev.cellrate.Limiter;
 import dev.cellrate.Result;
@@ -20,10 +21,8 @@ public final class ObservedLimiter implements Limiter
 
     private ObservedLimiter(final Limiter limiter, final LimiterStats stats, final boolean dryRun)
     {
-        if (null == limiter || null == stats)
-        {
-            throw new IllegalArgumentException("limiter and stats must not be null");
-        }
+        Bounds.requireNonNull("limiter", limiter);
+        Bounds.requireNonNull("stats", stats);
         this.limiter = limiter;
         this.stats = stats;
         this.dryRun = dryRun;

@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.Decision;
 import dev.cellrate.Limiter;
 import org.agrona.concurrent.NanoClock;
@@ -26,10 +27,10 @@ public final class ShadowLimiter implements Limiter
     public ShadowLimiter(
         final Limiter enforced, final LimiterStats enforcedStats, final Limiter shadow, final LimiterStats shadowStats)
     {
-        if (null == enforced || null == enforcedStats || null == shadow || null == shadowStats)
-        {
-            throw new IllegalArgumentException("enforced, enforcedStats, shadow and shadowStats must not be null");
-        }
+        Bounds.requireNonNull("enforced", enforced);
+        Bounds.requireNonNull("enforcedStats", enforcedStats);
+        Bounds.requireNonNull("shadow", shadow);
+        Bounds.requireNonNull("shadowStats", shadowStats);
         this.enforced = enforced;
         this.enforcedStats = enforcedStats;
         this.shadow = shadow;

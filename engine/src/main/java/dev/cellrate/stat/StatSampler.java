@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.Bounds;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.shaper.ReleaseAgent;
 import dev.cellrate.shaper.Shaper;
@@ -22,7 +23,10 @@ public final class StatSampler implements Agent
     private final NanoClock clock;
     private final long intervalNs;
     private volatile Source[] sources = new Source[0];
-    private long nextSampleNs = Long.MIN_VALUE;
+    /** {@link #nextSampleNs} before the first sample: the next duty cycle samples whatever the time. */
+    private static final long NOT_SAMPLED_YET = Long.MIN_VALUE;
+
+    private long nextSampleNs = NOT_SAMPLED_YET;
 
     /**
      * @param clock      the clock of the duty cycle (and of shaper backlogs: the shapers' time base).
@@ -30,10 +34,7 @@ public final class StatSampler implements Agent
      */
     public StatSampler(final NanoClock clock, final long intervalNs)
     {
-        if (null == clock)
-        {
-            throw new IllegalArgumentException("clock must not be null");
-        }
+        Bounds.requireNonNull("clock", clock);
         dev.cellrate.Bounds.requireRange("intervalNs", intervalNs, 0, 3_600_000_000_000L);
         this.clock = clock;
         this.intervalNs = intervalNs;
@@ -102,7 +103,7 @@ public final class StatSampler implements Agent
     public int doWork()
     {
         final long nowNs = clock.nanoTime();
-        if (nowNs - nextSampleNs < 0 && Long.MIN_VALUE != nextSampleNs)
+        if (nowNs - nextSampleNs < 0 && NOT_SAMPLED_YET != nextSampleNs)
         {
             return 0;
         }
@@ -135,83 +136,83 @@ public final class StatSampler implements Agent
         return "cellrate-stat-sampler";
     }
 
+    /** A sampled source: the gauges it sets, registered once in {@code kinds} order. */
     private abstract static class Source
     {
+        private final LimiterStats stats;
+        private final int[] gauges;
+
+        Source(final LimiterStats stats, final StatKind... kinds)
+        {
+            this.stats = stats;
+            gauges = new int[kinds.length];
+            for (int i = 0; i < kinds.length; i++)
+            {
+                gauges[i] = stats.gauge(kinds[i]);
+            }
+        }
+
+        final void set(final int gauge, final long value)
+        {
+            stats.set(gauges[gauge], value);
+        }
+
         abstract void sample(long nowNs);
     }
 
     private static final class TableSource extends Source
     {
         private final SlotTable table;
-        private final LimiterStats stats;
-        private final int liveKeys;
-        private final int evictions;
-        private final int tableFull;
-        private final int casRetries;
 
         TableSource(final SlotTable table, final LimiterStats stats)
         {
+            super(stats, StatKind.LIVE_KEYS, StatKind.EVICTIONS, StatKind.TABLE_FULL_EVENTS, StatKind.CAS_RETRIES);
             this.table = table;
-            this.stats = stats;
-            liveKeys = stats.gauge(StatKind.LIVE_KEYS);
-            evictions = stats.gauge(StatKind.EVICTIONS);
-            tableFull = stats.gauge(StatKind.TABLE_FULL_EVENTS);
-            casRetries = stats.gauge(StatKind.CAS_RETRIES);
         }
 
         void sample(final long nowNs)
         {
-            stats.set(liveKeys, table.liveKeys());
-            stats.set(evictions, table.evictions());
-            stats.set(tableFull, table.tableFullEvents());
-            stats.set(casRetries, table.casRetries());
+            set(0, table.liveKeys());
+            set(1, table.evictions());
+            set(2, table.tableFullEvents());
+            set(3, table.casRetries());
         }
     }
 
     private static final class ShaperSource extends Source
     {
         private final Shaper shaper;
-        private final LimiterStats stats;
-        private final int queueDepth;
         private final long emissionIntervalNs;
 
         ShaperSource(final Shaper shaper, final LimiterStats stats)
         {
+            super(stats, StatKind.QUEUE_DEPTH);
             this.shaper = shaper;
-            this.stats = stats;
             this.emissionIntervalNs = shaper.limit().emissionIntervalNs();
-            queueDepth = stats.gauge(StatKind.QUEUE_DEPTH);
         }
 
         void sample(final long nowNs)
         {
             final long backlogNs = shaper.tatNs() - nowNs;
-            stats.set(queueDepth, backlogNs > 0 ? backlogNs / emissionIntervalNs : 0);
+            set(0, backlogNs > 0 ? backlogNs / emissionIntervalNs : 0);
         }
     }
 
     private static final class AgentSource extends Source
     {
         private final ReleaseAgent<?> agent;
-        private final LimiterStats stats;
-        private final int outstanding;
-        private final int released;
-        private final int maxLateness;
 
         AgentSource(final ReleaseAgent<?> agent, final LimiterStats stats)
         {
+            super(stats, StatKind.RELEASE_OUTSTANDING, StatKind.RELEASED, StatKind.MAX_LATENESS_NS);
             this.agent = agent;
-            this.stats = stats;
-            outstanding = stats.gauge(StatKind.RELEASE_OUTSTANDING);
-            released = stats.gauge(StatKind.RELEASED);
-            maxLateness = stats.gauge(StatKind.MAX_LATENESS_NS);
         }
 
         void sample(final long nowNs)
         {
-            stats.set(outstanding, agent.outstanding());
-            stats.set(released, agent.releasedCount());
-            stats.set(maxLateness, agent.maxLatenessNs());
+            set(0, agent.outstanding());
+            set(1, agent.releasedCount());
+            set(2, agent.maxLatenessNs());
         }
     }
 }

@@ -12,6 +12,7 @@ import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
 
 import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellLayout;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -79,11 +80,33 @@ final class ShardWriter
     }
 
     /**
-     * Under the shard lock: the key's slot if present, else the first EMPTY, swept or idle slot, claimed.
+     * Under the shard lock: the key's slot if present, else the first EMPTY, swept or idle slot, claimed, its
+     * word raised to at least {@code firstTatNs} before the key is published (the table's initial fill).
      *
      * @return the TAT offset, or {@link SlotTable#FULL} (counted).
      */
-    int insert(final long keyWord, final int shard, final int home, final long nowNs)
+    int insert(final long keyWord, final int shard, final int home, final long nowNs, final long firstTatNs)
+    {
+        return insert(keyWord, -1L, shard, home, nowNs, firstTatNs);
+    }
+
+    /**
+     * Under the shard lock: the slot whose stored word matches {@code keyWord} on the bits of
+     * {@code matchMask} if present, else the first EMPTY, swept or idle slot, claimed and given
+     * {@code keyWord} (the word to store). A plain table passes its key word and -1 (every bit); a classed table
+     * ({@link SlotTable#insertClassedSlot}) the key word with its class in the shard bits, and a mask without
+     * them. EMPTY and TOMBSTONE are tested before the match, so a masked word never matches a free slot. A
+     * claimed slot's word is raised to at least {@code firstTatNs} before the key is published (initial fill).
+     *
+     * @return the TAT offset, or {@link SlotTable#FULL} (counted).
+     */
+    int insert(
+        final long keyWord,
+        final long matchMask,
+        final int shard,
+        final int home,
+        final long nowNs,
+        final long firstTatNs)
     {
         final long idleBeforeNs = idleBeforeNs(nowNs);
         final int header = TableLayout.shardHeaderOffset(shard);
@@ -97,14 +120,14 @@ final class ShardWriter
                 {
                     final int slot = slotOffset(shard, wrap(home + probe));
                     final long key = buffer.getLong(slot + KEY_OFFSET);
-                    if (key == keyWord)
-                    {
-                        return slot + TAT_OFFSET;
-                    }
                     if (EMPTY_KEY == key)
                     {
                         candidate = candidate < 0 ? slot : candidate;
                         break;
+                    }
+                    if (TOMBSTONE_KEY != key && ((key ^ keyWord) & matchMask) == 0)
+                    {
+                        return slot + TAT_OFFSET;
                     }
                     if (candidate < 0 && (TOMBSTONE_KEY == key || isIdle(slot, idleBeforeNs)))
                     {
@@ -116,7 +139,7 @@ final class ShardWriter
                     buffer.getAndAddLong(header + TABLE_FULL_OFFSET, 1);
                     return SlotTable.FULL;
                 }
-                if (take(candidate, keyWord, header, idleBeforeNs))
+                if (take(candidate, keyWord, header, idleBeforeNs, firstTatNs))
                 {
                     sweepShard(shard, header, SWEEP_PER_INSERT, idleBeforeNs);
                     return candidate + TAT_OFFSET;
@@ -129,19 +152,20 @@ final class ShardWriter
         }
     }
 
-    private boolean take(final int slot, final long keyWord, final int header, final long idleBeforeNs)
+    private boolean take(
+        final int slot, final long keyWord, final int header, final long idleBeforeNs, final long firstTatNs)
     {
         final long oldKey = buffer.getLong(slot + KEY_OFFSET);
         final long tatNs = buffer.getLongVolatile(slot + TAT_OFFSET);
         if (EMPTY_KEY == oldKey || TOMBSTONE_KEY == oldKey)
         {
             // No decider can match this key word; stale ones expect a smaller TAT. TAT first, then key.
-            buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs, idleBeforeNs + 1));
+            buffer.putLongRelease(slot + TAT_OFFSET, Math.max(Math.max(tatNs, idleBeforeNs + 1), firstTatNs));
             buffer.putLongRelease(slot + KEY_OFFSET, keyWord);
             buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) + 1);
             return true;
         }
-        if (!reclaim(slot, tatNs, keyWord, idleBeforeNs))
+        if (!reclaim(slot, tatNs, keyWord, idleBeforeNs, firstTatNs))
         {
             return false;
         }
@@ -149,7 +173,8 @@ final class ShardWriter
         return true;
     }
 
-    private boolean reclaim(final int slot, final long tatNs, final long newKey, final long idleBeforeNs)
+    private boolean reclaim(
+        final int slot, final long tatNs, final long newKey, final long idleBeforeNs, final long firstTatNs)
     {
         if (RECLAIMING == tatNs || tatNs > idleBeforeNs ||
             !buffer.compareAndSetLong(slot + TAT_OFFSET, tatNs, RECLAIMING))
@@ -164,7 +189,7 @@ final class ShardWriter
             return false;
         }
         buffer.putLongRelease(slot + KEY_OFFSET, newKey);
-        buffer.putLongRelease(slot + TAT_OFFSET, Math.max(tatNs + 1, idleBeforeNs + 1));
+        buffer.putLongRelease(slot + TAT_OFFSET, Math.max(Math.max(tatNs + 1, idleBeforeNs + 1), firstTatNs));
         return true;
     }
 
@@ -178,7 +203,8 @@ final class ShardWriter
             cursor = wrap(cursor + 1);
             final long key = buffer.getLong(slot + KEY_OFFSET);
             if (EMPTY_KEY != key && TOMBSTONE_KEY != key &&
-                reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs))
+                reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs,
+                    TableLayout.FRESH_SLOT_TAT_NS))
             {
                 reclaimed++;
             }
@@ -219,12 +245,12 @@ final class ShardWriter
 
     /**
      * @return the slot's high-water mark: the largest value a refund lowered its word from, or
-     * {@code Long.MIN_VALUE}.
+     * {@link TableLayout#NO_HIGH_WATER_NS}.
      */
     long highWaterNs(final int slot)
     {
         final AtomicBuffer marks = highWaterMarks;
-        return null == marks ? Long.MIN_VALUE : marks.getLongVolatile(markOffset(slot));
+        return null == marks ? TableLayout.NO_HIGH_WATER_NS : marks.getLongVolatile(markOffset(slot));
     }
 
     private synchronized AtomicBuffer allocateMarks()
@@ -232,10 +258,10 @@ final class ShardWriter
         AtomicBuffer marks = highWaterMarks;
         if (null == marks)
         {
-            marks = CellArray.allocateBuffer(slotCount * Long.BYTES, TableLayout.ALIGNMENT);
+            marks = CellArray.allocateBuffer(slotCount * Long.BYTES, CellLayout.CELL_ALIGNMENT);
             for (int offset = 0; offset < slotCount * Long.BYTES; offset += Long.BYTES)
             {
-                marks.putLong(offset, Long.MIN_VALUE);
+                marks.putLong(offset, TableLayout.NO_HIGH_WATER_NS);
             }
             highWaterMarks = marks;
         }

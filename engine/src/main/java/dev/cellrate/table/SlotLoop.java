@@ -1,5 +1,6 @@
 package dev.cellrate.table;
 
+import dev.cellrate.CellArray;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
 
@@ -27,8 +28,8 @@ import dev.cellrate.gcra.Gcra;
  * (the argument: {@code docs/keyed-table.md}, "ABA").
  * <p>
  * A new key at {@code nowNs = Long.MIN_VALUE} starts full: the table's fresh TAT is
- * {@link TableLayout#FRESH_TAT_NS} ({@code Long.MIN_VALUE + 1}, since {@code Long.MIN_VALUE} marks a slot
- * mid-reclaim), which the loop reads as {@code Long.MIN_VALUE} whenever the charge can be written above it
+ * {@link TableLayout#FRESH_SLOT_TAT_NS} ({@code Long.MIN_VALUE + 1}, since {@code Long.MIN_VALUE} marks a slot
+ * mid-reclaim), which the loop reads as {@link CellArray#FRESH_TAT_NS} ({@code Long.MIN_VALUE}) whenever the charge can be written above it
  * (any increment &ge; 2 ns).
  * <p>
  * Subclasses are final nested classes of their front, held in a field of their exact type, so that once
@@ -40,7 +41,17 @@ import dev.cellrate.gcra.Gcra;
  */
 public abstract class SlotLoop<H>
 {
-    private static final long FRESH_TAT_NS = TableLayout.FRESH_TAT_NS;
+    private static final long FRESH_SLOT_TAT_NS = TableLayout.FRESH_SLOT_TAT_NS;
+
+    /**
+     * {@link #chargeClassed} result when the key has no cell and no class was given to insert it under: call
+     * again with the key's class. {@code Long.MIN_VALUE}; a front using {@code chargeClassed} must not return
+     * it from its steps.
+     */
+    public static final long CLASS_NEEDED = Long.MIN_VALUE;
+
+    /** {@link #chargeClassed}'s {@code insertClass} when the caller has not computed the key's class. */
+    public static final int UNKNOWN_CLASS = -1;
 
     /** The table this loop decides on. */
     protected final SlotTable table;
@@ -104,11 +115,156 @@ public abstract class SlotLoop<H>
     }
 
     /**
+     * Classed tables (see {@link SlotTable}, "Classes"): decide {@code permits} on the key's cell under the
+     * limit of the class stored with the cell. The class is read from the stored word the TAT is validated
+     * against ({@link SlotTable#classedWordAt}, {@link SlotTable#loadTat}), so the decision is made under the
+     * class of the cell it charges, never a reclaimed slot's previous class; the CAS and the ABA rule are the
+     * table's, as in {@link #charge}. The step supplies the class's increment and ceiling
+     * ({@link #classIncrementNs}, {@link #classCeilingNs}) and receives the outcome with the class
+     * ({@link #admittedClassed}, {@link #rejectedClassed}, {@link #tableFull}).
+     *
+     * @param keyWord     from {@link SlotTable#keyWord}.
+     * @param permits     the cost.
+     * @param nowNs       the time of the request.
+     * @param holder      passed to the step unchanged (may be null).
+     * @param insertClass the key's class if it must be inserted, or {@link #UNKNOWN_CLASS}: then an absent key
+     *                    is answered {@link #CLASS_NEEDED} with nothing claimed, so the caller's mapping is
+     *                    called only for keys that are not in the table. A class at or above the table's
+     *                    {@link SlotTable#classCapacity()} is answered NEVER (nothing claimed).
+     * @return what the step returned, or {@link #CLASS_NEEDED}.
+     */
+    public final long chargeClassed(
+        final long keyWord, final long permits, final long nowNs, final H holder, final int insertClass)
+    {
+        if (permits < 1)
+        {
+            return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+        }
+        final SlotTable table = this.table;
+        int spins = 0;
+        while (true)
+        {
+            int tatOffset = table.findClassedSlot(keyWord);
+            if (tatOffset < 0)
+            {
+                if (insertClass < 0)
+                {
+                    return CLASS_NEEDED;
+                }
+                if (insertClass >= table.classCapacity())
+                {
+                    return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                }
+                final long incrementNs = classIncrementNs(insertClass, permits);
+                if (incrementNs < 1 || nowNs > Long.MAX_VALUE - incrementNs)
+                {
+                    return rejectedClassed(holder, insertClass, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                }
+                tatOffset = table.insertClassedSlot(keyWord, insertClass, nowNs);
+                if (tatOffset < 0)
+                {
+                    return tableFull(holder, incrementNs, nowNs);
+                }
+            }
+            final long storedWord = table.classedWordAt(tatOffset, keyWord);
+            if (TableLayout.EMPTY_KEY != storedWord)
+            {
+                final int classIndex = table.classOfStoredWord(storedWord);
+                final long incrementNs = classIncrementNs(classIndex, permits);
+                if (incrementNs < 1)
+                {
+                    return rejectedClassed(holder, classIndex, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                }
+                final long ceilingNs = classCeilingNs(classIndex);
+                long tatNs = table.loadTat(tatOffset, storedWord);
+                while (SlotTable.STALE != tatNs)
+                {
+                    final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? CellArray.FRESH_TAT_NS : tatNs;
+                    final long retryAfterNs = Gcra.retryAfterNs(decidedNs, nowNs, incrementNs, ceilingNs);
+                    if (retryAfterNs > 0)
+                    {
+                        return rejectedClassed(holder, classIndex, retryAfterNs, decidedNs, nowNs);
+                    }
+                    final long nextTatNs = Gcra.nextTatNs(decidedNs, nowNs, incrementNs);
+                    if (Gcra.UNREPRESENTABLE == nextTatNs)
+                    {
+                        return rejectedClassed(holder, classIndex, Result.NEVER, decidedNs, nowNs);
+                    }
+                    if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                    {
+                        return admittedClassed(holder, classIndex, keyWord, decidedNs, nextTatNs, incrementNs, nowNs);
+                    }
+                    tatNs = table.loadTat(tatOffset, storedWord);
+                }
+            }
+            ShardWriter.backOff(++spins);
+        }
+    }
+
+    /**
+     * Classed steps: the TAT increment of {@code permits} under class {@code classIndex}.
+     *
+     * @param classIndex a class stored in the table (or given to {@link #chargeClassed} to insert).
+     * @param permits    the cost, &ge; 1.
+     * @return {@code permits * T} of the class, or a value below 1 if the cost can never conform (NEVER).
+     */
+    protected long classIncrementNs(final int classIndex, final long permits)
+    {
+        return Result.NEVER;
+    }
+
+    /**
+     * Classed steps: {@code &tau; + T} of class {@code classIndex}.
+     *
+     * @param classIndex a class stored in the table.
+     * @return the class's ceiling.
+     */
+    protected long classCeilingNs(final int classIndex)
+    {
+        return 0;
+    }
+
+    /**
+     * Classed steps: {@link #admitted} with the class that decided (by default, {@link #admitted}).
+     *
+     * @param holder      the caller's holder.
+     * @param classIndex  the class of the cell.
+     * @param keyWord     the key word.
+     * @param tatBeforeNs as {@link #admitted}.
+     * @param tatAfterNs  as {@link #admitted}.
+     * @param incrementNs the increment charged.
+     * @param nowNs       the time of the request.
+     * @return the front's code.
+     */
+    protected long admittedClassed(
+        final H holder, final int classIndex, final long keyWord, final long tatBeforeNs, final long tatAfterNs,
+        final long incrementNs, final long nowNs)
+    {
+        return admitted(holder, keyWord, tatBeforeNs, tatAfterNs, incrementNs, nowNs);
+    }
+
+    /**
+     * Classed steps: {@link #rejected} with the class that decided (by default, {@link #rejected}).
+     *
+     * @param holder       the caller's holder.
+     * @param classIndex   the class of the cell, or {@link #UNKNOWN_CLASS} (a cost below 1).
+     * @param retryAfterNs as {@link #rejected}.
+     * @param tatNs        as {@link #rejected}.
+     * @param nowNs        the time of the request.
+     * @return the front's code.
+     */
+    protected long rejectedClassed(
+        final H holder, final int classIndex, final long retryAfterNs, final long tatNs, final long nowNs)
+    {
+        return rejected(holder, retryAfterNs, tatNs, nowNs);
+    }
+
+    /**
      * Undo a charge: lower the key's word from {@code chargedNs} (the value a charge wrote) to
      * {@code restoredNs}, by one CAS, if the key's cell still holds exactly {@code chargedNs}. The only way any
      * front lowers a word. {@code restoredNs} must be at least the value that charge read (a value the key
      * held since its cell was claimed): the exact refund {@code chargedNs - incrementNs} and the shaper's
-     * "TAT before" both are; it is raised to {@link TableLayout#FRESH_TAT_NS} if lower.
+     * "TAT before" both are; it is raised to {@link TableLayout#FRESH_SLOT_TAT_NS} if lower.
      *
      * @param keyWord    the key word the charge was made on.
      * @param chargedNs  the value the charge wrote.
@@ -125,7 +281,7 @@ public abstract class SlotLoop<H>
      *
      * @param holder      the caller's holder.
      * @param keyWord     the key word.
-     * @param tatBeforeNs the TAT the decision read ({@code Long.MIN_VALUE} for a fresh cell at that time).
+     * @param tatBeforeNs the TAT the decision read ({@link CellArray#FRESH_TAT_NS} for a fresh cell at that time).
      * @param tatAfterNs  the TAT written, {@code max(tatBeforeNs, nowNs) + incrementNs}.
      * @param incrementNs the increment charged.
      * @param nowNs       the time of the request.
@@ -139,7 +295,7 @@ public abstract class SlotLoop<H>
      *
      * @param holder       the caller's holder.
      * @param retryAfterNs a positive retry-after in ns, or {@link Result#NEVER}.
-     * @param tatNs        the TAT decided on, or {@code Long.MIN_VALUE} if no cell was read.
+     * @param tatNs        the TAT decided on, or {@link CellArray#FRESH_TAT_NS} if no cell was read.
      * @param nowNs        the time of the request.
      * @return the front's code.
      */
@@ -160,7 +316,7 @@ public abstract class SlotLoop<H>
     {
         if (incrementNs < 1)
         {
-            return rejected(holder, Result.NEVER, Long.MIN_VALUE, nowNs);
+            return rejected(holder, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
         final SlotTable table = this.table;
         int spins = 0;
@@ -171,7 +327,7 @@ public abstract class SlotLoop<H>
             {
                 if (nowNs > Long.MAX_VALUE - incrementNs)
                 {
-                    return rejected(holder, Result.NEVER, Long.MIN_VALUE, nowNs);
+                    return rejected(holder, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 tatOffset = table.insertSlot(keyWord, nowNs);
                 if (tatOffset < 0)
@@ -182,7 +338,7 @@ public abstract class SlotLoop<H>
             long tatNs = table.loadTat(tatOffset, keyWord);
             while (SlotTable.STALE != tatNs)
             {
-                final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? Long.MIN_VALUE : tatNs;
+                final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? CellArray.FRESH_TAT_NS : tatNs;
                 final long retryAfterNs = Gcra.retryAfterNs(decidedNs, nowNs, incrementNs, ceilingNs);
                 if (retryAfterNs > 0)
                 {
@@ -204,12 +360,12 @@ public abstract class SlotLoop<H>
     }
 
     /**
-     * A fresh cell at {@code Long.MIN_VALUE} is a full bucket; read it as {@code Long.MIN_VALUE} when the
+     * A fresh slot at {@code nowNs = Long.MIN_VALUE} is a full bucket; read it as {@link CellArray#FRESH_TAT_NS} when the
      * charge lands strictly above the fresh value, so the word still only grows (with a 1 ns increment it
      * cannot, and the cell is read as it is: 1 ns of lag).
      */
     private static boolean startsFull(final long tatNs, final long nowNs, final long incrementNs)
     {
-        return FRESH_TAT_NS == tatNs && Long.MIN_VALUE == nowNs && incrementNs > 1;
+        return FRESH_SLOT_TAT_NS == tatNs && Long.MIN_VALUE == nowNs && incrementNs > 1;
     }
 }

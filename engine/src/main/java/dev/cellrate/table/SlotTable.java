@@ -4,11 +4,10 @@ import dev.cellrate.CellArray;
 import static dev.cellrate.Bounds.requireRange;
 
 import static dev.cellrate.table.TableLayout.CAS_RETRIES_OFFSET;
-import static dev.cellrate.table.TableLayout.CELL_TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.EMPTY_KEY;
 import static dev.cellrate.table.TableLayout.EMPTY_KEY_CELL_OFFSET;
 import static dev.cellrate.table.TableLayout.EVICTIONS_OFFSET;
-import static dev.cellrate.table.TableLayout.FRESH_TAT_NS;
+import static dev.cellrate.table.TableLayout.FRESH_SLOT_TAT_NS;
 import static dev.cellrate.table.TableLayout.KEY_OFFSET;
 import static dev.cellrate.table.TableLayout.LIVE_KEYS_OFFSET;
 import static dev.cellrate.table.TableLayout.LOCK_OFFSET;
@@ -24,6 +23,7 @@ import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
 import java.security.SecureRandom;
 
 import dev.cellrate.gcra.AtomicGcra;
+import dev.cellrate.layout.CellLayout;
 import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
@@ -60,6 +60,17 @@ import org.agrona.concurrent.SystemNanoClock;
  * lowers a word below a value its key held since its cell was claimed, so a key's word stays above every
  * value of the slot's earlier keys. The whole argument: {@code docs/keyed-table.md}, "ABA".
  * <p>
+ * <b>Classes.</b> A classed front ({@code ClassedKeyedRateLimiter}) gives each key one of a few limits, chosen
+ * at insert. The class is stored in the key's own slot word, in its shard bits (bits {@link
+ * TableLayout#SHARD_SHIFT}.. of width log2(shardCount)), which every key of a shard shares and so carry no
+ * information in a slot: the stored word is the key word with those bits set to {@code class + 1}, a value in
+ * [1, shardCount - 2], so a stored word is never EMPTY (0) or TOMBSTONE (-1) and no key word needs a dedicated
+ * cell. Lookups compare the other bits ({@link #findClassedSlot}). The slot stays 16 bytes and a decision reads
+ * the class from the word it validates its TAT against ({@link #classedWordAt} then {@link #loadTat} with that
+ * word), so a TAT is only ever decided under the class stored with it: a reclaimed slot carries its new key's
+ * word, hence its new class, and a paused decider's validated load of the old word fails (the ABA argument
+ * below covers its CAS). A table is used plain or classed, never both.
+ * <p>
  * <b>Eviction.</b> A cell is idle when its TAT (and its high-water mark) are &le; E - grace, where the
  * eviction time E = min(caller's now, the table's clock): no caller's time, however far ahead, can evict
  * a key that is active by the clock. Idle slots are reused lazily by inserts on their probe path and turned
@@ -76,8 +87,16 @@ public final class SlotTable
     /** {@link #claimSlot} result: no present, free or idle slot within the probe bound. */
     static final int FULL = -2;
 
-    /** {@link #tatNs} result: the key has no cell (internally: the slot left the key, or is mid-reclaim). */
-    public static final long STALE = RECLAIMING;
+    /**
+     * {@link #tatNs} result: the key has no cell (internally, {@link #loadTat}: the slot left the key, or is
+     * mid-reclaim). A returned value, never a stored one (a slot stores {@link TableLayout#RECLAIMING} or a TAT
+     * of at least {@link TableLayout#FRESH_SLOT_TAT_NS}); it is {@link CellArray#FRESH_TAT_NS}, so a peek that
+     * reads it as a TAT sees what a new key would: a full bucket.
+     */
+    public static final long STALE = CellArray.FRESH_TAT_NS;
+
+    /** Most limit classes a classed table holds (see {@link #classCapacity}). */
+    public static final int MAX_CLASSES = 16;
 
     private static final int SWEEP_CHUNK = 64;
 
@@ -90,6 +109,8 @@ public final class SlotTable
      */
     private final long address;
     private final int shardMask;
+    /** The shard bits of a key word: in a classed table's stored words they hold the class (see "Classes"). */
+    private final long classFieldMask;
     private final int slotsPerShard;
     private final int probeBound;
     private final int slotsOffset;
@@ -99,6 +120,8 @@ public final class SlotTable
     private final long seed;
     private final NanoClock evictionClock;
     private final ShardWriter writer;
+    /** The initial fill of new keys ({@link #fillNewKeys}); 0: they start full. */
+    private volatile long newKeyLagNs;
     private int nextSweepShard;
 
     /**
@@ -220,6 +243,7 @@ public final class SlotTable
         requireRange("probeBound", probeBound, 1, slotsPerShard);
         requireRange("idleGraceNs", idleGraceNs, 1, 1L << 62);
         this.shardMask = shardCount - 1;
+        this.classFieldMask = (long)shardMask << SHARD_SHIFT;
         this.slotsPerShard = slotsPerShard;
         this.probeBound = probeBound;
         this.idleGraceNs = idleGraceNs;
@@ -228,15 +252,15 @@ public final class SlotTable
         this.seed = KeyHash.longKeySeed(secret0, secret1);
         this.slotsOffset = TableLayout.slotsOffset(shardCount);
         final int length = TableLayout.length(shardCount, shardCount * slotsPerShard);
-        buffer = CellArray.allocateBuffer(length, TableLayout.ALIGNMENT);
+        buffer = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT);
         buffer.verifyAlignment();
         address = buffer.addressOffset();
-        buffer.putLong(EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
-        buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
-        buffer.putLong(OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET, FRESH_TAT_NS);
+        buffer.putLong(EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
+        buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
+        buffer.putLong(OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
         for (int offset = slotsOffset + TAT_OFFSET; offset < length; offset += SLOT_LENGTH)
         {
-            buffer.putLong(offset, FRESH_TAT_NS);
+            buffer.putLong(offset, FRESH_SLOT_TAT_NS);
         }
         writer = new ShardWriter(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs,
             shardCount * slotsPerShard);
@@ -306,7 +330,25 @@ public final class SlotTable
     {
         final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
         final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
-        return writer.insert(keyWord, shard, home, evictionNs(nowNs));
+        final long lagNs = newKeyLagNs;
+        final long firstTatNs = 0 == lagNs ? FRESH_SLOT_TAT_NS :
+            (nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs);
+        return writer.insert(keyWord, shard, home, evictionNs(nowNs), firstTatNs);
+    }
+
+    /**
+     * The initial fill of every key inserted from now on (construction time, before the table is published):
+     * a new key's word starts at least at {@code nowNs + lagNs} of the request that inserts it, so that a
+     * GCRA with ceiling {@code &tau; + T} has {@code (&tau; + T - lagNs) / T} permits left for it. Raising a
+     * word is always safe for the table's ABA rules (only {@link SlotLoop#refund} lowers one). Keys whose word
+     * is {@link TableLayout#EMPTY_KEY} or {@link TableLayout#TOMBSTONE_KEY} live in dedicated cells, never
+     * inserted, and start full.
+     *
+     * @param lagNs the lag of a new key, in [0, {@link dev.cellrate.Limit#MAX_CEILING_NS}]; 0 = full (default).
+     */
+    public void fillNewKeys(final long lagNs)
+    {
+        newKeyLagNs = requireRange("lagNs", lagNs, 0, dev.cellrate.Limit.MAX_CEILING_NS);
     }
 
     /**
@@ -319,13 +361,132 @@ public final class SlotTable
     {
         if (EMPTY_KEY == keyWord)
         {
-            return EMPTY_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
+            return EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET;
         }
         if (TOMBSTONE_KEY == keyWord)
         {
-            return TOMBSTONE_KEY_CELL_OFFSET + CELL_TAT_OFFSET;
+            return TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET;
         }
         return find(keyWord, (int)(keyWord >>> SHARD_SHIFT) & shardMask, TableLayout.homeIndex(keyWord, slotsPerShard));
+    }
+
+    /**
+     * @return how many limit classes a classed front may use on this table: shardCount - 2 (the class is
+     * stored as {@code class + 1} in the shard bits, avoiding all-zero and all-one), at most
+     * {@link #MAX_CLASSES}; 0 below 4 shards.
+     */
+    public int classCapacity()
+    {
+        return Math.max(0, Math.min(MAX_CLASSES, shardMask - 1));
+    }
+
+    /**
+     * Classed tables: find the key's cell, whatever its class (lock-free). A slot matches when its word equals
+     * the key word outside the shard bits and is neither EMPTY nor TOMBSTONE.
+     *
+     * @param keyWord the key word.
+     * @return the offset of the cell's TAT word, or -1 if the key has no cell.
+     */
+    int findClassedSlot(final long keyWord)
+    {
+        final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
+        final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
+        final long matchMask = ~classFieldMask;
+        for (int probe = 0; probe < probeBound; probe++)
+        {
+            int index = home + probe;
+            if (index >= slotsPerShard)
+            {
+                index -= slotsPerShard;
+            }
+            final int slot = slotOffset(shard, index);
+            final long key = UnsafeApi.getLongAcquire(null, address + slot + KEY_OFFSET);
+            if (EMPTY_KEY == key)
+            {
+                return -1;
+            }
+            if (TOMBSTONE_KEY != key && ((key ^ keyWord) & matchMask) == 0)
+            {
+                return slot + TAT_OFFSET;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Classed tables: the stored word of the cell at {@code tatOffset} (acquire), if it still belongs to the
+     * key; the class is {@link #classOfStoredWord} of it, and the TAT must be loaded with {@link #loadTat}
+     * against this word, which validates key and class together.
+     *
+     * @param tatOffset from {@link #findClassedSlot} or {@link #insertClassedSlot}.
+     * @param keyWord   the key word.
+     * @return the stored word, or {@link TableLayout#EMPTY_KEY} if the slot no longer holds the key.
+     */
+    long classedWordAt(final int tatOffset, final long keyWord)
+    {
+        final long key = UnsafeApi.getLongAcquire(null, address + tatOffset - TAT_OFFSET + KEY_OFFSET);
+        return TOMBSTONE_KEY != key && ((key ^ keyWord) & ~classFieldMask) == 0 ? key : EMPTY_KEY;
+    }
+
+    /**
+     * Classed tables: {@link #claimSlot} for a key word {@link #findClassedSlot} just missed, storing the key
+     * with its class.
+     *
+     * @param keyWord    the key word.
+     * @param classIndex the class, in [0, {@link #classCapacity()}).
+     * @param nowNs      the caller's time.
+     * @return the offset of the cell's TAT word (of the key's cell if another thread inserted it first, with
+     * the class that thread stored), or {@link #FULL} (counted).
+     */
+    int insertClassedSlot(final long keyWord, final int classIndex, final long nowNs)
+    {
+        final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
+        final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
+        final long storedWord = (keyWord & ~classFieldMask) | ((long)(classIndex + 1) << SHARD_SHIFT);
+        return writer.insert(storedWord, ~classFieldMask, shard, home, evictionNs(nowNs), FRESH_SLOT_TAT_NS);
+    }
+
+    /**
+     * @param storedWord a word returned by {@link #classedWordAt}.
+     * @return its class.
+     */
+    int classOfStoredWord(final long storedWord)
+    {
+        return (int)((storedWord >>> SHARD_SHIFT) & shardMask) - 1;
+    }
+
+    /**
+     * Classed tables, read-only (tests, diagnostics).
+     *
+     * @param keyWord the key word.
+     * @return the class stored with the key's cell, or -1 if the key has no cell.
+     */
+    public int classOf(final long keyWord)
+    {
+        final int tatOffset = findClassedSlot(keyWord);
+        if (tatOffset < 0)
+        {
+            return -1;
+        }
+        final long storedWord = classedWordAt(tatOffset, keyWord);
+        return EMPTY_KEY == storedWord ? -1 : classOfStoredWord(storedWord);
+    }
+
+    /**
+     * Classed tables, read-only (tests, diagnostics).
+     *
+     * @param keyWord the key word.
+     * @return the TAT of the key's cell, or {@link #STALE} if it has none.
+     */
+    public long classedTatNs(final long keyWord)
+    {
+        final int tatOffset = findClassedSlot(keyWord);
+        if (tatOffset < 0)
+        {
+            return STALE;
+        }
+        final long storedWord = classedWordAt(tatOffset, keyWord);
+        return EMPTY_KEY == storedWord ? STALE : loadTat(tatOffset, storedWord);
     }
 
     /**
@@ -445,7 +606,7 @@ public final class SlotTable
      */
     public long chargeOverflow(final long incrementNs, final long ceilingNs, final long nowNs)
     {
-        return AtomicGcra.acquire(buffer, OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET, incrementNs, ceilingNs, nowNs);
+        return AtomicGcra.acquire(buffer, OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET, incrementNs, ceilingNs, nowNs);
     }
 
     /**
@@ -453,7 +614,7 @@ public final class SlotTable
      */
     public long overflowTatNs()
     {
-        return buffer.getLongAcquire(OVERFLOW_CELL_OFFSET + CELL_TAT_OFFSET);
+        return buffer.getLongAcquire(OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET);
     }
 
     /**
@@ -461,7 +622,7 @@ public final class SlotTable
      */
     boolean refund(final long keyWord, final long chargedNs, final long restoredNs)
     {
-        final long lowNs = Math.max(restoredNs, FRESH_TAT_NS);
+        final long lowNs = Math.max(restoredNs, FRESH_SLOT_TAT_NS);
         if (lowNs >= chargedNs)
         {
             return false;

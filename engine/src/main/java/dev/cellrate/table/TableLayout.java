@@ -1,5 +1,10 @@
 package dev.cellrate.table;
 
+import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellLayout;
+
+import org.agrona.BitUtil;
+
 import static org.agrona.BitUtil.SIZE_OF_LONG;
 
 /**
@@ -15,17 +20,11 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  | shard 0 slots | shard 1 slots | ...  |                           slotCount * SLOT_LENGTH
  *  +--------------------------------------+
  *
- *  dedicated cell (128 B, TAT alone on its cache-line pair)
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                        TAT (ns, signed)                       |  CELL_TAT_OFFSET
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |                     padding to 128 bytes                      |
- *  +---------------------------------------------------------------+
+ *  dedicated cell: a TAT cell of CellLayout (CELL_LENGTH bytes, TAT alone on its cache-line pair), the
+ *  buffer CELL_ALIGNMENT-aligned
  *
- *  shard header (128 B; lock-guarded words on the first line, atomic counters on the second)
+ *  shard header (SHARD_HEADER_LENGTH = CELL_LENGTH bytes; lock-guarded words on the first line, atomic
+ *  counters on the second)
  *  +---------------------------------------------------------------+
  *  |                  insert lock (0 free, 1 held)                  |  LOCK_OFFSET
  *  +---------------------------------------------------------------+
@@ -41,29 +40,20 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  +---------------------------------------------------------------+
  *  |                  CAS retries                                  |  CAS_RETRIES_OFFSET
  *  +---------------------------------------------------------------+
- *  |                  padding to byte 128                          |
+ *  |                  padding to SHARD_HEADER_LENGTH                |
  *  +---------------------------------------------------------------+
  *
  *  slot (16 B, 16-aligned, so never split across cache lines)
  *  +---------------------------------------------------------------+
  *  |   key word: EMPTY_KEY, TOMBSTONE_KEY or a mixed/hashed key    |  KEY_OFFSET
  *  +---------------------------------------------------------------+
- *  |   TAT (ns): RECLAIMING, or a value that only ever increases   |  TAT_OFFSET
+ *  |   TAT (ns): RECLAIMING, or a TAT >= FRESH_SLOT_TAT_NS          |  TAT_OFFSET
  *  +---------------------------------------------------------------+
  * </pre>
  * Slot {@code i} of shard {@code s} is at {@code slotsOffset(shardCount) + (s * slotsPerShard + i) * SLOT_LENGTH}.
  */
 public final class TableLayout
 {
-    /** Alignment of the buffer, of the cells and of the shard headers. */
-    public static final int ALIGNMENT = 128;
-
-    /** Bytes per dedicated (padded) cell. */
-    public static final int CELL_LENGTH = 128;
-
-    /** Offset of the TAT word in a dedicated cell. */
-    public static final int CELL_TAT_OFFSET = 0;
-
     /** Offset of the dedicated cells region. */
     public static final int RESERVED_CELLS_OFFSET = 0;
 
@@ -71,13 +61,13 @@ public final class TableLayout
     public static final int EMPTY_KEY_CELL_OFFSET = RESERVED_CELLS_OFFSET;
 
     /** Cell of the one key whose word is {@link #TOMBSTONE_KEY}. */
-    public static final int TOMBSTONE_KEY_CELL_OFFSET = EMPTY_KEY_CELL_OFFSET + CELL_LENGTH;
+    public static final int TOMBSTONE_KEY_CELL_OFFSET = EMPTY_KEY_CELL_OFFSET + CellLayout.CELL_LENGTH;
 
     /** The shared overflow cell (table-full policy {@code OVERFLOW}). */
-    public static final int OVERFLOW_CELL_OFFSET = TOMBSTONE_KEY_CELL_OFFSET + CELL_LENGTH;
+    public static final int OVERFLOW_CELL_OFFSET = TOMBSTONE_KEY_CELL_OFFSET + CellLayout.CELL_LENGTH;
 
     /** Offset of the first shard header. */
-    public static final int SHARD_HEADERS_OFFSET = OVERFLOW_CELL_OFFSET + CELL_LENGTH;
+    public static final int SHARD_HEADERS_OFFSET = OVERFLOW_CELL_OFFSET + CellLayout.CELL_LENGTH;
 
     /** Offset of the insert lock in a shard header. */
     public static final int LOCK_OFFSET = 0;
@@ -92,13 +82,13 @@ public final class TableLayout
     public static final int SWEEP_CURSOR_OFFSET = EVICTIONS_OFFSET + SIZE_OF_LONG;
 
     /** Offset of the table-full count (atomic add), on the header's second cache line. */
-    public static final int TABLE_FULL_OFFSET = 64;
+    public static final int TABLE_FULL_OFFSET = BitUtil.CACHE_LINE_LENGTH;
 
     /** Offset of the CAS-retry count (atomic add). */
     public static final int CAS_RETRIES_OFFSET = TABLE_FULL_OFFSET + SIZE_OF_LONG;
 
-    /** Bytes per shard header. */
-    public static final int SHARD_HEADER_LENGTH = 128;
+    /** Bytes per shard header: one padded cell. */
+    public static final int SHARD_HEADER_LENGTH = CellLayout.CELL_LENGTH;
 
     /** Offset of the key word in a slot. */
     public static final int KEY_OFFSET = 0;
@@ -115,11 +105,24 @@ public final class TableLayout
     /** Key word of a slot whose idle key was swept; lookups pass over it, inserts may take it. */
     public static final long TOMBSTONE_KEY = -1;
 
-    /** TAT value while a slot is being reclaimed under the shard lock; never a real TAT. */
+    /**
+     * Slot TAT word while the slot is being reclaimed under the shard lock (a stored value); never a real TAT.
+     * Loads that meet it answer {@code SlotTable.STALE}.
+     */
     public static final long RECLAIMING = Long.MIN_VALUE;
 
-    /** TAT of a never-used slot: the lowest value other than {@link #RECLAIMING} (a full bucket). */
-    public static final long FRESH_TAT_NS = Long.MIN_VALUE + 1;
+    /**
+     * TAT word of a never-used slot (and of a fresh dedicated key cell): the lowest value other than {@link #RECLAIMING}, a full bucket. Not
+     * {@link CellArray#FRESH_TAT_NS} (which is {@code RECLAIMING}'s value): the slot loop reads it as
+     * {@code CellArray.FRESH_TAT_NS} when that matters (a charge at {@code nowNs = Long.MIN_VALUE}).
+     */
+    public static final long FRESH_SLOT_TAT_NS = Long.MIN_VALUE + 1;
+
+    /**
+     * A slot's high-water mark (kept beside the table, 8 bytes a slot, from the first refund on) before any
+     * refund lowered its word: below every TAT, so it never holds a reclaim back.
+     */
+    public static final long NO_HIGH_WATER_NS = Long.MIN_VALUE;
 
     /** Largest shard count. */
     public static final int MAX_SHARDS = 1 << 16;
@@ -129,7 +132,7 @@ public final class TableLayout
      * alignment slack) must be indexable by an {@code int}. 133,693,407 slots: 100 M keys at the designed 75%.
      */
     public static final int MAX_SLOTS =
-        (Integer.MAX_VALUE - ALIGNMENT - (SHARD_HEADERS_OFFSET + MAX_SHARDS * SHARD_HEADER_LENGTH)) / SLOT_LENGTH;
+        (Integer.MAX_VALUE - CellLayout.CELL_ALIGNMENT - (SHARD_HEADERS_OFFSET + MAX_SHARDS * SHARD_HEADER_LENGTH)) / SLOT_LENGTH;
 
     /** The shard is taken from the key word's bits from here up; the home slot from its low 32 bits. */
     public static final int SHARD_SHIFT = 38;

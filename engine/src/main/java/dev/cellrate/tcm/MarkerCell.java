@@ -1,41 +1,26 @@
 package dev.cellrate.tcm;
 
 import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
 
-import static org.agrona.BitUtil.SIZE_OF_LONG;
+import static dev.cellrate.layout.CellLayout.FIRST_OFFSET;
+import static dev.cellrate.layout.CellLayout.LAST_UPDATE_OFFSET;
+import static dev.cellrate.layout.CellLayout.SECOND_OFFSET;
+import static dev.cellrate.layout.CellLayout.STAMP_OFFSET;
 
 /**
- * The seqlock cell of a two-bucket marker, described once (layout, in the style of Agrona's
- * {@code RingBufferDescriptor}): both {@link SrTcm} (buckets Tc, Te) and {@link TrTcm} (buckets Tp, Tc) keep
- * their state in one padded {@link CellArray} cell:
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |                 stamp (SeqLock word: even = free)             |  STAMP_OFFSET = 0
- *  +---------------------------------------------------------------+
- *  |                 time of the last update (ns)                  |  LAST_UPDATE_OFFSET = 8
- *  +---------------------------------------------------------------+
- *  |                 first bucket, bytes (srTCM Tc, trTCM Tp)      |  FIRST_OFFSET = 16
- *  +---------------------------------------------------------------+
- *  |                 second bucket, bytes (srTCM Te, trTCM Tc)     |  SECOND_OFFSET = 24
- *  +---------------------------------------------------------------+
- *  |                 the rest of the 128-byte cell, unused         |
- *  +---------------------------------------------------------------+
- * </pre>
+ * The seqlock cell of a two-bucket marker: both {@link SrTcm} (buckets Tc, Te) and {@link TrTcm} (buckets Tp,
+ * Tc) keep their state in one padded {@link CellArray} cell, in the seqlock-cell layout of {@link CellLayout}
+ * (stamp, time of the last update, first bucket, second bucket: words that a TAT cell leaves as padding).
+ * <p>
  * Concurrency: a marking takes the stamp ({@link #lock}: CAS even to odd, whose acquire pairs with the
  * previous release), reads the words plainly, and {@link #publish}es: release stores of the three words, then
  * the next even stamp. Readers use {@link #read} (a consistent single-word read).
  */
 final class MarkerCell
 {
-    static final int STAMP_OFFSET = 0;
-    static final int LAST_UPDATE_OFFSET = STAMP_OFFSET + SIZE_OF_LONG;
-    static final int FIRST_OFFSET = LAST_UPDATE_OFFSET + SIZE_OF_LONG;
-    static final int SECOND_OFFSET = FIRST_OFFSET + SIZE_OF_LONG;
-
     private MarkerCell()
     {
     }
@@ -43,12 +28,12 @@ final class MarkerCell
     /**
      * @param first  the first bucket's initial bytes (full).
      * @param second the second bucket's initial bytes (full).
-     * @return a fresh cell, last update at {@link Long#MIN_VALUE}.
+     * @return a fresh cell, last update at {@link CellLayout#NEVER_UPDATED_NS}.
      */
     static AtomicBuffer allocate(final long first, final long second)
     {
         final AtomicBuffer buffer = CellArray.allocate(1).buffer();
-        publish(buffer, lock(buffer), Long.MIN_VALUE, first, second);
+        publish(buffer, lock(buffer), CellLayout.NEVER_UPDATED_NS, CellLayout.NEVER_UPDATED_NS, first, second);
         return buffer;
     }
 
@@ -62,18 +47,48 @@ final class MarkerCell
     }
 
     /**
-     * Write the marking's result and release the stamp.
+     * @param buffer the cell, its stamp held.
+     * @return the time of the last update.
+     */
+    static long lastUpdateNs(final AtomicBuffer buffer)
+    {
+        return buffer.getLong(LAST_UPDATE_OFFSET);
+    }
+
+    /**
+     * @param buffer the cell, its stamp held.
+     * @return the first bucket.
+     */
+    static long first(final AtomicBuffer buffer)
+    {
+        return buffer.getLong(FIRST_OFFSET);
+    }
+
+    /**
+     * @param buffer the cell, its stamp held.
+     * @return the second bucket.
+     */
+    static long second(final AtomicBuffer buffer)
+    {
+        return buffer.getLong(SECOND_OFFSET);
+    }
+
+    /**
+     * Write the marking's result and release the stamp. The last-update time moves to {@code nowNs} only
+     * forward (the monotonised clock: time going backwards adds no tokens later either).
      *
-     * @param buffer       the cell.
-     * @param stamp        from {@link #lock}.
-     * @param lastUpdateNs the new time of the last update.
-     * @param first        the first bucket.
-     * @param second       the second bucket.
+     * @param buffer the cell.
+     * @param stamp  from {@link #lock}.
+     * @param lastNs the time of the last update, as read under the stamp.
+     * @param nowNs  the time of this marking.
+     * @param first  the first bucket.
+     * @param second the second bucket.
      */
     static void publish(
-        final AtomicBuffer buffer, final long stamp, final long lastUpdateNs, final long first, final long second)
+        final AtomicBuffer buffer, final long stamp, final long lastNs, final long nowNs, final long first,
+        final long second)
     {
-        buffer.putLongRelease(LAST_UPDATE_OFFSET, lastUpdateNs);
+        buffer.putLongRelease(LAST_UPDATE_OFFSET, Math.max(lastNs, nowNs));
         buffer.putLongRelease(FIRST_OFFSET, first);
         buffer.putLongRelease(SECOND_OFFSET, second);
         SeqLock.unlock(buffer, STAMP_OFFSET, stamp);

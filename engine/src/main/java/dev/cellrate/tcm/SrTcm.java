@@ -1,8 +1,10 @@
 package dev.cellrate.tcm;
 
 import dev.cellrate.Marker;
+import dev.cellrate.Bounds;
 import static dev.cellrate.Bounds.requireRange;
 
+import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -29,9 +31,6 @@ import org.agrona.concurrent.SystemNanoClock;
  */
 public final class SrTcm implements Marker
 {
-    private static final int COMMITTED_OFFSET = MarkerCell.FIRST_OFFSET;
-    private static final int EXCESS_OFFSET = MarkerCell.SECOND_OFFSET;
-
     /** Largest CBS or EBS: 2<sup>61</sup> bytes (so that sums of counts and ticks cannot overflow). */
     public static final long MAX_BURST_BYTES = 1L << 61;
 
@@ -61,10 +60,7 @@ public final class SrTcm implements Marker
      */
     public SrTcm(final long cirBytesPerSecond, final long cbsBytes, final long ebsBytes, final NanoClock clock)
     {
-        if (null == clock)
-        {
-            throw new IllegalArgumentException("clock must not be null");
-        }
+        this.clock = Bounds.requireNonNull("clock", clock);
         requireRange("cirBytesPerSecond", cirBytesPerSecond, 1, TokenTicks.MAX_RATE_PER_SECOND);
         requireRange("cbsBytes", cbsBytes, 0, MAX_BURST_BYTES);
         requireRange("ebsBytes", ebsBytes, 0, MAX_BURST_BYTES);
@@ -72,16 +68,11 @@ public final class SrTcm implements Marker
         this.cirBytesPerSecond = cirBytesPerSecond;
         this.cbsBytes = cbsBytes;
         this.ebsBytes = ebsBytes;
-        this.clock = clock;
         this.buffer = MarkerCell.allocate(cbsBytes, ebsBytes);
     }
 
     /**
-     * Colour-blind marking.
-     *
-     * @param bytes B, the packet size; negative is {@link Colour#RED}.
-     * @param nowNs the arrival time, ns.
-     * @return {@link Colour#GREEN}, {@link Colour#YELLOW} or {@link Colour#RED}.
+     * Colour-blind marking: {@link #markColourAware} of a {@link Colour#GREEN} packet.
      */
     public int mark(final long bytes, final long nowNs)
     {
@@ -89,33 +80,22 @@ public final class SrTcm implements Marker
     }
 
     /**
-     * Colour-aware marking.
-     *
-     * @param bytes     B, the packet size; negative is {@link Colour#RED}.
-     * @param preColour the packet's colour so far; an unknown code is {@link Colour#RED}.
-     * @param nowNs     the arrival time, ns.
-     * @return {@link Colour#GREEN}, {@link Colour#YELLOW} or {@link Colour#RED}.
+     * Colour-aware marking: a negative {@code bytes} or an unknown {@code preColour} is {@link Colour#RED}.
      */
     public int markColourAware(final long bytes, final int preColour, final long nowNs)
     {
         final AtomicBuffer buffer = this.buffer;
         final long stamp = MarkerCell.lock(buffer);
-        final long lastNs = buffer.getLong(MarkerCell.LAST_UPDATE_OFFSET);
-        final long committed = buffer.getLong(COMMITTED_OFFSET);
+        final long lastNs = MarkerCell.lastUpdateNs(buffer);
+        final long committed = MarkerCell.first(buffer);
         final long ticks = TokenTicks.ticks(lastNs, nowNs, cirBytesPerSecond, cbsBytes + ebsBytes);
-        long committedNow = SrTcmRules.committedAfterRefill(committed, ticks, cbsBytes);
-        long excessNow = SrTcmRules.excessAfterRefill(
-            buffer.getLong(EXCESS_OFFSET), ticks - (committedNow - committed), ebsBytes);
+        final long committedNow = SrTcmRules.committedAfterRefill(committed, ticks, cbsBytes);
+        final long excessNow = SrTcmRules.excessAfterRefill(
+            MarkerCell.second(buffer), ticks - (committedNow - committed), ebsBytes);
         final int colour = SrTcmRules.colour(committedNow, excessNow, bytes, preColour);
-        if (Colour.GREEN == colour)
-        {
-            committedNow -= bytes;
-        }
-        else if (Colour.YELLOW == colour)
-        {
-            excessNow -= bytes;
-        }
-        MarkerCell.publish(buffer, stamp, Math.max(lastNs, nowNs), committedNow, excessNow);
+        MarkerCell.publish(buffer, stamp, lastNs, nowNs,
+            Colour.GREEN == colour ? committedNow - bytes : committedNow,
+            Colour.YELLOW == colour ? excessNow - bytes : excessNow);
         return colour;
     }
 
@@ -124,7 +104,7 @@ public final class SrTcm implements Marker
      */
     public long committedTokens()
     {
-        return read(COMMITTED_OFFSET);
+        return MarkerCell.read(buffer, CellLayout.FIRST_OFFSET);
     }
 
     /**
@@ -132,12 +112,7 @@ public final class SrTcm implements Marker
      */
     public long excessTokens()
     {
-        return read(EXCESS_OFFSET);
-    }
-
-    private long read(final int offset)
-    {
-        return MarkerCell.read(buffer, offset);
+        return MarkerCell.read(buffer, CellLayout.SECOND_OFFSET);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.cellrate.tcm;
 
 import dev.cellrate.Marker;
 import dev.cellrate.Bounds;
+import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -28,9 +29,6 @@ import org.agrona.concurrent.SystemNanoClock;
  */
 public final class TrTcm implements Marker
 {
-    private static final int PEAK_OFFSET = MarkerCell.FIRST_OFFSET;
-    private static final int COMMITTED_OFFSET = MarkerCell.SECOND_OFFSET;
-
     /** Largest PBS or CBS: 2<sup>61</sup> bytes (so that sums of counts and ticks cannot overflow). */
     public static final long MAX_BURST_BYTES = 1L << 61;
 
@@ -68,10 +66,7 @@ public final class TrTcm implements Marker
         final long cbsBytes,
         final NanoClock clock)
     {
-        if (null == clock)
-        {
-            throw new IllegalArgumentException("clock must not be null");
-        }
+        this.clock = Bounds.requireNonNull("clock", clock);
         Bounds.requireRange("cirBytesPerSecond", cirBytesPerSecond, 1, TokenTicks.MAX_RATE_PER_SECOND);
         Bounds.requireRange("pirBytesPerSecond", pirBytesPerSecond, cirBytesPerSecond, TokenTicks.MAX_RATE_PER_SECOND);
         Bounds.requireRange("pbsBytes", pbsBytes, 1, MAX_BURST_BYTES);
@@ -80,16 +75,11 @@ public final class TrTcm implements Marker
         this.pbsBytes = pbsBytes;
         this.cirBytesPerSecond = cirBytesPerSecond;
         this.cbsBytes = cbsBytes;
-        this.clock = clock;
         this.buffer = MarkerCell.allocate(pbsBytes, cbsBytes);
     }
 
     /**
-     * Colour-blind marking.
-     *
-     * @param bytes B, the packet size; negative is {@link Colour#RED}.
-     * @param nowNs the arrival time, ns.
-     * @return {@link Colour#GREEN}, {@link Colour#YELLOW} or {@link Colour#RED}.
+     * Colour-blind marking: {@link #markColourAware} of a {@link Colour#GREEN} packet.
      */
     public int mark(final long bytes, final long nowNs)
     {
@@ -97,32 +87,21 @@ public final class TrTcm implements Marker
     }
 
     /**
-     * Colour-aware marking.
-     *
-     * @param bytes     B, the packet size; negative is {@link Colour#RED}.
-     * @param preColour the packet's colour so far; an unknown code is {@link Colour#RED}.
-     * @param nowNs     the arrival time, ns.
-     * @return {@link Colour#GREEN}, {@link Colour#YELLOW} or {@link Colour#RED}.
+     * Colour-aware marking: a negative {@code bytes} or an unknown {@code preColour} is {@link Colour#RED}.
      */
     public int markColourAware(final long bytes, final int preColour, final long nowNs)
     {
         final AtomicBuffer buffer = this.buffer;
         final long stamp = MarkerCell.lock(buffer);
-        final long lastNs = buffer.getLong(MarkerCell.LAST_UPDATE_OFFSET);
-        long peakNow = TrTcmRules.afterRefill(buffer.getLong(PEAK_OFFSET),
+        final long lastNs = MarkerCell.lastUpdateNs(buffer);
+        final long peakNow = TrTcmRules.afterRefill(MarkerCell.first(buffer),
             TokenTicks.ticks(lastNs, nowNs, pirBytesPerSecond, pbsBytes), pbsBytes);
-        long committedNow = TrTcmRules.afterRefill(buffer.getLong(COMMITTED_OFFSET),
+        final long committedNow = TrTcmRules.afterRefill(MarkerCell.second(buffer),
             TokenTicks.ticks(lastNs, nowNs, cirBytesPerSecond, cbsBytes), cbsBytes);
         final int colour = TrTcmRules.colour(peakNow, committedNow, bytes, preColour);
-        if (Colour.RED != colour)
-        {
-            peakNow -= bytes;
-            if (Colour.GREEN == colour)
-            {
-                committedNow -= bytes;
-            }
-        }
-        MarkerCell.publish(buffer, stamp, Math.max(lastNs, nowNs), peakNow, committedNow);
+        MarkerCell.publish(buffer, stamp, lastNs, nowNs,
+            Colour.RED != colour ? peakNow - bytes : peakNow,
+            Colour.GREEN == colour ? committedNow - bytes : committedNow);
         return colour;
     }
 
@@ -131,7 +110,7 @@ public final class TrTcm implements Marker
      */
     public long peakTokens()
     {
-        return read(PEAK_OFFSET);
+        return MarkerCell.read(buffer, CellLayout.FIRST_OFFSET);
     }
 
     /**
@@ -139,12 +118,7 @@ public final class TrTcm implements Marker
      */
     public long committedTokens()
     {
-        return read(COMMITTED_OFFSET);
-    }
-
-    private long read(final int offset)
-    {
-        return MarkerCell.read(buffer, offset);
+        return MarkerCell.read(buffer, CellLayout.SECOND_OFFSET);
     }
 
     /**

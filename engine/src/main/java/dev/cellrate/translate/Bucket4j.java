@@ -34,14 +34,8 @@ public final class Bucket4j
     public static Limit greedy(
         final long capacity, final long refillTokens, final long refillPeriod, final TimeUnit unit)
     {
-        Range.requireNonNull("unit", unit);
-        Range.require("refillPeriod", refillPeriod, 1, Long.MAX_VALUE);
-        final long periodNs = Range.require("refillPeriod (in ns)", unit.toNanos(refillPeriod), 1,
-            Limit.MAX_CEILING_NS);
-        Range.require("refillTokens", refillTokens, 1, periodNs);
-        final long emissionIntervalNs = Range.ceilDiv(periodNs, refillTokens);
-        Range.require("capacity", capacity, 1, Limit.MAX_CEILING_NS / emissionIntervalNs);
-        return Limit.ofGcra(emissionIntervalNs, (capacity - 1) * emissionIntervalNs);
+        return Range.tokenBucket("capacity", capacity, "refillTokens", refillTokens, "refillPeriod", refillPeriod,
+            unit);
     }
 
     /**

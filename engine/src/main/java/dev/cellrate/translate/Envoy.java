@@ -35,13 +35,7 @@ public final class Envoy
     public static Limit tokenBucket(
         final long maxTokens, final long tokensPerFill, final long fillInterval, final TimeUnit unit)
     {
-        Range.requireNonNull("unit", unit);
-        Range.require("fill_interval", fillInterval, 1, Long.MAX_VALUE);
-        final long fillIntervalNs = Range.require("fill_interval (in ns)", unit.toNanos(fillInterval), 1,
-            Limit.MAX_CEILING_NS);
-        Range.require("tokens_per_fill", tokensPerFill, 1, fillIntervalNs);
-        final long emissionIntervalNs = Range.ceilDiv(fillIntervalNs, tokensPerFill);
-        Range.require("max_tokens", maxTokens, 1, Limit.MAX_CEILING_NS / emissionIntervalNs);
-        return Limit.ofGcra(emissionIntervalNs, (maxTokens - 1) * emissionIntervalNs);
+        return Range.tokenBucket("max_tokens", maxTokens, "tokens_per_fill", tokensPerFill, "fill_interval",
+            fillInterval, unit);
     }
 }

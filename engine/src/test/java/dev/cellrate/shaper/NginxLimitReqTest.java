@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * rejects if {@code excess > burst * 1000}. With Y = excess / 1000 + 1 this is GCRA(1/rate, burst/rate), and
  * after accepting, {@code excess / 1000 = (max(t, TAT) - t) / T}: the request's wait in units of T.
  * {@code account} then delays by 0 if {@code excess <= delay * 1000}, else {@code (excess - delay * 1000) *
- * 1000 / ctx->rate} ms = {@code (e - N) * T} for excess e requests: exactly {@link ShaperMath#delayNs}.
+ * 1000 / ctx->rate} ms = {@code (e - N) * T} for excess e requests: exactly {@link dev.cellrate.gcra.ShaperMath#delayNs}.
  * {@code nodelay} sets delay to NGX_MAX_INT_T_VALUE / 1000, so every admitted request has delay 0.
  */
 class NginxLimitReqTest

@@ -109,7 +109,7 @@ class TranslatorValidationTest
         final Limit limit = Limit.ofGcra(1L << 40, 0);
         rejects("maxPermits must be in [1, 4194304]", () -> new PayLaterRateLimiter(limit, 0));
         rejects("maxPermits must be in [1, 4194304]", () -> new PayLaterRateLimiter(limit, 4194305));
-        rejects("limit and clock must not be null", () -> new PayLaterRateLimiter(null, 1));
+        rejects("limit must not be null", () -> new PayLaterRateLimiter(null, 1));
         final PayLaterRateLimiter limiter = new PayLaterRateLimiter(limit, 4194304, 0, SystemNanoClock.INSTANCE);
         assertEquals(Result.NEVER, limiter.tryAcquire(0, 0));
         assertEquals(Result.NEVER, limiter.tryAcquire(4194305, 0));

@@ -1,6 +1,4 @@
-package dev.cellrate.shaper;
-
-import dev.cellrate.gcra.Gcra;
+package dev.cellrate.gcra;
 
 /**
  * The shaping step after a GCRA admission, as pure functions over {@code long}s (no memory, no atomics).
@@ -29,7 +27,7 @@ public final class ShaperMath
     /**
      * @param tatBeforeNs the TAT the admission was decided on.
      * @param nowNs       the time of the request.
-     * @return the slot {@code max(t, TAT)}: the release time in {@link ShaperMode#delay()} mode.
+     * @return the slot {@code max(t, TAT)}: the release time in {@link dev.cellrate.shaper.ShaperMode#delay()} mode.
      */
     public static long slotNs(final long tatBeforeNs, final long nowNs)
     {

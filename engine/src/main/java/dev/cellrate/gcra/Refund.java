@@ -1,4 +1,4 @@
-package dev.cellrate.composite;
+package dev.cellrate.gcra;
 
 import org.agrona.concurrent.AtomicBuffer;
 
