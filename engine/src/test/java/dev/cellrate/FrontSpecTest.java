@@ -141,11 +141,11 @@ class FrontSpecTest
     void theBuilderRefusesMissingPartsByName()
     {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> keyed(BURST_3).buildShaper(null))
-            .getMessage().contains("mode"));
+            .getMessage().startsWith("mode "));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> keyed(BURST_3).tableFullPolicy(null).build())
-            .getMessage().contains("tableFullPolicy"));
+            .getMessage().startsWith("policy "));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> keyed(BURST_3).clock(null).build())
-            .getMessage().contains("clock"));
+            .getMessage().startsWith("clock "));
         final IllegalArgumentException rounded = assertThrows(IllegalArgumentException.class,
             () -> KeyedRateLimiter.builder(BURST_3).slotCount(dev.cellrate.table.TableLayout.MAX_SLOTS).shardCount(2)
                 .build());
