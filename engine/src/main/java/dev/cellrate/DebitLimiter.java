@@ -9,8 +9,9 @@ package dev.cellrate;
  * never more than {@code nowNs + 2 (&tau; + T)} (see {@link Limit#debtCeilingNs()}); a larger debit is
  * clamped there. Every request is rejected until the debt is paid back by time. A debit never lowers a TAT.
  * <p>
- * The window and warm-up limiters are plain {@link Limiter}s: a window's count cannot represent a debt and
- * Guava's warm-up already charges after the fact.
+ * The window and warm-up limiters bound their debt in their own terms (a window's count is clamped at its
+ * limit, a sliding log logs at most its limit, the warm-up limiter's nextFree moves at most {@code W + S} past
+ * now); each front documents its rule, {@code docs/api.md} lists them.
  */
 public interface DebitLimiter extends Limiter
 {

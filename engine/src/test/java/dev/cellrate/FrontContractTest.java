@@ -90,7 +90,10 @@ final class FrontContractTest
             WarmingUpRateLimiter.class, CompositeRateLimiter.class, Shaper.class,
             dev.cellrate.shaper.KeyedShaper.class, dev.cellrate.tcm.SrTcm.class, dev.cellrate.tcm.TrTcm.class,
             dev.cellrate.composite.KeyedCompositeRateLimiter.class, Limiter.class, KeyedLimiter.class,
-            Reserver.class, KeyedReserver.class, Marker.class,
+            Reserver.class, KeyedReserver.class, Marker.class, ClassedKeyedRateLimiter.class,
+            dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter.class, dev.cellrate.stat.ObservedReserver.class,
+            dev.cellrate.stat.ObservedKeyedReserver.class, dev.cellrate.stat.ObservedMarker.class,
+            dev.cellrate.stat.ObservedConcurrencyLimiter.class,
         };
         for (final Class<?> front : fronts)
         {

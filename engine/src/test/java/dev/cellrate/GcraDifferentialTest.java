@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.testing.Trace;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
@@ -31,8 +32,8 @@ final class GcraDifferentialTest
         for (int trace = 0; trace < TRACES; trace++)
         {
             final long seed = 0x6C3A_0000L + trace;
-            final Limit limit = RandomTrace.LIMITS[trace % RandomTrace.LIMITS.length];
-            final long startNs = startNs(trace / RandomTrace.LIMITS.length, limit, new SplittableRandom(~seed));
+            final Limit limit = Trace.LIMITS[trace % Trace.LIMITS.length];
+            final long startNs = startNs(trace / Trace.LIMITS.length, limit, new SplittableRandom(~seed));
             decisions += runTrace(seed, limit, startNs, 0 == (trace & 1), counts);
         }
         assertTrue(decisions >= MIN_DECISIONS, "only " + decisions + " decisions");
@@ -64,8 +65,8 @@ final class GcraDifferentialTest
             case 3:
                 return -5_000_000_000L + jitterNs;
             case 4:
-                return RandomTrace.saturatedAdd(Long.MAX_VALUE,
-                    -random.nextLong(RandomTrace.saturatedAdd(limit.ceilingNs(), limit.ceilingNs())));
+                return Trace.saturatedAdd(Long.MAX_VALUE,
+                    -random.nextLong(Trace.saturatedAdd(limit.ceilingNs(), limit.ceilingNs())));
             default:
                 return Long.MIN_VALUE + jitterNs;
         }
@@ -74,7 +75,7 @@ final class GcraDifferentialTest
     static long runTrace(
         final long seed, final Limit limit, final long startNs, final boolean backwards, final long[] counts)
     {
-        final RandomTrace trace = new RandomTrace(seed, limit, startNs, backwards);
+        final Trace trace = Trace.gcraEdges(seed, limit, startNs, backwards);
         final ReferenceGcra reference = new ReferenceGcra(limit.emissionIntervalNs(), limit.toleranceNs());
         final CellArray cells = CellArray.allocate(4);
         final RateLimiter atomicWithDecision = new RateLimiter(limit, cells, 0, SystemNanoClock.INSTANCE);

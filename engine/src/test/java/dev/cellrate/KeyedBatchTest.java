@@ -115,6 +115,46 @@ class KeyedBatchTest
     }
 
     @Test
+    void aBatchLongerThanOneTouchGroupDecidesAsSingleCalls()
+    {
+        // 100 keys drawn from 20: repeats inside a group of 32 and across the group boundaries (31/32, 63/64, 95/96)
+        final KeyedRateLimiter single = limiter(TableFullPolicy.REJECT, 7);
+        final KeyedRateLimiter batched = limiter(TableFullPolicy.REJECT, 7);
+        final long[] keys = new long[100];
+        final long[] codes = new long[100];
+        for (int i = 0; i < keys.length; i++)
+        {
+            keys[i] = (i * 7L) % 20;
+        }
+        for (int round = 0; round < 5; round++)
+        {
+            final long nowNs = round * 700L;
+            batched.tryAcquire(keys, keys.length, 1, nowNs, codes);
+            for (int i = 0; i < keys.length; i++)
+            {
+                assertEquals(single.tryAcquire(keys[i], 1, nowNs), codes[i], "round " + round + ", key " + i);
+            }
+        }
+        final byte[] bytes = new byte[40 * 4];
+        final int[] offsets = new int[40];
+        final int[] lengths = new int[40];
+        for (int i = 0; i < 40; i++)
+        {
+            bytes[i * 4] = (byte)i;
+            offsets[i] = i * 4;
+            lengths[i] = 4;
+        }
+        lengths[39] = 5; // past the end: the 40th key, in the second group, must throw before the first group decides
+        final KeyedRateLimiter fresh = limiter(TableFullPolicy.REJECT, 8);
+        assertThrows(IndexOutOfBoundsException.class,
+            () -> fresh.tryAcquire(bytes, offsets, lengths, 40, 1, 0, new long[40]));
+        assertEquals(0, fresh.liveKeys());
+        lengths[39] = 4;
+        fresh.tryAcquire(bytes, offsets, lengths, 40, 1, 0, new long[40]);
+        assertEquals(40, fresh.liveKeys());
+    }
+
+    @Test
     void aCountThatDoesNotFitDecidesNothing()
     {
         final KeyedRateLimiter limiter = limiter(TableFullPolicy.REJECT, 5);

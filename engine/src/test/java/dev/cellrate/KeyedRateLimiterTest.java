@@ -185,7 +185,10 @@ class KeyedRateLimiterTest
         assertMessage("slotCount rounded up",
             () -> KeyedRateLimiter.builder(BURST_3).slotCount(TableLayout.MAX_SLOTS).shardCount(1 << 16).build());
         assertMessage("power of two", () -> KeyedRateLimiter.builder(BURST_3).slotCount(1000).shardCount(3).build());
-        assertEquals(1008, KeyedRateLimiter.builder(BURST_3).slotCount(1000).shardCount(16).build().table().slotCount());
+        // 1000 / 16 = 62.5 -> 63 per shard (a multiple of the shard count) -> 64 (a multiple of the 4-slot line)
+        assertEquals(1024, KeyedRateLimiter.builder(BURST_3).slotCount(1000).shardCount(16).build().table().slotCount());
+        assertEquals(48, KeyedRateLimiter.builder(BURST_3).slotCount(33).shardCount(16).build().table().slotCount());
+        assertEquals(3, KeyedRateLimiter.builder(BURST_3).slotCount(3).shardCount(1).build().table().slotCount());
         assertMessage("shardCount", () -> KeyedRateLimiter.builder(BURST_3).slotCount(64).shardCount(128).build());
         assertMessage("probeBound", () -> KeyedRateLimiter.builder(BURST_3).slotCount(64).shardCount(4)
             .probeBound(17).build());

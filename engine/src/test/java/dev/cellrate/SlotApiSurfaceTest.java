@@ -40,6 +40,10 @@ class SlotApiSurfaceTest
                 final Class<?>[] parameters = method.getParameterTypes();
                 final boolean keyBytes = parameters.length == 3 && parameters[1] == int.class &&
                     (parameters[0] == byte[].class || DirectBuffer.class.isAssignableFrom(parameters[0]));
+                // the key words of a batch of byte keys: every int indexes a Java array or is a key range checked
+                // against the array or buffer before any read (KeyedBatchTest.badRangeThrowsBeforeAnyDecision)
+                final boolean keyBatch = "keyWords".equals(method.getName()) && parameters.length == 5 &&
+                    parameters[1] == int[].class && parameters[2] == int[].class && parameters[3] == int.class;
                 final boolean sweep = "sweep".equals(method.getName());
                 // The classed slot loop takes a class index, never an offset (chargeClassed checks it against
                 // the table's class capacity before it reaches a stored word).
@@ -50,7 +54,8 @@ class SlotApiSurfaceTest
                 {
                     takesInt |= parameter == int.class;
                 }
-                if ((takesInt && !keyBytes && !sweep && !classIndex) || DirectBuffer.class.isAssignableFrom(method.getReturnType()) ||
+                if ((takesInt && !keyBytes && !keyBatch && !sweep && !classIndex) ||
+                    DirectBuffer.class.isAssignableFrom(method.getReturnType()) ||
                     (method.getReturnType() == int.class && method.getName().toLowerCase().contains("offset")) ||
                     "claimSlot".equals(method.getName()) || "findSlot".equals(method.getName()))
                 {

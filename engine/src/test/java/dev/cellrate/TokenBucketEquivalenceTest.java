@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.testing.Trace;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
@@ -28,8 +29,8 @@ final class TokenBucketEquivalenceTest
         for (int trace = 0; trace < TRACES; trace++)
         {
             final long seed = 0x7B0C_0000L + trace;
-            final Limit limit = RandomTrace.LIMITS[trace % RandomTrace.LIMITS.length];
-            final int variant = (trace / RandomTrace.LIMITS.length) % 4;
+            final Limit limit = Trace.LIMITS[trace % Trace.LIMITS.length];
+            final int variant = (trace / Trace.LIMITS.length) % 4;
             final long startNs = GcraDifferentialTest.startNs(variant, limit, new SplittableRandom(~seed));
             decisions += runTrace(seed, limit, startNs);
         }
@@ -63,7 +64,7 @@ final class TokenBucketEquivalenceTest
 
     static long runTrace(final long seed, final Limit limit, final long startNs)
     {
-        final RandomTrace trace = new RandomTrace(seed, limit, startNs, false);
+        final Trace trace = Trace.gcraEdges(seed, limit, startNs, false);
         final ReferenceTokenBucket bucket = new ReferenceTokenBucket(limit.emissionIntervalNs(), limit.toleranceNs());
         final CellArray cells = CellArray.allocate(2);
         final RateLimiter atomic = new RateLimiter(limit, cells, 0, SystemNanoClock.INSTANCE);

@@ -1,7 +1,9 @@
 /**
  * Fronts whose limit can be replaced at run time without a stop ({@code ReconfigurableRateLimiter},
- * {@code ReconfigurablePayLaterRateLimiter}, {@code ReconfigurableShaper}); each implements the front contract
- * of {@link dev.cellrate} and keeps its cell's TAT across a change (see {@code docs/operating.md}).
+ * {@code ReconfigurablePayLaterRateLimiter}, {@code ReconfigurableShaper}, and {@code ReconfigurableKeyedRateLimiter}
+ * for every key of a keyed table at once); each implements the front contract of {@link dev.cellrate} and keeps
+ * its cells' TATs across a change (see {@code docs/operating.md}). Per-class limits of a keyed table:
+ * {@link dev.cellrate.ClassedKeyedRateLimiter#setLimit(int, dev.cellrate.Limit)}.
  * <p>
  * Memory ordering: the engine convention of {@link dev.cellrate} (package documentation); the settings are one
  * immutable object published by a volatile store and read once per decision.

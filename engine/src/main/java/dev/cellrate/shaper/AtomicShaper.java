@@ -28,7 +28,8 @@ final class AtomicShaper
     }
 
     /**
-     * Reserve a slot on the word at {@code offset} if the request conforms.
+     * Reserve a slot on the word at {@code offset} if the request conforms (the shaper: no wait accepted,
+     * the admitted request is delayed by the {@link ShaperMode}).
      *
      * @param buffer      the buffer holding the word.
      * @param offset      the word's offset (8-byte aligned).
@@ -49,16 +50,56 @@ final class AtomicShaper
         final long nowNs,
         final Reservation reservation)
     {
+        return reserve(buffer, offset, incrementNs, incrementNs, ceilingNs, 0, immediateNs, nowNs, reservation);
+    }
+
+    /**
+     * The one reservation loop: charge {@code incrementNs} to the word at {@code offset} if the wait for
+     * {@code waitIncrementNs}, {@code w = max(0, lag + J - (&tau; + T))}, fits in {@code maxWaitNs}. The
+     * shaper calls it with {@code J = I} and {@code maxWaitNs = 0} (conformance; the answer is the mode's
+     * delay on the slot); {@link ReservingLimiter} with the caller's maximum wait, {@code J = T} when paying
+     * later, and {@code immediateNs = Long.MAX_VALUE} (no delay beyond the wait: the answer is {@code w}).
+     *
+     * @param buffer          the buffer holding the word.
+     * @param offset          the word's offset (8-byte aligned).
+     * @param incrementNs     the charge {@code I = n * T} &ge; 1, or {@link Result#NEVER} for an impossible
+     *                        request (nothing charged).
+     * @param waitIncrementNs the increment the wait is tested with, in [1, ceilingNs].
+     * @param ceilingNs       {@code &tau; + T}.
+     * @param maxWaitNs       the longest wait accepted, &ge; 0.
+     * @param immediateNs     {@code N * T} of the {@link ShaperMode} ({@link Long#MAX_VALUE}: no delay).
+     * @param nowNs           the time of the request.
+     * @param reservation     filled on admission and on rejection, or null.
+     * @return {@code w} plus the mode's delay (&ge; 0) if granted; {@link Result#NEVER} (impossible cost, a wait
+     * beyond the {@code long} range, an unrepresentable TAT); or {@link Result#encodeRetryAfter} of
+     * {@code w - maxWaitNs} (nothing charged).
+     */
+    static long reserve(
+        final AtomicBuffer buffer,
+        final int offset,
+        final long incrementNs,
+        final long waitIncrementNs,
+        final long ceilingNs,
+        final long maxWaitNs,
+        final long immediateNs,
+        final long nowNs,
+        final Reservation reservation)
+    {
         long code = Result.NEVER;
         if (incrementNs >= 1)
         {
             long tatNs = buffer.getLongAcquire(offset);
             while (true)
             {
-                final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, incrementNs, ceilingNs);
-                if (retryAfterNs > 0)
+                final long waitNs = Gcra.retryAfterNs(tatNs, nowNs, waitIncrementNs, ceilingNs);
+                if (waitNs > maxWaitNs)
                 {
-                    code = Result.encodeRetryAfter(retryAfterNs);
+                    code = Result.encodeRetryAfter(waitNs - maxWaitNs);
+                    break;
+                }
+                if (Long.MAX_VALUE == waitNs)
+                {
+                    // Saturated (only with maxWaitNs = Long.MAX_VALUE): the true wait may exceed any long.
                     break;
                 }
                 final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
@@ -69,7 +110,8 @@ final class AtomicShaper
                 final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, nextTatNs);
                 if (witnessNs == tatNs)
                 {
-                    code = ShaperMath.delayNs(tatNs, nowNs, immediateNs);
+                    // One of the two terms is 0: the wait when maxWaitNs = 0, the delay when immediateNs = MAX.
+                    code = waitNs + ShaperMath.delayNs(tatNs, nowNs, immediateNs);
                     if (null != reservation)
                     {
                         reservation.admitted(code, nowNs, tatNs, incrementNs);

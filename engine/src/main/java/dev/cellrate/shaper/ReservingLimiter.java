@@ -50,7 +50,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@code long} range; {@link Result#encodeRetryAfter} of {@code w - maxWait}: the wait does not fit now
  * (nothing charged), retry that much later for the same wait budget (or ask with a longer maximum wait).
  * <p>
- * Concurrency: as {@code RateLimiter}: one acquire read, a CAS only when granted. A cancel is one CAS that
+ * Concurrency: as {@code RateLimiter}: one acquire read, a CAS only when granted (the loop is the shaper's,
+ * {@code AtomicShaper.reserve}, with the caller's maximum wait). A cancel is one CAS that
  * succeeds only on this reservation's own TAT; lowering the word is safe on a single cell because the word is
  * the whole state: a decider whose CAS expects the restored value decides on the state that is current again.
  */
@@ -196,42 +197,10 @@ public final class ReservingLimiter implements Reserver
      */
     public long reserve(final long permits, final long nowNs, final long maxWaitNs, final Reservation reservation)
     {
-        if (permits < 1 || permits > maxPermits || maxWaitNs < 0)
-        {
-            return rejected(Result.NEVER, nowNs, reservation);
-        }
-        final long incrementNs = permits * emissionIntervalNs;
-        final long waitIncrementNs = payLater ? emissionIntervalNs : incrementNs;
-        long tatNs = buffer.getLongAcquire(tatOffset);
-        while (true)
-        {
-            final long waitNs = Gcra.retryAfterNs(tatNs, nowNs, waitIncrementNs, ceilingNs);
-            if (waitNs > maxWaitNs)
-            {
-                return rejected(Result.encodeRetryAfter(waitNs - maxWaitNs), nowNs, reservation);
-            }
-            if (Long.MAX_VALUE == waitNs)
-            {
-                // Saturated (only reached with maxWaitNs = Long.MAX_VALUE): the true wait may be larger than any
-                // long; never grant on it.
-                return rejected(Result.NEVER, nowNs, reservation);
-            }
-            final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-            if (Gcra.UNREPRESENTABLE == nextTatNs)
-            {
-                return rejected(Result.NEVER, nowNs, reservation);
-            }
-            final long witnessNs = buffer.compareAndExchangeLong(tatOffset, tatNs, nextTatNs);
-            if (witnessNs == tatNs)
-            {
-                if (null != reservation)
-                {
-                    reservation.admitted(waitNs, nowNs, tatNs, incrementNs);
-                }
-                return waitNs;
-            }
-            tatNs = witnessNs;
-        }
+        final boolean possible = permits >= 1 && permits <= maxPermits && maxWaitNs >= 0;
+        final long incrementNs = possible ? permits * emissionIntervalNs : Result.NEVER;
+        return AtomicShaper.reserve(buffer, tatOffset, incrementNs, payLater ? emissionIntervalNs : incrementNs,
+            ceilingNs, maxWaitNs, Long.MAX_VALUE, nowNs, reservation);
     }
 
     /**
@@ -351,15 +320,7 @@ public final class ReservingLimiter implements Reserver
 
     private boolean refund(final long tatAfterNs, final long slotNs)
     {
-        return slotNs < tatAfterNs && buffer.compareAndSetLong(tatOffset, tatAfterNs, slotNs);
+        return AtomicShaper.cancel(buffer, tatOffset, tatAfterNs, slotNs);
     }
 
-    private static long rejected(final long code, final long nowNs, final Reservation reservation)
-    {
-        if (null != reservation)
-        {
-            reservation.rejected(code, nowNs);
-        }
-        return code;
-    }
 }

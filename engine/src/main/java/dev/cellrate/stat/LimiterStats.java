@@ -1,6 +1,7 @@
 package dev.cellrate.stat;
 
 import dev.cellrate.Result;
+import dev.cellrate.tcm.Colour;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.status.CountersReader;
 
@@ -36,10 +37,16 @@ public final class LimiterStats
     private final int[] outcomeOffsets;
     private final int[] gaugeIds = new int[StatKind.values().length];
     private final TopKeys topKeys;
+    /** Top-keys sampling: a rejection feeds the sketch iff the top bits of its hashed count are zero. */
+    private final int sampleShift;
+    private final long sampleWeight;
 
     LimiterStats(
-        final StatFile file, final String name, final int limiterId, final int stripes, final TopKeys topKeys)
+        final StatFile file, final String name, final int limiterId, final int stripes, final TopKeys topKeys,
+        final int topKeysSampleEvery)
     {
+        this.sampleWeight = topKeysSampleEvery;
+        this.sampleShift = Long.SIZE - Integer.numberOfTrailingZeros(topKeysSampleEvery);
         this.file = file;
         this.name = name;
         this.limiterId = limiterId;
@@ -80,12 +87,7 @@ public final class LimiterStats
      */
     public long record(final long keyWord, final long code)
     {
-        final int kind = Outcome.kindOf(code);
-        increment(kind);
-        if (null != topKeys && !Outcome.isAdmission(kind))
-        {
-            topKeys.add(keyWord);
-        }
+        recordKeyed(keyWord, Outcome.kindOf(code));
         return code;
     }
 
@@ -111,14 +113,7 @@ public final class LimiterStats
      */
     public long dryRun(final long code)
     {
-        final int kind = Outcome.kindOf(code);
-        increment(kind);
-        if (Outcome.isAdmission(kind))
-        {
-            return code;
-        }
-        increment(StatKind.WOULD_REJECT.ordinal());
-        return Result.WOULD_HAVE_REJECTED;
+        return dryRun(0, Outcome.kindOf(code), code, false);
     }
 
     /**
@@ -130,18 +125,139 @@ public final class LimiterStats
      */
     public long dryRun(final long keyWord, final long code)
     {
-        final long answer = dryRun(code);
-        if (null != topKeys && Result.WOULD_HAVE_REJECTED == answer)
+        return dryRun(keyWord, Outcome.kindOf(code), code, true);
+    }
+
+    private long dryRun(final long keyWord, final int kind, final long code, final boolean keyed)
+    {
+        final int stripe = ThreadStripe.current();
+        final long before = increment(kind, stripe);
+        if (Outcome.isAdmission(kind))
         {
-            topKeys.add(keyWord);
+            return code;
         }
-        return answer;
+        increment(StatKind.WOULD_REJECT.ordinal(), stripe);
+        if (keyed && null != topKeys && sampled(before))
+        {
+            topKeys.add(keyWord, stripe, sampleWeight);
+        }
+        return Result.WOULD_HAVE_REJECTED;
+    }
+
+    /**
+     * Dry-run of a reservation (a shaper's {@code reserve}) or of a concurrency limit's {@code tryAcquire}:
+     * counts as {@link #recordReservation(long)}; an admission (a delay or a ticket, {@code >= 0}) is returned
+     * unchanged, a rejection becomes {@link Result#WOULD_HAVE_REJECTED} (counted in {@link StatKind#WOULD_REJECT}
+     * too). A rejected reservation charged nothing, so the front's state is exactly the enforced one's.
+     *
+     * @param code the reservation code.
+     * @return {@code code} if admitted, else {@link Result#WOULD_HAVE_REJECTED}.
+     */
+    public long dryRunReservation(final long code)
+    {
+        return dryRun(0, Outcome.kindOfReservation(code), code, false);
+    }
+
+    /**
+     * Dry-run of a reservation with a key: as {@link #dryRunReservation(long)}, feeding the top-keys sketch with
+     * would-be rejections.
+     *
+     * @param keyWord the key word.
+     * @param code    the reservation code.
+     * @return {@code code} if admitted, else {@link Result#WOULD_HAVE_REJECTED}.
+     */
+    public long dryRunReservation(final long keyWord, final long code)
+    {
+        return dryRun(keyWord, Outcome.kindOfReservation(code), code, true);
+    }
+
+    /**
+     * Count a reservation's outcome with its key (the top-keys sketch on a rejection).
+     *
+     * @param keyWord the key word.
+     * @param code    the reservation code.
+     * @return {@code code}, unchanged.
+     */
+    public long recordReservation(final long keyWord, final long code)
+    {
+        recordKeyed(keyWord, Outcome.kindOfReservation(code));
+        return code;
+    }
+
+    private void recordKeyed(final long keyWord, final int kind)
+    {
+        final int stripe = ThreadStripe.current();
+        final long before = increment(kind, stripe);
+        if (null != topKeys && !Outcome.isAdmission(kind) && sampled(before))
+        {
+            topKeys.add(keyWord, stripe, sampleWeight);
+        }
+    }
+
+    /**
+     * Count a marker's colour: GREEN and YELLOW as admitted (a policer forwards them), RED as rejected (a
+     * policer drops it).
+     *
+     * @param colour a {@code dev.cellrate.tcm.Colour}.
+     * @return {@code colour}, unchanged.
+     */
+    public int recordColour(final int colour)
+    {
+        increment(Outcome.kindOfColour(colour));
+        return colour;
+    }
+
+    /**
+     * Dry-run of a marker: counts as {@link #recordColour(int)}; RED (what a policer would drop) is counted in
+     * {@link StatKind#WOULD_REJECT} too and answered YELLOW (forwarded, still marked out of profile). The
+     * marker's state is its own (a RED packet takes no tokens), so the counters are exactly the enforced ones.
+     *
+     * @param colour the colour the marker gave.
+     * @return {@code colour}, with RED turned into YELLOW.
+     */
+    public int dryRunColour(final int colour)
+    {
+        final int kind = Outcome.kindOfColour(colour);
+        final int stripe = ThreadStripe.current();
+        increment(kind, stripe);
+        if (Outcome.isAdmission(kind))
+        {
+            return colour;
+        }
+        increment(StatKind.WOULD_REJECT.ordinal(), stripe);
+        return Colour.YELLOW;
     }
 
     private void increment(final int kind)
     {
-        final int stripe = ThreadStripe.current() & stripeMask;
-        values.getAndAddLong(outcomeOffsets[kind << stripeShift | stripe], 1);
+        increment(kind, ThreadStripe.current());
+    }
+
+    /**
+     * @return the stripe's count before the add (the sampling clock of the top-keys sketch).
+     */
+    private long increment(final int kind, final int stripe)
+    {
+        return values.getAndAddLong(outcomeOffsets[kind << stripeShift | (stripe & stripeMask)], 1);
+    }
+
+    /**
+     * Whether the rejection that found its counter at {@code before} feeds the sketch: the top bits of
+     * {@code before} times the 64-bit golden ratio are zero, one count in {@code sampleWeight}. A Weyl sequence,
+     * so the samples of a stripe are equidistributed over its stream and no periodic key pattern aliases with
+     * them (an every-n-th sample would see only one key of a round robin of n keys); no state, no extra write.
+     */
+    private boolean sampled(final long before)
+    {
+        return 1 == sampleWeight || (before * 0x9E37_79B9_7F4A_7C15L) >>> sampleShift == 0;
+    }
+
+    /**
+     * @return how many rejections one top-keys sample stands for (1: every rejection is added).
+     */
+    public long topKeysSampleEvery()
+    {
+        return sampleWeight;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.cellrate.stat;
 
 import dev.cellrate.Result;
+import dev.cellrate.tcm.Colour;
 
 /**
  * Classifies a result code into the {@link StatKind} outcome it counts as, through {@link Result}'s one code
@@ -46,6 +47,20 @@ public final class Outcome
             return StatKind.REJECTED.ordinal();
         }
         return kindOfNegative(code);
+    }
+
+    /**
+     * @param colour a marker's colour ({@code dev.cellrate.tcm.Colour}).
+     * @return ADMITTED for GREEN and YELLOW (a policer forwards them), REJECTED for RED, OTHER_REJECTED for
+     * anything else.
+     */
+    public static int kindOfColour(final int colour)
+    {
+        if (Colour.RED == colour)
+        {
+            return StatKind.REJECTED.ordinal();
+        }
+        return Colour.isValid(colour) ? StatKind.ADMITTED.ordinal() : StatKind.OTHER_REJECTED.ordinal();
     }
 
     private static int kindOfNegative(final long code)

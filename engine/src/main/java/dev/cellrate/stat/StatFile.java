@@ -35,6 +35,13 @@ public final class StatFile implements AutoCloseable
     public static final int DEFAULT_SKETCH_LENGTH = 1 << 20;
     /** Default entries per top-keys stripe. */
     public static final int DEFAULT_TOP_K = 16;
+
+    /**
+     * One rejection in this many feeds the top-keys sketch (weighted by it), so the reject path pays the
+     * sketch's seqlock CAS and scan only for a sample; the outcome counters stay exact. See
+     * {@link LimiterStats#topKeysSampleEvery()}.
+     */
+    public static final int DEFAULT_TOP_KEYS_SAMPLE_EVERY = 8;
     /** Default stripes per outcome counter: the next power of two &ge; 2 &times; processors, at most 16. */
     public static final int DEFAULT_STRIPES =
         Math.min(16, BitUtil.findNextPositivePowerOfTwo(2 * Runtime.getRuntime().availableProcessors()));
@@ -154,8 +161,28 @@ public final class StatFile implements AutoCloseable
      * @return its counters.
      * @throws IllegalStateException if the file has no room left.
      */
-    public synchronized LimiterStats limiter(final String name, final int stripes, final int topK)
+    public LimiterStats limiter(final String name, final int stripes, final int topK)
     {
+        return limiter(name, stripes, topK, DEFAULT_TOP_KEYS_SAMPLE_EVERY);
+    }
+
+    /**
+     * @param name        the limiter's name (ASCII, at most {@link StatLayout#MAX_NAME_LENGTH} bytes).
+     * @param stripes     stripes per outcome, a power of two in [1, 64].
+     * @param topK        entries per top-keys stripe, in [0, {@link TopKeys#MAX_K}] (0: no sketch).
+     * @param sampleEvery one rejection in this many feeds the sketch, with this weight: a power of two in
+     *                    [1, 1024] (1: every rejection, exact Space-Saving).
+     * @return its counters.
+     * @throws IllegalStateException if the file has no room left.
+     */
+    public synchronized LimiterStats limiter(
+        final String name, final int stripes, final int topK, final int sampleEvery)
+    {
+        Bounds.requireRange("sampleEvery", sampleEvery, 1, 1024);
+        if (!BitUtil.isPowerOfTwo(sampleEvery))
+        {
+            throw new IllegalArgumentException("sampleEvery must be a power of two in [1, 1024] but was " + sampleEvery);
+        }
         checkOpen();
         if (null == name || name.isEmpty() || name.length() > StatLayout.MAX_NAME_LENGTH ||
             !StandardCharsets.US_ASCII.newEncoder().canEncode(name))
@@ -183,7 +210,7 @@ public final class StatFile implements AutoCloseable
             counters.setCounterValue(counterId, nextSketchOffset);
             nextSketchOffset += length;
         }
-        return new LimiterStats(this, name, limiterId, stripes, topKeys);
+        return new LimiterStats(this, name, limiterId, stripes, topKeys, sampleEvery);
     }
 
     synchronized int allocate(

@@ -1,7 +1,10 @@
 package dev.cellrate.stat;
 
 import dev.cellrate.Bounds;
+import dev.cellrate.ClassedKeyedRateLimiter;
 import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter;
+import dev.cellrate.shaper.KeyedShaper;
 import dev.cellrate.shaper.ReleaseAgent;
 import dev.cellrate.shaper.Shaper;
 import dev.cellrate.table.SlotTable;
@@ -11,7 +14,8 @@ import org.agrona.concurrent.NanoClock;
 /**
  * An Agrona {@link Agent} that copies the statistics a table, shaper or release agent already keeps into
  * their limiter's counters every {@code intervalNs}: live keys, evictions, table-full events and CAS retries
- * of a {@link SlotTable}; the backlog of a {@link Shaper}; outstanding, released and the largest lateness of
+ * of a keyed front's table ({@link KeyedRateLimiter}, {@link ClassedKeyedRateLimiter},
+ * {@link ReconfigurableKeyedRateLimiter}, {@link KeyedShaper}); the backlog of a {@link Shaper}; outstanding, released and the largest lateness of
  * a {@link ReleaseAgent}. The decision path pays nothing for these. Run it on an {@code AgentRunner}, compose
  * it into a duty cycle you already have, or call {@link #sampleNow()}.
  * <p>
@@ -53,13 +57,50 @@ public final class StatSampler implements Agent
     }
 
     /**
-     * Sample a table (a keyed limiter's or a keyed shaper's).
+     * Sample a classed keyed limiter's table.
+     *
+     * @param limiter the limiter.
+     * @param stats   its counters.
+     * @return this.
+     */
+    public StatSampler add(final ClassedKeyedRateLimiter limiter, final LimiterStats stats)
+    {
+        return add(limiter.table(), stats);
+    }
+
+    /**
+     * Sample a reconfigurable keyed limiter's table.
+     *
+     * @param limiter the limiter.
+     * @param stats   its counters.
+     * @return this.
+     */
+    public StatSampler add(final ReconfigurableKeyedRateLimiter limiter, final LimiterStats stats)
+    {
+        return add(limiter.table(), stats);
+    }
+
+    /**
+     * Sample a keyed shaper's table.
+     *
+     * @param shaper the shaper.
+     * @param stats  its counters.
+     * @return this.
+     */
+    public StatSampler add(final KeyedShaper shaper, final LimiterStats stats)
+    {
+        return add(shaper.table(), stats);
+    }
+
+    /**
+     * Sample a table: package-private, since the table type is not exported; the public forms take the keyed
+     * front that owns it.
      *
      * @param table the table.
      * @param stats its limiter's counters.
      * @return this.
      */
-    public synchronized StatSampler add(final SlotTable table, final LimiterStats stats)
+    synchronized StatSampler add(final SlotTable table, final LimiterStats stats)
     {
         return add(new TableSource(table, stats));
     }

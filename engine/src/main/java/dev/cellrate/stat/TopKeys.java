@@ -95,23 +95,37 @@ public final class TopKeys
      */
     public void add(final long key)
     {
+        add(key, ThreadStripe.current(), 1);
+    }
+
+    /**
+     * Count {@code weight} occurrences of {@code key} (a sample standing for {@code weight} rejections),
+     * starting at stripe {@code firstStripe} (the caller's {@link ThreadStripe}, already read). Weighted
+     * Space-Saving: a held key gains {@code weight}; a new key replaces the least entry m by
+     * (key, m + weight, m). Allocation-free, lock-free (drops the sample if every stripe is busy).
+     *
+     * @param key         the key word.
+     * @param firstStripe the stripe to try first (masked here).
+     * @param weight      occurrences the sample stands for, &ge; 1.
+     */
+    public void add(final long key, final int firstStripe, final long weight)
+    {
         final AtomicBuffer buffer = this.buffer;
-        final int first = ThreadStripe.current();
         for (int i = 0; i <= stripeMask; i++)
         {
-            final int base = offset + ((first + i) & stripeMask) * stripeLength;
+            final int base = offset + ((firstStripe + i) & stripeMask) * stripeLength;
             final long sequence = buffer.getLongVolatile(base + SEQUENCE_OFFSET);
             if (0 == (sequence & 1) && buffer.compareAndSetLong(base + SEQUENCE_OFFSET, sequence, sequence + 1))
             {
-                update(buffer, base + ENTRIES_OFFSET, key);
+                update(buffer, base + ENTRIES_OFFSET, key, weight);
                 buffer.putLongRelease(base + SEQUENCE_OFFSET, sequence + 2);
                 return;
             }
         }
-        buffer.getAndAddLong(offset + DROPPED_OFFSET, 1);
+        buffer.getAndAddLong(offset + DROPPED_OFFSET, weight);
     }
 
-    private void update(final AtomicBuffer buffer, final int entries, final long key)
+    private void update(final AtomicBuffer buffer, final int entries, final long key, final long weight)
     {
         int minIndex = 0;
         long minCount = Long.MAX_VALUE;
@@ -120,7 +134,7 @@ public final class TopKeys
             final long count = buffer.getLong(entry + ENTRY_COUNT_OFFSET);
             if (count > 0 && buffer.getLong(entry + ENTRY_KEY_OFFSET) == key)
             {
-                buffer.putLong(entry + ENTRY_COUNT_OFFSET, count + 1);
+                buffer.putLong(entry + ENTRY_COUNT_OFFSET, count + weight);
                 return;
             }
             if (count < minCount)
@@ -132,11 +146,11 @@ public final class TopKeys
         final int entry = entries + minIndex * ENTRY_LENGTH;
         buffer.putLong(entry + ENTRY_KEY_OFFSET, key);
         buffer.putLong(entry + ENTRY_ERROR_OFFSET, minCount);
-        buffer.putLong(entry + ENTRY_COUNT_OFFSET, minCount + 1);
+        buffer.putLong(entry + ENTRY_COUNT_OFFSET, minCount + weight);
     }
 
     /**
-     * @return samples dropped because every stripe was busy.
+     * @return occurrences dropped because every stripe was busy (samples times their weight).
      */
     public long droppedSamples()
     {

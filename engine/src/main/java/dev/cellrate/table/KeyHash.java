@@ -62,8 +62,8 @@ public final class KeyHash
     private static final long C2 = 0x6c7967656e657261L;
     private static final long C3 = 0x7465646279746573L;
 
-    /** The message whose SipHash under the table secret is the long-key seed: "long-key". */
-    private static final long LONG_KEY_DOMAIN = 0x79656b2d676e6f6cL;
+    /** The message whose SipHash under the table secret is the long-key seed (the word 0x79656b2d676e6f6c). */
+    private static final String LONG_KEY_DOMAIN = "long-key";
 
     private KeyHash()
     {
@@ -88,21 +88,7 @@ public final class KeyHash
      */
     public static long longKeySeed(final long k0, final long k1)
     {
-        long v0 = k0 ^ C0;
-        long v1 = k1 ^ C1;
-        long v2 = k0 ^ C2;
-        long v3 = k1 ^ C3;
-        final long m = LONG_KEY_DOMAIN;
-        v3 ^= m;
-        for (int r = 0; r < 2; r++)
-        {
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-        }
-        v0 ^= m;
-        return finish(v0, v1, v2, v3, 8L << 56);
+        return hashCharSequence(LONG_KEY_DOMAIN, k0, k1);
     }
 
     /**
@@ -152,8 +138,7 @@ public final class KeyHash
      */
     public static long hashBytes(final byte[] bytes, final int offset, final int length, final long k0, final long k1)
     {
-        Objects.checkFromIndexSize(offset, length, bytes.length);
-        return hash(bytes, BufferUtil.ARRAY_BASE_OFFSET + offset, length, k0, k1);
+        return hashRange(bytes, BufferUtil.ARRAY_BASE_OFFSET, bytes.length, offset, length, k0, k1);
     }
 
     /**
@@ -171,8 +156,21 @@ public final class KeyHash
     public static long hashBuffer(
         final DirectBuffer buffer, final int offset, final int length, final long k0, final long k1)
     {
-        Objects.checkFromIndexSize(offset, length, buffer.capacity());
-        return hash(buffer.byteArray(), buffer.addressOffset() + offset, length, k0, k1);
+        return hashRange(buffer.byteArray(), buffer.addressOffset(), buffer.capacity(), offset, length, k0, k1);
+    }
+
+    /**
+     * SipHash-2-4 of bytes {@code [offset, offset + length)} of a memory region of {@code capacity} bytes at
+     * {@code address} of {@code base} (a {@code byte[]} with the array base offset, or {@code null} with an
+     * off-heap address), the range checked against {@code [0, capacity)} first. Package only: the region comes
+     * from a {@code byte[]} or a {@link DirectBuffer}, never from a caller.
+     */
+    static long hashRange(
+        final Object base, final long address, final int capacity, final int offset, final int length,
+        final long k0, final long k1)
+    {
+        Objects.checkFromIndexSize(offset, length, capacity);
+        return hash(base, address + offset, length, k0, k1);
     }
 
     /**

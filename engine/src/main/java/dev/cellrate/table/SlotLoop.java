@@ -1,8 +1,17 @@
 package dev.cellrate.table;
 
+import static dev.cellrate.table.TableLayout.KEY_OFFSET;
+import static dev.cellrate.table.TableLayout.RECLAIMING;
+import static dev.cellrate.table.TableLayout.TAT_OFFSET;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
 import dev.cellrate.CellArray;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
+import org.agrona.UnsafeApi;
 
 /**
  * The keyed slot loop, written once: find or claim the key's cell in a {@link SlotTable}, validated load, GCRA
@@ -53,8 +62,35 @@ public abstract class SlotLoop<H>
     /** {@link #chargeClassed}'s {@code insertClass} when the caller has not computed the key's class. */
     public static final int UNKNOWN_CLASS = -1;
 
+    /**
+     * {@link #chargeSlow}, called through a handle held in an instance field so that the JIT never inlines it
+     * into {@link #charge}: C2 does not treat an instance field as a constant, so the handle is opaque and the
+     * call stays a call. Inlined, the slow path (insert, saturating GCRA, back-off) made every compiled
+     * caller of {@code charge} too big to be inlined into its own callers ("already compiled into a big
+     * method"), and the present-key path paid a call, a frame and spills per decision (docs/benchmarks.md,
+     * "Issue 14, second round"). The slow path pays an indirect call instead: it is taken by new keys,
+     * spilled keys (about 13% at the designed load), lost CASes and odd inputs.
+     */
+    private static final MethodHandle CHARGE_SLOW;
+
+    static
+    {
+        try
+        {
+            CHARGE_SLOW = MethodHandles.lookup().findVirtual(SlotLoop.class, "chargeSlow",
+                MethodType.methodType(long.class, long.class, long.class, long.class, long.class, Object.class));
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     /** The table this loop decides on. */
     protected final SlotTable table;
+
+    /** {@link #CHARGE_SLOW}, read from an instance field (see there). */
+    private final MethodHandle chargeSlow = CHARGE_SLOW;
 
     /**
      * @param table the table (thread-safe, shared by every front that uses it).
@@ -83,35 +119,55 @@ public abstract class SlotLoop<H>
     public final long charge(
         final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
     {
+        // The present-key path touches one cache line: the key's home bucket (SlotTable.slotIn: four key words
+        // compared without a branch per slot), then the validated load (the TAT, acquire, then the key again,
+        // acquire: same line) and the CAS, all on raw addresses. Everything else (a key past its home line, an
+        // absent or reserved key, a lost CAS, the saturating GCRA cases) goes to chargeSlow, which decides from
+        // scratch.
         final SlotTable table = this.table;
-        if (Long.MIN_VALUE != nowNs)
+        final long slot = table.slotIn(keyWord);
+        if (0 != slot && Long.MIN_VALUE != nowNs)
         {
-            final int tatOffset = table.findSlot(keyWord);
-            if (tatOffset >= 0)
+            final long tatNs = UnsafeApi.getLongAcquire(null, slot + TAT_OFFSET);
+            // GCRA in three operations: next = max(TAT, t) + I and due = next - t = lag + I. If next did not
+            // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
+            // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what Gcra.retryAfterNs
+            // and Gcra.nextTatNs compute, without their saturation cases, which go to chargeSlow).
+            final long baseNs = Math.max(tatNs, nowNs);
+            final long nextTatNs = baseNs + incrementNs;
+            final long dueNs = nextTatNs - nowNs;
+            if (nextTatNs > baseNs && dueNs > 0 && RECLAIMING != tatNs &&
+                UnsafeApi.getLongAcquire(null, slot + KEY_OFFSET) == keyWord)
             {
-                final long tatNs = table.loadTat(tatOffset, keyWord);
-                // GCRA in three operations: next = max(TAT, t) + I and due = next - t = lag + I. If next did not
-                // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
-                // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what
-                // Gcra.retryAfterNs and Gcra.nextTatNs compute, without their saturation cases, which go to
-                // chargeSlow with STALE, a lost CAS and an absent key).
-                final long baseNs = Math.max(tatNs, nowNs);
-                final long nextTatNs = baseNs + incrementNs;
-                final long dueNs = nextTatNs - nowNs;
-                if (nextTatNs > baseNs && dueNs > 0 && SlotTable.STALE != tatNs)
+                if (dueNs > ceilingNs)
                 {
-                    if (dueNs > ceilingNs)
-                    {
-                        return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
-                    }
-                    if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
-                    {
-                        return admitted(holder, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
-                    }
+                    return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
                 }
+                if (UnsafeApi.compareAndExchangeLong(null, slot + TAT_OFFSET, tatNs, nextTatNs) == tatNs)
+                {
+                    return admitted(holder, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
+                }
+                table.countCasRetry(slot);
             }
         }
-        return chargeSlow(keyWord, incrementNs, ceilingNs, nowNs, holder);
+        return callChargeSlow(keyWord, incrementNs, ceilingNs, nowNs, holder);
+    }
+
+    private long callChargeSlow(
+        final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
+    {
+        try
+        {
+            return (long)chargeSlow.invokeExact(this, keyWord, incrementNs, ceilingNs, nowNs, (Object)holder);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
+        }
     }
 
     /**
@@ -140,6 +196,43 @@ public abstract class SlotLoop<H>
         {
             return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
+        final SlotTable table = this.table;
+        if (Long.MIN_VALUE != nowNs)
+        {
+            // A present key on one validated load and one CAS, as in charge (the cases left out go the long way).
+            final int tatOffset = table.findClassedSlot(keyWord);
+            if (tatOffset >= 0)
+            {
+                final long storedWord = table.classedWordAt(tatOffset, keyWord);
+                if (TableLayout.EMPTY_KEY != storedWord)
+                {
+                    final int classIndex = table.classOfStoredWord(storedWord);
+                    final long incrementNs = classIncrementNs(classIndex, permits);
+                    final long tatNs = table.loadTat(tatOffset, storedWord);
+                    final long baseNs = Math.max(tatNs, nowNs);
+                    final long nextTatNs = baseNs + incrementNs;
+                    final long dueNs = nextTatNs - nowNs;
+                    if (nextTatNs > baseNs && dueNs > 0 && SlotTable.STALE != tatNs)
+                    {
+                        final long ceilingNs = classCeilingNs(classIndex);
+                        if (dueNs > ceilingNs)
+                        {
+                            return rejectedClassed(holder, classIndex, dueNs - ceilingNs, tatNs, nowNs);
+                        }
+                        if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                        {
+                            return admittedClassed(holder, classIndex, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
+                        }
+                    }
+                }
+            }
+        }
+        return chargeClassedSlow(keyWord, permits, nowNs, holder, insertClass);
+    }
+
+    private long chargeClassedSlow(
+        final long keyWord, final long permits, final long nowNs, final H holder, final int insertClass)
+    {
         final SlotTable table = this.table;
         int spins = 0;
         while (true)

@@ -24,6 +24,7 @@ import java.security.SecureRandom;
 
 import dev.cellrate.gcra.AtomicGcra;
 import dev.cellrate.layout.CellLayout;
+import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
@@ -36,9 +37,10 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@code KeyedCompositeRateLimiter}) decide on it through one loop, {@link SlotLoop}, and lower a word only
  * through {@link SlotLoop#refund}; this class takes no raw offset from any caller and hands out no buffer.
  * <p>
- * <b>Algorithm.</b> Shard = bits {@link TableLayout#SHARD_SHIFT}.. of the key word, home slot = a
- * multiply-shift reduction of its low 32 bits onto the shard's slot count ({@link TableLayout#homeIndex}: any
- * count, so the table follows the expected key count instead of the next power of two);
+ * <b>Algorithm.</b> Shard = bits {@link TableLayout#SHARD_SHIFT}.. of the key word, home slot = the first slot
+ * of a bucket (one cache line, {@link #BUCKET_SLOTS} slots), the bucket a multiply-shift reduction of the word's
+ * low 32 bits onto the shard's buckets ({@link TableLayout#homeIndex}: any count, so the table follows the
+ * expected key count instead of the next power of two);
  * linear probing inside the shard up to the probe bound. Slots never return to EMPTY (swept ones become
  * tombstones), so a probe that reaches EMPTY proves the key absent. The two reserved key words have
  * dedicated cells in the table header, so no key is ever stored under a reserved word.
@@ -100,6 +102,14 @@ public final class SlotTable
 
     private static final int SWEEP_CHUNK = 64;
 
+    /**
+     * Slots per bucket: one 64-byte cache line of four 16-byte slots. A key's home is the first slot of a
+     * bucket (a multiply-shift of its low 32 bits onto the shard's buckets), and inserts take the first free
+     * slot from there, so a present key is in its home line unless that line was full when it arrived
+     * (at the designed 75% load about 13% of keys; linear probing from any slot put 22% across a line).
+     */
+    static final int BUCKET_SLOTS = 4;
+
     private final AtomicBuffer buffer;
     /**
      * Address of byte 0 of the buffer: the decision path (find, validated load, CAS) reads and CASes raw
@@ -113,6 +123,10 @@ public final class SlotTable
     private final long classFieldMask;
     private final int slotsPerShard;
     private final int probeBound;
+    /** Buckets per shard ({@code slotsPerShard / BUCKET_SLOTS}, at least 1): the range of the home reduction. */
+    private final int buckets;
+    /** Whether a home bucket lies inside its shard (slotsPerShard &ge; 4): the one-line scan of {@link #slotIn}. */
+    private final boolean bucketScan;
     private final int slotsOffset;
     private final long idleGraceNs;
     private final long secret0;
@@ -246,6 +260,8 @@ public final class SlotTable
         this.classFieldMask = (long)shardMask << SHARD_SHIFT;
         this.slotsPerShard = slotsPerShard;
         this.probeBound = probeBound;
+        this.buckets = Math.max(1, slotsPerShard / BUCKET_SLOTS);
+        this.bucketScan = slotsPerShard >= BUCKET_SLOTS;
         this.idleGraceNs = idleGraceNs;
         this.secret0 = secret0;
         this.secret1 = secret1;
@@ -310,6 +326,49 @@ public final class SlotTable
     }
 
     /**
+     * The key words of a batch of byte keys held in one array: key i is
+     * {@code keys[offsets[i] .. offsets[i] + lengths[i])}; every range is checked before it is read.
+     *
+     * @param keys     the array.
+     * @param offsets  first byte of each key.
+     * @param lengths  byte count of each key.
+     * @param count    how many keys (the caller checked it fits {@code offsets}, {@code lengths}, {@code wordsOut}).
+     * @param wordsOut receives {@link #keyWord(byte[], int, int)} of key i at index i.
+     * @throws IndexOutOfBoundsException if a key's range is not inside the array.
+     */
+    public void keyWords(
+        final byte[] keys, final int[] offsets, final int[] lengths, final int count, final long[] wordsOut)
+    {
+        keyWords(keys, BufferUtil.ARRAY_BASE_OFFSET, keys.length, offsets, lengths, count, wordsOut);
+    }
+
+    /**
+     * As {@link #keyWords(byte[], int[], int[], int, long[])} for keys in a buffer.
+     *
+     * @param keys     the buffer.
+     * @param offsets  first byte of each key.
+     * @param lengths  byte count of each key.
+     * @param count    how many keys (the caller checked it fits {@code offsets}, {@code lengths}, {@code wordsOut}).
+     * @param wordsOut receives {@link #keyWord(DirectBuffer, int, int)} of key i at index i.
+     * @throws IndexOutOfBoundsException if a key's range is not inside {@code [0, capacity)}.
+     */
+    public void keyWords(
+        final DirectBuffer keys, final int[] offsets, final int[] lengths, final int count, final long[] wordsOut)
+    {
+        keyWords(keys.byteArray(), keys.addressOffset(), keys.capacity(), offsets, lengths, count, wordsOut);
+    }
+
+    private void keyWords(
+        final Object base, final long address, final int capacity, final int[] offsets, final int[] lengths,
+        final int count, final long[] wordsOut)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            wordsOut[i] = KeyHash.hashRange(base, address, capacity, offsets[i], lengths[i], secret0, secret1);
+        }
+    }
+
+    /**
      * Find the key's cell, inserting the key if absent (reusing a free, swept or idle slot on its probe
      * path). Lock-free if the key is present; takes the shard lock to insert.
      *
@@ -328,12 +387,10 @@ public final class SlotTable
      */
     int insertSlot(final long keyWord, final long nowNs)
     {
-        final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
-        final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
         final long lagNs = newKeyLagNs;
         final long firstTatNs = 0 == lagNs ? FRESH_SLOT_TAT_NS :
             (nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs);
-        return writer.insert(keyWord, shard, home, evictionNs(nowNs), firstTatNs);
+        return writer.insert(keyWord, shardOf(keyWord), home(keyWord), evictionNs(nowNs), firstTatNs);
     }
 
     /**
@@ -367,7 +424,7 @@ public final class SlotTable
         {
             return TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET;
         }
-        return find(keyWord, (int)(keyWord >>> SHARD_SHIFT) & shardMask, TableLayout.homeIndex(keyWord, slotsPerShard));
+        return find(keyWord, shardOf(keyWord), home(keyWord));
     }
 
     /**
@@ -389,8 +446,8 @@ public final class SlotTable
      */
     int findClassedSlot(final long keyWord)
     {
-        final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
-        final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
+        final int shard = shardOf(keyWord);
+        final int home = home(keyWord);
         final long matchMask = ~classFieldMask;
         for (int probe = 0; probe < probeBound; probe++)
         {
@@ -440,8 +497,8 @@ public final class SlotTable
      */
     int insertClassedSlot(final long keyWord, final int classIndex, final long nowNs)
     {
-        final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
-        final int home = TableLayout.homeIndex(keyWord, slotsPerShard);
+        final int shard = shardOf(keyWord);
+        final int home = home(keyWord);
         final long storedWord = (keyWord & ~classFieldMask) | ((long)(classIndex + 1) << SHARD_SHIFT);
         return writer.insert(storedWord, ~classFieldMask, shard, home, evictionNs(nowNs), FRESH_SLOT_TAT_NS);
     }
@@ -500,8 +557,86 @@ public final class SlotTable
      */
     public long touch(final long keyWord)
     {
-        return UnsafeApi.getLong(null, address + slotOffset(
-            (int)(keyWord >>> SHARD_SHIFT) & shardMask, TableLayout.homeIndex(keyWord, slotsPerShard)));
+        return UnsafeApi.getLong(null, homeLine(keyWord));
+    }
+
+    /**
+     * The second touch of a batch, once the home lines have arrived: if the key is not in its home line (it
+     * spilled past a full bucket, about 13% of keys at the designed load, or it is absent or reserved), load
+     * the next line of its probe, so that those misses overlap too instead of following one another in the
+     * decision pass. Same contract as {@link #touch}: the value is a hint, consume it.
+     *
+     * @param keyWord the key word.
+     * @return a word of the next line, or 0 if the key is in its home line.
+     */
+    public long touchSpill(final long keyWord)
+    {
+        if (0 != slotIn(keyWord))
+        {
+            return 0;
+        }
+        int index = home(keyWord) + BUCKET_SLOTS;
+        if (index >= slotsPerShard)
+        {
+            index -= slotsPerShard;
+        }
+        return UnsafeApi.getLong(null, address + slotOffset(shardOf(keyWord), Math.min(index, slotsPerShard - 1)));
+    }
+
+    /** @return the address of the key's home slot: the first slot of its bucket, one cache line. */
+    long homeLine(final long keyWord)
+    {
+        return address + slotOffset(shardOf(keyWord), home(keyWord));
+    }
+
+    /**
+     * The decision path's lookup of a present key: the address of the key's slot if it is in its home bucket
+     * (the one cache line a decision touches), else 0, and then the caller goes the general way
+     * ({@link #findSlot}: a reserved word, a key that spilled past its home line, an absent key, a shard
+     * smaller than a bucket). The four key words are read plain and compared without any branch;
+     * the hit is only a candidate until the caller's validated load (the TAT, acquire, then the key again,
+     * acquire) confirms it, as after {@link #findSlot}. A key word is in at most one slot, so a hit anywhere
+     * in the line is the key's slot.
+     *
+     * @param keyWord the key word.
+     * @return the slot's address (its key word; the TAT is at {@code + TAT_OFFSET}), or 0.
+     */
+    long slotIn(final long keyWord)
+    {
+        if (!bucketScan || (keyWord + 1 >>> 1) == 0)
+        {
+            return 0; // a shard smaller than a bucket, or EMPTY_KEY / TOMBSTONE_KEY (their own cells)
+        }
+        final long line = homeLine(keyWord);
+        final long k0 = UnsafeApi.getLong(null, line + KEY_OFFSET);
+        final long k1 = UnsafeApi.getLong(null, line + SLOT_LENGTH + KEY_OFFSET);
+        final long k2 = UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH + KEY_OFFSET);
+        final long k3 = UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH + KEY_OFFSET);
+        // No branch on which slot matched: a branch that depends on the line that just missed is mispredicted
+        // about every other decision (the match is at any of the four slots), and the flush also throws away
+        // the next decision's load that the core had already started, so misses stop overlapping (the
+        // random-CAS baseline has no such branch). At most one slot matches: the OR is that slot, or 0.
+        return (line & matches(k0, keyWord)) | ((line + SLOT_LENGTH) & matches(k1, keyWord)) |
+            ((line + 2 * SLOT_LENGTH) & matches(k2, keyWord)) | ((line + 3 * SLOT_LENGTH) & matches(k3, keyWord));
+    }
+
+    /**
+     * @return all ones if {@code a == b}, else 0, without a branch: with x = a ^ b, {@code (x - 1) & ~x} has its
+     * sign bit set iff x == 0.
+     */
+    private static long matches(final long a, final long b)
+    {
+        final long x = a ^ b;
+        return ((x - 1) & ~x) >> 63;
+    }
+
+    /**
+     * Count a CAS a decision lost on the slot at {@code slotAddress} (from {@link #slotIn}) as a retry of its
+     * shard.
+     */
+    void countCasRetry(final long slotAddress)
+    {
+        buffer.getAndAddLong(headerOf((int)(slotAddress - address) + TAT_OFFSET) + CAS_RETRIES_OFFSET, 1);
     }
 
     /**
@@ -783,6 +918,17 @@ public final class SlotTable
             }
         }
         return -1;
+    }
+
+    private int shardOf(final long keyWord)
+    {
+        return (int)(keyWord >>> SHARD_SHIFT) & shardMask;
+    }
+
+    /** The key's home slot in its shard: the first slot of its bucket (see {@link #BUCKET_SLOTS}). */
+    private int home(final long keyWord)
+    {
+        return TableLayout.homeIndex(keyWord, buckets) * BUCKET_SLOTS;
     }
 
     private int slotOffset(final int shard, final int index)

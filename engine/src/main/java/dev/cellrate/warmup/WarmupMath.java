@@ -1,5 +1,7 @@
 package dev.cellrate.warmup;
 
+import dev.cellrate.Result;
+
 /**
  * Guava's {@code SmoothWarmingUp} (cold factor 3) as pure functions over {@code long}s in integer ns: no
  * memory, no atomics, no floating point.
@@ -28,8 +30,60 @@ package dev.cellrate.warmup;
  */
 final class WarmupMath
 {
+    /** The interval word of an unlimited rate (Guava's {@code Double.POSITIVE_INFINITY}): nothing is charged. */
+    static final long UNLIMITED_INTERVAL_NS = 0;
+
+    /** Largest cost: Guava's {@code tryAcquire(int)}. */
+    static final long MAX_PERMITS = Integer.MAX_VALUE;
+
+    /** Largest charge {@code n * S}: 2<sup>62</sup> ns. */
+    static final long MAX_CHARGE_NS = 1L << 62;
+
     private WarmupMath()
     {
+    }
+
+    /**
+     * @param permits    n.
+     * @param intervalNs S in [1, 2<sup>62</sup>], or {@link #UNLIMITED_INTERVAL_NS}.
+     * @return {@code n * S} (0 when unlimited), or a negative value ({@code Result.NEVER}) when n is outside
+     * [1, {@link #MAX_PERMITS}] or {@code n * S} exceeds 2<sup>62</sup>: the cost can never be taken.
+     */
+    static long chargeNs(final long permits, final long intervalNs)
+    {
+        if (permits < 1 || permits > MAX_PERMITS)
+        {
+            return Result.NEVER;
+        }
+        final long chargeNs = permits * intervalNs;
+        return Math.multiplyHigh(permits, intervalNs) != 0 || chargeNs < 0 || chargeNs > MAX_CHARGE_NS ? Result.NEVER :
+            chargeNs;
+    }
+
+    /**
+     * @param intervalNs S &ge; 1.
+     * @return the largest cost S allows: {@code min(MAX_PERMITS, 2^62 / S)}.
+     */
+    static long maxPermits(final long intervalNs)
+    {
+        return UNLIMITED_INTERVAL_NS == intervalNs ? MAX_PERMITS : Math.min(MAX_PERMITS, MAX_CHARGE_NS / intervalNs);
+    }
+
+    /**
+     * The next free time after a debit (Guava's {@code reserve}: charged whatever nextFree is), bounded.
+     *
+     * @param nextFreeNs the next free time before.
+     * @param nowNs      the time of the debit.
+     * @param waitNs     the wait the charge adds ({@link #waitNs}).
+     * @param debtNs     the bound: the result is at most {@code max(nextFree, now + debtNs)}.
+     * @return {@code max(nextFree, min(max(nextFree, now) + wait, now + debtNs))}, saturated; never below nextFree.
+     */
+    static long debitedNextFreeNs(final long nextFreeNs, final long nowNs, final long waitNs, final long debtNs)
+    {
+        final long baseNs = Math.max(nextFreeNs, nowNs);
+        final long targetNs = baseNs > Long.MAX_VALUE - waitNs ? Long.MAX_VALUE : baseNs + waitNs;
+        final long capNs = nowNs > Long.MAX_VALUE - debtNs ? Long.MAX_VALUE : nowNs + debtNs;
+        return Math.max(nextFreeNs, Math.min(targetNs, capNs));
     }
 
     /**

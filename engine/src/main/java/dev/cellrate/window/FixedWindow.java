@@ -25,11 +25,17 @@ import dev.cellrate.Result;
  * (newest) window. The limiter thereby runs on the monotonised clock {@code max(seen, t)}, on which no window
  * ever holds more than {@code L}; a late request can only find less room, never more.
  * <p>
+ * Debit (a charge after the fact, {@link dev.cellrate.DebitLimiter}): {@link #debited} raises the count of
+ * the window the request is charged to, clamped at {@code L}. A window carries no debt into the next one: the
+ * count field holds [0, L] only, and a fixed window's promise is per window (each starts from zero, which is the
+ * algorithm). So a debit fills at most the rest of its window: every later request in that window is rejected
+ * until the window ends, and what exceeds {@code L} is forgiven at the boundary.
+ * <p>
  * Worst case (elementary: a span shorter than {@code W} meets at most two windows; measured in
  * {@code docs/windows-and-markers.md}): any span shorter than {@code W} that straddles a boundary can hold
  * {@code 2L} admissions ({@code L} at the end of window k, {@code L} at the start of window k + 1).
  */
-public final class FixedWindow
+final class FixedWindow
 {
     private FixedWindow()
     {
@@ -130,6 +136,36 @@ public final class FixedWindow
         final long storedIndex = windowIndexOf(word, countBits);
         return windowIndex > storedIndex ?
             pack(windowIndex, permits, countBits) : pack(storedIndex, countOf(word, countBits) + permits, countBits);
+    }
+
+    /**
+     * @param word        the state before the debit.
+     * @param windowIndex {@code floorDiv(nowNs, W)}.
+     * @param permits     n &ge; 1, any size.
+     * @param limit       L.
+     * @param countBits   c.
+     * @return the state after charging {@code n} to {@code max(windowIndex, stored)}, the count clamped at L.
+     */
+    static long debited(
+        final long word, final long windowIndex, final long permits, final long limit, final int countBits)
+    {
+        final long storedIndex = windowIndexOf(word, countBits);
+        final long seen = windowIndex > storedIndex ? 0 : countOf(word, countBits);
+        return pack(Math.max(windowIndex, storedIndex), permits >= limit - seen ? limit : seen + permits, countBits);
+    }
+
+    /**
+     * @param createdNs      the creation time.
+     * @param initialPermits permits available in the creation window, in [0, L).
+     * @param limit          L.
+     * @param windowNs       W.
+     * @param countBits      c.
+     * @return the state of a window that has {@code initialPermits} left: count {@code L - initialPermits}.
+     */
+    static long initialWord(
+        final long createdNs, final long initialPermits, final long limit, final long windowNs, final int countBits)
+    {
+        return pack(windowIndex(createdNs, windowNs), limit - initialPermits, countBits);
     }
 
     /**

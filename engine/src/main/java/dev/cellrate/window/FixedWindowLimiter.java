@@ -1,12 +1,9 @@
 package dev.cellrate.window;
 
-import dev.cellrate.Limiter;
-import static dev.cellrate.Bounds.requireRange;
-
 import dev.cellrate.CellArray;
+import dev.cellrate.DebitLimiter;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -14,11 +11,11 @@ import org.agrona.concurrent.SystemNanoClock;
  * A thread-safe, lock-free, allocation-free fixed-window limiter: at most {@code limit} permits per aligned
  * window {@code [k W, (k + 1) W)} of the caller's clock.
  * <p>
- * Algorithm: {@link FixedWindow}. Beware its worst case: {@code 2 limit} admissions within less than one
+ * Algorithm: {@code FixedWindow}. Beware its worst case: {@code 2 limit} admissions within less than one
  * window across a boundary; use {@link SlidingLogLimiter} for an exact "at most L in any W".
  * <p>
  * State: one word {@code [window index][count]} in a {@link CellArray} cell (at
- * {@link CellArray#TAT_OFFSET}), layout in {@link FixedWindow}. Bit budget: {@code c = countBits(limit)} low
+ * {@link CellArray#TAT_OFFSET}), layout in {@code FixedWindow}. Bit budget: {@code c = countBits(limit)} low
  * bits hold the count, the other {@code 64 - c} the signed window index; construction demands
  * {@code windowNs >= 2^c} so the index of any 64-bit time fits exactly (no wrap).
  * <p>
@@ -26,20 +23,21 @@ import org.agrona.concurrent.SystemNanoClock;
  * a rejection writes nothing. A failed CAS re-decides on the witness value, so a roll-over and an
  * increment never overwrite each other (no lost update, no second roll).
  * <p>
+ * Peek, debit, initial fill ({@link DebitLimiter}): {@code peek} answers what {@code tryAcquire} would, from
+ * one acquire read, and writes nothing. {@code debit} charges the window of the request (the stored window if
+ * the clock went back) whether or not the cost fits, its count clamped at {@code limit}: the debt is bounded by
+ * the rest of that window and is not carried into the next (see {@code FixedWindow}). The initial fill
+ * ({@link #FixedWindowLimiter(long, long, NanoClock, long)}) leaves {@code k} permits in the creation window
+ * (0 = empty: nothing until the next window); the other constructors start full.
+ * <p>
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns (until the window ends), or {@link Result#NEVER} (-1) for a cost outside [1, limit].
  */
-public final class FixedWindowLimiter implements Limiter
+public final class FixedWindowLimiter extends WindowCell implements DebitLimiter
 {
     /** Largest {@code limit}: 2<sup>40</sup> - 1. */
     public static final long MAX_LIMIT = (1L << 40) - 1;
 
-    private final AtomicBuffer buffer;
-    private final int wordOffset;
-    private final long limit;
-    private final long windowNs;
-    private final int countBits;
-    private final NanoClock clock;
 
     /**
      * @param limit    permits per window, in [1, {@link #MAX_LIMIT}].
@@ -49,6 +47,26 @@ public final class FixedWindowLimiter implements Limiter
     public FixedWindowLimiter(final long limit, final long windowNs)
     {
         this(limit, windowNs, CellArray.allocate(1), 0, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * A limiter with its own cell, the given clock and an initial fill: {@code initialPermits} left in the window
+     * of the creation time (0 = empty until the next window; at or above {@code limit} = full, the default).
+     *
+     * @param limit          permits per window, in [1, {@link #MAX_LIMIT}].
+     * @param windowNs       window length in ns, in [2^countBits(limit), {@link Long#MAX_VALUE}].
+     * @param clock          the clock of the clock forms, read once here for the creation time.
+     * @param initialPermits permits available at creation, &ge; 0.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public FixedWindowLimiter(final long limit, final long windowNs, final NanoClock clock, final long initialPermits)
+    {
+        this(limit, windowNs, CellArray.allocate(1), 0, clock);
+        if (partlyFilled(initialPermits))
+        {
+            buffer.putLongRelease(wordOffset,
+                FixedWindow.initialWord(clock.nanoTime(), initialPermits, limit, windowNs, countBits));
+        }
     }
 
     /**
@@ -62,19 +80,7 @@ public final class FixedWindowLimiter implements Limiter
     public FixedWindowLimiter(
         final long limit, final long windowNs, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        if (null == cells || null == clock)
-        {
-            throw new IllegalArgumentException("cells and clock must not be null");
-        }
-        requireRange("limit", limit, 1, MAX_LIMIT);
-        this.countBits = FixedWindow.countBits(limit);
-        requireRange("windowNs", windowNs, 1L << countBits, Long.MAX_VALUE);
-        requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
-        this.limit = limit;
-        this.windowNs = windowNs;
-        this.clock = clock;
-        this.buffer = cells.buffer();
-        this.wordOffset = CellArray.tatOffset(cellIndex);
+        super(limit, MAX_LIMIT, 1, windowNs, cells, cellIndex, clock);
     }
 
     /**
@@ -141,42 +147,61 @@ public final class FixedWindowLimiter implements Limiter
     }
 
     /**
-     * @return the raw state word (acquire read); decode with {@link FixedWindow}.
+     * @param permits the cost; outside [1, limit] it is {@link Result#NEVER}.
+     * @param nowNs   the time, ns.
+     * @return what {@link #tryAcquire(long, long)} would answer, without charging.
      */
-    public long word()
+    public long peek(final long permits, final long nowNs)
     {
-        return buffer.getLongAcquire(wordOffset);
+        return FixedWindow.retryAfterNs(buffer.getLongAcquire(wordOffset), FixedWindow.windowIndex(nowNs, windowNs),
+            nowNs, permits, limit, windowNs, countBits);
     }
 
     /**
-     * @return permits per window.
+     * Charge {@code permits} after the fact to the request's window (the stored one if the clock went back),
+     * whether or not they fit; the window's count is clamped at {@code limit} (no debt into the next window).
+     *
+     * @param permits the cost learned after the fact, &ge; 1 (any size); below 1 it is {@link Result#NEVER}.
+     * @param nowNs   the time, ns.
+     * @return {@link Result#ADMITTED} if one permit would still be admitted after the charge, else the ns until
+     * the window ends ({@link Result#NEVER} if no later window is representable, as for {@code tryAcquire}).
      */
-    public long limit()
+    public long debit(final long permits, final long nowNs)
     {
-        return limit;
+        if (permits < 1)
+        {
+            return Result.NEVER;
+        }
+        final long windowIndex = FixedWindow.windowIndex(nowNs, windowNs);
+        long word = buffer.getLongAcquire(wordOffset);
+        long next;
+        while ((next = FixedWindow.debited(word, windowIndex, permits, limit, countBits)) != word)
+        {
+            final long witness = buffer.compareAndExchangeLong(wordOffset, word, next);
+            if (witness == word)
+            {
+                break;
+            }
+            word = witness;
+        }
+        return FixedWindow.retryAfterNs(next, windowIndex, nowNs, 1, limit, windowNs, countBits);
     }
 
     /**
-     * @return the window length, ns.
+     * @return the window the state is in (a diagnostic acquire read; {@code floorDiv(t, windowNs)} of the newest
+     * request charged, or the earliest window if none).
      */
-    public long windowNs()
+    public long windowIndex()
     {
-        return windowNs;
+        return FixedWindow.windowIndexOf(buffer.getLongAcquire(wordOffset), countBits);
     }
 
     /**
-     * @return c, the count's bit budget.
+     * @return permits charged to {@link #windowIndex()} (a diagnostic acquire read; the pair is consistent while
+     * no decision runs).
      */
-    public int countBits()
+    public long count()
     {
-        return countBits;
-    }
-
-    /**
-     * @return the clock the clock forms read.
-     */
-    public NanoClock clock()
-    {
-        return clock;
+        return FixedWindow.countOf(buffer.getLongAcquire(wordOffset), countBits);
     }
 }

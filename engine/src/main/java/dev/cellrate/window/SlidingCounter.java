@@ -28,13 +28,20 @@ import dev.cellrate.Result;
  * window at {@code e = 0} (full weight on {@code prev}), which is the most conservative point of that window,
  * and charged to it.
  * <p>
+ * Debit ({@link dev.cellrate.DebitLimiter}): {@link #debited} rolls the state like a decision and raises
+ * {@code curr} by the cost, clamped at {@code L}. The debt is carried by the estimate itself: a window charged
+ * to {@code L} weighs {@code L (W - e) / W} on the next window, so a request for {@code n} waits until
+ * {@code e >= n W / L} of the next window, and nothing of the debt is left two windows later. That is the bound:
+ * a debit delays admissions by less than two windows, and a count above {@code L} is not representable (c bits),
+ * so a larger cost is clamped.
+ * <p>
  * Worst case (the uniformity assumption of [1], attacked; {@code docs/windows-and-markers.md}): {@code L} requests in the last ns of window k, then a burst at 90% of
  * window k + 1 sees an estimate of {@code L/10} and admits {@code L - L/10 - ...}: with L = 10, W = 1 s, 10 at
  * 1.999 s and 9 more at 2.9 s, 19 admissions within 0.901 s.
  * <p>
  * [1] J. Desgats, "How we built rate limiting capable of scaling to millions of domains", Cloudflare, 2017.
  */
-public final class SlidingCounter
+final class SlidingCounter
 {
     private SlidingCounter()
     {
@@ -177,6 +184,19 @@ public final class SlidingCounter
         final long weightedPrev = prevOf(rolled, countBits) * (windowNs - offsetNs);
         final long spare = room * windowNs - weightedPrev;
         return spare <= 0 ? 0 : spare / windowNs;
+    }
+
+    /**
+     * @param rolled   the state rolled to the request's window ({@link #rolled}).
+     * @param permits  n &ge; 1, any size.
+     * @param limit    L.
+     * @param countBits c.
+     * @return the rolled state with {@code curr} raised by {@code n}, clamped at L.
+     */
+    static long debited(final long rolled, final long permits, final long limit, final int countBits)
+    {
+        final long room = limit - currOf(rolled, countBits);
+        return rolled + (permits >= room ? room : permits);
     }
 
     static long saturatedSum(final long aNs, final long bNs)

@@ -1,17 +1,15 @@
 package dev.cellrate.window;
 
-import dev.cellrate.Limiter;
-import dev.cellrate.Bounds;
+import dev.cellrate.DebitLimiter;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * A thread-safe, lock-free, allocation-free sliding-window-counter limiter: the weighted two-window estimate of
- * {@link SlidingCounter}, at most {@code limit} per estimated window of {@code windowNs}.
+ * {@code SlidingCounter}, at most {@code limit} per estimated window of {@code windowNs}.
  * <p>
  * It is an approximation: it assumes the previous window was uniform, so an adversary who packs the previous
  * window's requests at its end gets up to about {@code 2 limit - 1} within one window (19 for a limit of
@@ -19,7 +17,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * W" must be exact.
  * <p>
  * State: one word {@code [window index][prev][curr]} in a {@link CellArray} cell (at
- * {@link CellArray#TAT_OFFSET}), layout in {@link SlidingCounter}. Bit budget: {@code c = countBits(limit)}
+ * {@link CellArray#TAT_OFFSET}), layout in {@code SlidingCounter}. Bit budget: {@code c = countBits(limit)}
  * bits per count, {@code 64 - 2c} for the signed index; construction demands {@code windowNs >= 2^(2c)} (no
  * index wrap) and {@code limit * windowNs <= Long.MAX_VALUE} (no product overflow), hence
  * {@code limit <= }{@link #MAX_LIMIT}.
@@ -28,21 +26,21 @@ import org.agrona.concurrent.SystemNanoClock;
  * from the word it decided on; a rejection writes nothing. A roll-over is part of the admitting CAS, so two
  * racing requests around a boundary roll once and never lose an increment.
  * <p>
+ * Peek, debit, initial fill ({@link DebitLimiter}): {@code peek} is the decision on one acquire read, writing
+ * nothing; {@code debit} charges the request's window whether or not the cost fits, its count clamped at
+ * {@code limit} (the debt then decays through the next window's estimate; see {@code SlidingCounter}); the
+ * initial fill ({@link #SlidingCounterLimiter(long, long, NanoClock, long)}) counts {@code limit - k} in the
+ * creation window; the other constructors start full.
+ * <p>
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after in
  * ns (exact, if nothing else is admitted meanwhile), or {@link Result#NEVER} (-1) for a cost outside
  * [1, limit] or a retry time beyond {@link Long#MAX_VALUE}.
  */
-public final class SlidingCounterLimiter implements Limiter
+public final class SlidingCounterLimiter extends WindowCell implements DebitLimiter
 {
     /** Largest {@code limit}: 2<sup>20</sup> - 1 (so that {@code 2^(2c) * limit} still fits a long). */
     public static final long MAX_LIMIT = (1L << 20) - 1;
 
-    private final AtomicBuffer buffer;
-    private final int wordOffset;
-    private final long limit;
-    private final long windowNs;
-    private final int countBits;
-    private final NanoClock clock;
 
     /**
      * @param limit    permits per window, in [1, {@link #MAX_LIMIT}].
@@ -65,19 +63,28 @@ public final class SlidingCounterLimiter implements Limiter
     public SlidingCounterLimiter(
         final long limit, final long windowNs, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        if (null == cells || null == clock)
+        super(limit, MAX_LIMIT, 2, windowNs, cells, cellIndex, clock);
+    }
+
+    /**
+     * A limiter with its own cell, the given clock and an initial fill: {@code initialPermits} left in the window
+     * of the creation time (the window counts {@code limit - initialPermits}, which also weighs on the next
+     * window as any count does; 0 = empty; at or above {@code limit} = full, the default).
+     *
+     * @param limit          permits per window, in [1, {@link #MAX_LIMIT}].
+     * @param windowNs       window length in ns, in [2^(2 countBits(limit)), Long.MAX_VALUE / limit].
+     * @param clock          the clock of the clock forms, read once here for the creation time.
+     * @param initialPermits permits available at creation, &ge; 0.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public SlidingCounterLimiter(final long limit, final long windowNs, final NanoClock clock, final long initialPermits)
+    {
+        this(limit, windowNs, CellArray.allocate(1), 0, clock);
+        if (partlyFilled(initialPermits))
         {
-            throw new IllegalArgumentException("cells and clock must not be null");
+            buffer.putLongRelease(wordOffset, SlidingCounter.pack(
+                Math.floorDiv(clock.nanoTime(), windowNs), 0, limit - initialPermits, countBits));
         }
-        Bounds.requireRange("limit", limit, 1, MAX_LIMIT);
-        this.countBits = FixedWindow.countBits(limit);
-        Bounds.requireRange("windowNs", windowNs, 1L << (2 * countBits), Long.MAX_VALUE / limit);
-        Bounds.requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
-        this.limit = limit;
-        this.windowNs = windowNs;
-        this.clock = clock;
-        this.buffer = cells.buffer();
-        this.wordOffset = CellArray.tatOffset(cellIndex);
     }
 
     /**
@@ -97,12 +104,10 @@ public final class SlidingCounterLimiter implements Limiter
         while (true)
         {
             final long rolled = SlidingCounter.rolled(word, windowIndex, countBits);
-            final long rolledIndex = SlidingCounter.windowIndexOf(rolled, countBits);
-            final long seenOffsetNs = rolledIndex == windowIndex ? offsetNs : 0;
-            if (!SlidingCounter.conforms(rolled, seenOffsetNs, permits, limit, windowNs, countBits))
+            final long code = decide(rolled, windowIndex, offsetNs, nowNs, permits);
+            if (code != 0)
             {
-                final long waitNs = SlidingCounter.waitNs(rolled, seenOffsetNs, permits, limit, windowNs, countBits);
-                return retryAfterNs(rolledIndex, windowIndex, nowNs, waitNs);
+                return code;
             }
             final long witness = buffer.compareAndExchangeLong(wordOffset, word, rolled + permits);
             if (witness == word)
@@ -133,24 +138,15 @@ public final class SlidingCounterLimiter implements Limiter
         while (true)
         {
             rolled = SlidingCounter.rolled(word, windowIndex, countBits);
-            final long seenOffsetNs =
-                SlidingCounter.windowIndexOf(rolled, countBits) == windowIndex ? offsetNs : 0;
-            if (permits < 1 || permits > limit)
+            code = permits < 1 || permits > limit ? Result.NEVER : decide(rolled, windowIndex, offsetNs, nowNs, permits);
+            if (code != 0)
             {
-                code = Result.NEVER;
-                break;
-            }
-            if (!SlidingCounter.conforms(rolled, seenOffsetNs, permits, limit, windowNs, countBits))
-            {
-                final long waitNs = SlidingCounter.waitNs(rolled, seenOffsetNs, permits, limit, windowNs, countBits);
-                code = retryAfterNs(SlidingCounter.windowIndexOf(rolled, countBits), windowIndex, nowNs, waitNs);
                 break;
             }
             final long witness = buffer.compareAndExchangeLong(wordOffset, word, rolled + permits);
             if (witness == word)
             {
                 rolled += permits;
-                code = Result.ADMITTED;
                 break;
             }
             word = witness;
@@ -168,35 +164,94 @@ public final class SlidingCounterLimiter implements Limiter
     }
 
     /**
-     * @return the raw state word (acquire read); decode with {@link SlidingCounter}.
+     * @param permits the cost; outside [1, limit] it is {@link Result#NEVER}.
+     * @param nowNs   the time, ns.
+     * @return what {@link #tryAcquire(long, long)} would answer, without charging.
      */
-    public long word()
+    public long peek(final long permits, final long nowNs)
     {
-        return buffer.getLongAcquire(wordOffset);
+        if (permits < 1 || permits > limit)
+        {
+            return Result.NEVER;
+        }
+        final long windowIndex = Math.floorDiv(nowNs, windowNs);
+        return decide(SlidingCounter.rolled(buffer.getLongAcquire(wordOffset), windowIndex, countBits), windowIndex,
+            Math.floorMod(nowNs, windowNs), nowNs, permits);
     }
 
     /**
-     * @return permits per window.
+     * Charge {@code permits} after the fact to the request's window (the stored one if the clock went back),
+     * whether or not they fit; the window's count is clamped at {@code limit}, and it weighs on the next window
+     * as every count does (see {@code SlidingCounter}: a debit delays admissions by less than two windows).
+     *
+     * @param permits the cost learned after the fact, &ge; 1 (any size); below 1 it is {@link Result#NEVER}.
+     * @param nowNs   the time, ns.
+     * @return {@link Result#ADMITTED} if one permit would still be admitted after the charge, else the ns until
+     * it would ({@link Result#NEVER} if that time is beyond the long range, as for {@code tryAcquire}).
      */
-    public long limit()
+    public long debit(final long permits, final long nowNs)
     {
-        return limit;
+        if (permits < 1)
+        {
+            return Result.NEVER;
+        }
+        final long windowIndex = Math.floorDiv(nowNs, windowNs);
+        long word = buffer.getLongAcquire(wordOffset);
+        long next;
+        while ((next = SlidingCounter.debited(SlidingCounter.rolled(word, windowIndex, countBits), permits, limit,
+            countBits)) != word)
+        {
+            final long witness = buffer.compareAndExchangeLong(wordOffset, word, next);
+            if (witness == word)
+            {
+                break;
+            }
+            word = witness;
+        }
+        return decide(next, windowIndex, Math.floorMod(nowNs, windowNs), nowNs, 1);
     }
 
     /**
-     * @return the window length, ns.
+     * @return the window the state is in (a diagnostic acquire read).
      */
-    public long windowNs()
+    public long windowIndex()
     {
-        return windowNs;
+        return SlidingCounter.windowIndexOf(buffer.getLongAcquire(wordOffset), countBits);
     }
 
     /**
-     * @return c, the bit budget of each count.
+     * @return permits charged to the window before {@link #windowIndex()} (a diagnostic acquire read).
      */
-    public int countBits()
+    public long previousCount()
     {
-        return countBits;
+        return SlidingCounter.prevOf(buffer.getLongAcquire(wordOffset), countBits);
+    }
+
+    /**
+     * @return permits charged to {@link #windowIndex()} (a diagnostic acquire read).
+     */
+    public long currentCount()
+    {
+        return SlidingCounter.currOf(buffer.getLongAcquire(wordOffset), countBits);
+    }
+
+
+    /**
+     * The decision for {@code permits} in [1, limit] on the state rolled to the request's window.
+     *
+     * @return 0 if it conforms, else the retry-after ({@link #retryAfterNs}).
+     */
+    private long decide(
+        final long rolled, final long windowIndex, final long offsetNs, final long nowNs, final long permits)
+    {
+        final long rolledIndex = SlidingCounter.windowIndexOf(rolled, countBits);
+        final long seenOffsetNs = rolledIndex == windowIndex ? offsetNs : 0;
+        if (SlidingCounter.conforms(rolled, seenOffsetNs, permits, limit, windowNs, countBits))
+        {
+            return 0;
+        }
+        return retryAfterNs(rolledIndex, windowIndex, nowNs,
+            SlidingCounter.waitNs(rolled, seenOffsetNs, permits, limit, windowNs, countBits));
     }
 
     /**
@@ -222,13 +277,5 @@ public final class SlidingCounterLimiter implements Limiter
     private long toWindowNs(final long rolledIndex, final long windowIndex, final long nowNs)
     {
         return rolledIndex == windowIndex ? 0 : FixedWindow.saturatedDifference(rolledIndex * windowNs, nowNs);
-    }
-
-    /**
-     * @return the clock the clock forms read.
-     */
-    public NanoClock clock()
-    {
-        return clock;
     }
 }

@@ -39,6 +39,14 @@ final class StatAllocationTest
             Limit.perSecond(1_000, 10), dev.cellrate.shaper.ShaperMode.delay());
         final dev.cellrate.reconfigure.ReconfigurablePayLaterRateLimiter livePayLater =
             new dev.cellrate.reconfigure.ReconfigurablePayLaterRateLimiter(dev.cellrate.translate.Guava.create(100), 0);
+        final dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter liveKeyed =
+            new dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter(Limit.perSecond(1_000, 10),
+                new dev.cellrate.table.SlotTable(4, 64, 64, 1_000_000L, 3L, clock), dev.cellrate.TableFullPolicy.REJECT);
+        final ObservedReserver dryShaper = ObservedReserver.dryRun(
+            new dev.cellrate.shaper.Shaper(Limit.perSecond(1_000, 10), dev.cellrate.shaper.ShaperMode.delay()), stats);
+        final ObservedConcurrencyLimiter dryConcurrency =
+            ObservedConcurrencyLimiter.dryRun(new dev.cellrate.concurrency.ConcurrencyLimiter(2), stats);
+        final ObservedMarker dryMarker = ObservedMarker.dryRun(new dev.cellrate.tcm.SrTcm(1_000_000, 1_500, 3_000), stats);
         final long threadId = Thread.currentThread().getId();
         long minBytes = Long.MAX_VALUE;
         final StringBuilder rounds = new StringBuilder();
@@ -53,7 +61,11 @@ final class StatAllocationTest
                 final long code = limiter.tryAcquire(1, nowNs);
                 sink += stats.record(code) + stats.record(i & 63, code) + stats.dryRun(i & 31, code) +
                     stats.recordReservation(code) + shadow.tryAcquire(1, nowNs) + live.tryAcquire(1, nowNs) +
-                    liveShaper.reserve(1, nowNs) + livePayLater.tryAcquire(1, nowNs);
+                    liveShaper.reserve(1, nowNs) + livePayLater.tryAcquire(1, nowNs) +
+                    liveKeyed.tryAcquire(i & 127, 1, nowNs) + dryShaper.reserve(1, nowNs) +
+                    dryMarker.mark(1_000, nowNs) + stats.dryRunReservation(i & 31, code) + stats.recordColour(i & 3);
+                final long ticket = dryConcurrency.tryAcquire();
+                sink += ticket + ((i & 3) == 0 ? (dryConcurrency.release(ticket) ? 1 : 0) : 0);
                 if ((i & 1023) == 0)
                 {
                     clock.update(nowNs);

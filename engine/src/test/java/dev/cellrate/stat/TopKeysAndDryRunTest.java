@@ -65,10 +65,46 @@ final class TopKeysAndDryRunTest
     }
 
     @Test
+    void sampledTopKeysSeeEveryKeyOfARoundRobinAndKeepCountersExact()
+    {
+        // One rejection in 8 feeds the sketch with weight 8. A round robin of 8 keys would alias with an
+        // every-8th sample (one key seen, the others never); the hashed sample sees each about 1/8 of the time.
+        final LimiterStats stats = StatFile.inMemory().limiter("sampled", 1, 16, 8);
+        assertEquals(8, stats.topKeysSampleEvery());
+        final int rounds = 100_000;
+        for (int i = 0; i < rounds * 8; i++)
+        {
+            stats.record(i & 7, 1_000L);
+        }
+        assertEquals(rounds * 8L, stats.outcome(StatKind.REJECTED), "the counters stay exact");
+        final TopKeys.Entry[] top = stats.topKeys().top(16);
+        assertEquals(8, top.length, "every key of the round robin is seen");
+        long total = 0;
+        for (final TopKeys.Entry entry : top)
+        {
+            assertEquals(0, entry.error(), "8 keys fit in 16 entries");
+            assertEquals(rounds, entry.count(), rounds * 0.05, "key " + entry.key() + ": within 5% of its count");
+            total += entry.count();
+        }
+        assertEquals(rounds * 8.0, total, rounds * 8 * 0.01, "the weights add up to the rejections within 1%");
+
+        // Skewed: a hot key with 30% of the rejections among 10,000 cold ones leads the sketch.
+        final LimiterStats skewed = StatFile.inMemory().limiter("skewed", 1, 16, 8);
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(3);
+        for (int i = 0; i < 1_000_000; i++)
+        {
+            skewed.record(random.nextInt(10) < 3 ? 42 : 1_000 + random.nextInt(10_000), 1_000L);
+        }
+        final TopKeys.Entry hot = skewed.topKeys().top(1)[0];
+        assertEquals(42, hot.key());
+        assertTrue(hot.count() - hot.error() <= 300_000 * 1.05 && hot.count() >= 300_000 * 0.95, hot.toString());
+    }
+
+    @Test
     void topKeysUnderThreadsCountEverySampleOrDropIt() throws InterruptedException
     {
         final StatFile file = StatFile.inMemory();
-        final LimiterStats stats = file.limiter("hot", 2, 4);
+        final LimiterStats stats = file.limiter("hot", 2, 4, 1);
         final int perThread = 200_000;
         final Thread[] threads = new Thread[3];
         for (int t = 0; t < threads.length; t++)

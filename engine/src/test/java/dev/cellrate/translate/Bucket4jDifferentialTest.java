@@ -1,5 +1,7 @@
 package dev.cellrate.translate;
 
+import dev.cellrate.testing.Differential;
+import dev.cellrate.testing.Trace;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
@@ -52,10 +54,7 @@ class Bucket4jDifferentialTest
             {3, 1000, 1_000_000_000},
             {1000, 1000, 1_000_000},
         };
-        long decisions = 0;
-        long admitted = 0;
-        long mismatches = 0;
-        String firstMismatch = null;
+        final Differential differential = new Differential("Bucket4j greedy");
         int seed = 100;
         for (final long[] config : configs)
         {
@@ -66,9 +65,10 @@ class Bucket4jDifferentialTest
             for (int round = 0; round < 2; round++)
             {
                 seed++;
-                final SplittableRandom random = new SplittableRandom(seed);
+                final Trace trace = Trace.stepsFromRandomStart(seed, 1L << 40, 2 * emissionIntervalNs,
+                    capacity * emissionIntervalNs * 2, capacity + 1);
                 final FakeMeter meter = new FakeMeter();
-                meter.nowNs = random.nextLong(0, 1L << 40);
+                meter.nowNs = trace.nowNs();
                 final Bucket bucket = Bucket.builder()
                     .addLimit(limit -> limit.capacity(capacity).refillGreedy(tokens, Duration.ofNanos(periodNs)))
                     .withCustomTimePrecision(meter)
@@ -78,40 +78,17 @@ class Bucket4jDifferentialTest
                 final long offsetNs = Long.MIN_VALUE / 2;
                 for (int i = 0; i < 3200; i++)
                 {
-                    final int kind = random.nextInt(10);
-                    if (kind < 2)
-                    {
-                        meter.nowNs += 0;
-                    }
-                    else if (kind < 9)
-                    {
-                        meter.nowNs += random.nextLong(0, 2 * emissionIntervalNs + 1);
-                    }
-                    else
-                    {
-                        meter.nowNs += random.nextLong(0, capacity * emissionIntervalNs * 2 + 1);
-                    }
-                    final long cost = random.nextInt(4) == 0 ? random.nextLong(1, capacity + 2) : 1;
+                    meter.nowNs = trace.nextTimeNs();
+                    final long cost = trace.nextPermits();
                     final boolean expected = bucket.tryConsume(cost);
                     final boolean actual = Result.isAdmitted(ours.tryAcquire(cost, offsetNs + meter.nowNs));
-                    decisions++;
-                    admitted += expected ? 1 : 0;
-                    if (expected != actual)
-                    {
-                        mismatches++;
-                        if (null == firstMismatch)
-                        {
-                            firstMismatch = "config=" + capacity + "/" + tokens + "/" + periodNs + " i=" + i +
-                                " t=" + meter.nowNs + " cost=" + cost + " bucket4j=" + expected + " cellrate=" + actual;
-                        }
-                    }
+                    final int index = i;
+                    final long nowNs = meter.nowNs;
+                    differential.check(expected, actual, () -> "config=" + capacity + "/" + tokens + "/" + periodNs +
+                        " i=" + index + " t=" + nowNs + " cost=" + cost + " bucket4j=" + expected + " cellrate=" + actual);
                 }
             }
         }
-        System.out.println("Bucket4j greedy: decisions=" + decisions + " admitted=" + admitted +
-            " mismatches=" + mismatches);
-        assertTrue(decisions >= 50_000, "decisions " + decisions);
-        assertTrue(admitted > decisions / 5 && admitted < decisions * 4 / 5, "trace mix " + admitted);
-        assertEquals(0, mismatches, "first mismatch: " + firstMismatch);
+        differential.print("").assertMix(50_000).assertAgreed();
     }
 }

@@ -1,5 +1,7 @@
 package dev.cellrate.translate;
 
+import dev.cellrate.testing.Differential;
+import dev.cellrate.testing.Trace;
 import com.google.common.util.concurrent.GuavaPeer;
 import com.google.common.util.concurrent.RateLimiter;
 import dev.cellrate.PayLaterRateLimiter;
@@ -24,10 +26,7 @@ class GuavaDifferentialTest
     @Test
     void decidesAsGuavaOnMillisecondTraces()
     {
-        long decisions = 0;
-        long admitted = 0;
-        long mismatches = 0;
-        String firstMismatch = null;
+        final Differential differential = new Differential("Guava SmoothBursty");
         int seed = 0;
         for (final long rate : RATES)
         {
@@ -37,39 +36,28 @@ class GuavaDifferentialTest
                 {
                     seed++;
                     final long meanGapMs = Math.max(1, 1000 * gapFactorPercent / 100 / rate);
-                    final Trace trace = Trace.random(seed, 1100, meanGapMs, maxCost);
+                    final Trace trace = Trace.millisecondGrid(seed, meanGapMs, maxCost);
                     final long createdMs = (seed * 7919L) % 3000;
                     final GuavaPeer.FakeStopwatch stopwatch = new GuavaPeer.FakeStopwatch(createdMs * 1000);
                     final RateLimiter guava = GuavaPeer.bursty(rate, stopwatch);
                     final PayLaterRateLimiter ours =
                         Guava.create(rate).newRateLimiter(BASE_NS + createdMs * 1_000_000, SystemNanoClock.INSTANCE);
-                    for (int i = 0; i < trace.length(); i++)
+                    for (int i = 0; i < 1100; i++)
                     {
-                        final long nowMs = createdMs + trace.timesMs[i];
+                        final long nowMs = createdMs + trace.nextTimeNs() / Trace.MILLISECOND_NS;
+                        final int cost = (int)trace.nextPermits();
                         stopwatch.setMicros(nowMs * 1000);
-                        final boolean expected = guava.tryAcquire(trace.costs[i]);
-                        final boolean actual =
-                            Result.isAdmitted(ours.tryAcquire(trace.costs[i], BASE_NS + nowMs * 1_000_000));
-                        decisions++;
-                        admitted += expected ? 1 : 0;
-                        if (expected != actual)
-                        {
-                            mismatches++;
-                            if (null == firstMismatch)
-                            {
-                                firstMismatch = "rate=" + rate + " seed=" + seed + " i=" + i + " t=" + nowMs +
-                                    "ms cost=" + trace.costs[i] + " guava=" + expected + " cellrate=" + actual;
-                            }
-                        }
+                        final boolean expected = guava.tryAcquire(cost);
+                        final boolean actual = Result.isAdmitted(ours.tryAcquire(cost, BASE_NS + nowMs * 1_000_000));
+                        final int traceSeed = seed;
+                        final int index = i;
+                        differential.check(expected, actual, () -> "rate=" + rate + " seed=" + traceSeed + " i=" +
+                            index + " t=" + nowMs + "ms cost=" + cost + " guava=" + expected + " cellrate=" + actual);
                     }
                 }
             }
         }
-        System.out.println("Guava SmoothBursty: decisions=" + decisions + " admitted=" + admitted +
-            " mismatches=" + mismatches);
-        assertTrue(decisions >= 50_000, "decisions " + decisions);
-        assertTrue(admitted > decisions / 5 && admitted < decisions * 4 / 5, "trace mix " + admitted);
-        assertEquals(0, mismatches, "first mismatch: " + firstMismatch);
+        differential.print("").assertMix(50_000).assertAgreed();
     }
 
     @Test

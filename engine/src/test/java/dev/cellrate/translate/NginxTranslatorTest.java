@@ -1,5 +1,7 @@
 package dev.cellrate.translate;
 
+import dev.cellrate.testing.Differential;
+import dev.cellrate.testing.Trace;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
@@ -89,11 +91,8 @@ class NginxTranslatorTest
         };
         final long[] bursts = {0, 1, 5, 20};
         final ShaperMode[] delays = {ShaperMode.delay(), ShaperMode.delay(3), ShaperMode.nodelay()};
-        long decisions = 0;
-        long admitted = 0;
-        long mismatches = 0;
+        final Differential differential = new Differential("NGINX limit_req");
         long holdMismatches = 0;
-        String first = null;
         int seed = 1000;
         for (final long[] rate : rates)
         {
@@ -106,34 +105,26 @@ class NginxTranslatorTest
                 final NginxNode nginx = new NginxNode(translated.rateMilli(), burst, delay.immediateExcess());
                 final Shaper ours = translated.newShaper();
                 final long meanGapMs = Math.max(1, 1_000_000 / translated.rateMilli());
-                final Trace trace = Trace.random(seed, 450, meanGapMs, 1);
+                final Trace trace = Trace.millisecondGrid(seed, meanGapMs, 1);
                 final long baseMs = 1_700_000_000_000L;
-                for (int i = 0; i < trace.length(); i++)
+                for (int i = 0; i < 450; i++)
                 {
-                    final long nowMs = baseMs + trace.timesMs[i];
+                    final long nowMs = baseMs + trace.nextTimeNs() / Trace.MILLISECOND_NS;
+                    trace.nextPermits();
                     final long nowNs = nowMs * 1_000_000;
                     final boolean expected = nginx.offer(nowMs);
                     final long code = ours.reserve(1, nowNs);
-                    final boolean actual = Result.isReserved(code);
-                    decisions++;
-                    admitted += expected ? 1 : 0;
-                    if (expected != actual)
-                    {
-                        mismatches++;
-                        first = null == first ? "rate=" + rate[0] + "/" + rate[1] + "s burst=" + burst + " i=" + i : first;
-                    }
-                    else if (expected && nginx.delayMs() * 1_000_000 != code)
+                    final int index = i;
+                    if (differential.check(expected, Result.isReserved(code),
+                        () -> "rate=" + rate[0] + "/" + rate[1] + "s burst=" + burst + " i=" + index) &&
+                        expected && nginx.delayMs() * 1_000_000 != code)
                     {
                         holdMismatches++;
                     }
                 }
             }
         }
-        System.out.println("NGINX limit_req: decisions=" + decisions + " admitted=" + admitted +
-            " mismatches=" + mismatches + " holdMismatches=" + holdMismatches);
-        assertTrue(decisions >= 20_000, "decisions " + decisions);
-        assertTrue(admitted > decisions / 5 && admitted < decisions * 4 / 5, "trace mix " + admitted);
-        assertEquals(0, mismatches, "first mismatch: " + first);
+        differential.print(" holdMismatches=" + holdMismatches).assertMix(20_000).assertAgreed();
         assertEquals(0, holdMismatches, "hold time differs from ngx_http_limit_req_account");
     }
 
@@ -152,11 +143,13 @@ class NginxTranslatorTest
             final NginxLimitReq translated = Nginx.limitReq(rate, Nginx.RateUnit.PER_MINUTE, 3);
             final NginxNode nginx = new NginxNode(translated.rateMilli(), 3, 0);
             final RateLimiter ours = new RateLimiter(translated.limit());
-            final Trace trace = Trace.random(rate, 2000, Math.max(1, 1_000_000 / translated.rateMilli()), 1);
-            for (int i = 0; i < trace.length(); i++)
+            final Trace trace = Trace.millisecondGrid(rate, Math.max(1, 1_000_000 / translated.rateMilli()), 1);
+            for (int i = 0; i < 2000; i++)
             {
-                final boolean expected = nginx.offer(trace.timesMs[i]);
-                final boolean actual = Result.isAdmitted(ours.tryAcquire(1, trace.timesMs[i] * 1_000_000));
+                final long nowMs = trace.nextTimeNs() / Trace.MILLISECOND_NS;
+                trace.nextPermits();
+                final boolean expected = nginx.offer(nowMs);
+                final boolean actual = Result.isAdmitted(ours.tryAcquire(1, nowMs * 1_000_000));
                 if (expected != actual)
                 {
                     if (actual)

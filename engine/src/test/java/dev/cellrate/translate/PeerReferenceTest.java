@@ -1,5 +1,7 @@
 package dev.cellrate.translate;
 
+import dev.cellrate.testing.Differential;
+import dev.cellrate.testing.Trace;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
@@ -147,37 +149,26 @@ class PeerReferenceTest
         }
     }
 
-    static long[] run(final Peer peer, final RateLimiter ours, final long seed, final int length,
-        final long emissionIntervalNs, final long maxCost, final long startNs)
+    static void run(final Peer peer, final RateLimiter ours, final long seed, final int length,
+        final long emissionIntervalNs, final long maxCost, final long startNs, final Differential differential)
     {
-        final SplittableRandom random = new SplittableRandom(seed);
-        long nowNs = startNs;
-        long admitted = 0;
-        long mismatches = 0;
+        final Trace trace =
+            Trace.steps(seed, startNs, 2 * emissionIntervalNs, 8 * maxCost * emissionIntervalNs, maxCost);
         for (int i = 0; i < length; i++)
         {
-            final int kind = random.nextInt(10);
-            if (kind >= 2)
-            {
-                nowNs += kind < 9 ? random.nextLong(0, 2 * emissionIntervalNs + 1) :
-                    random.nextLong(0, 8 * maxCost * emissionIntervalNs + 1);
-            }
-            final long cost = random.nextInt(4) == 0 ? random.nextLong(1, maxCost + 1) : 1;
-            final boolean expected = peer.offer(nowNs, cost);
-            final boolean actual = Result.isAdmitted(ours.tryAcquire(cost, nowNs));
-            admitted += expected ? 1 : 0;
-            mismatches += expected != actual ? 1 : 0;
+            final long nowNs = trace.nextTimeNs();
+            final long cost = trace.nextPermits();
+            final int index = i;
+            differential.check(peer.offer(nowNs, cost), Result.isAdmitted(ours.tryAcquire(cost, nowNs)),
+                () -> "seed=" + seed + " i=" + index + " t=" + nowNs + " cost=" + cost);
         }
-        return new long[] {admitted, mismatches};
     }
 
     @Test
     void redisCellThrottleDecidesAsRedisCell()
     {
         final long[][] configs = {{0, 1, 1}, {9, 10, 1}, {4, 30, 60}, {99, 100, 1}, {2, 3, 1}, {15, 1000, 1}};
-        long decisions = 0;
-        long admitted = 0;
-        long mismatches = 0;
+        final Differential differential = new Differential("redis-cell");
         int seed = 2000;
         for (final long[] config : configs)
         {
@@ -185,16 +176,11 @@ class PeerReferenceTest
             {
                 final Limit limit = RedisCell.throttle(config[0], config[1], config[2]);
                 assertEquals(config[0] + 1, limit.burst());
-                final long[] counts = run(new RedisCellPeer(config[0], config[1], config[2]), new RateLimiter(limit),
-                    ++seed, 2000, limit.emissionIntervalNs(), config[0] + 2, 1_700_000_000_000_000_000L);
-                decisions += 2000;
-                admitted += counts[0];
-                mismatches += counts[1];
+                run(new RedisCellPeer(config[0], config[1], config[2]), new RateLimiter(limit),
+                    ++seed, 2000, limit.emissionIntervalNs(), config[0] + 2, 1_700_000_000_000_000_000L, differential);
             }
         }
-        System.out.println("redis-cell: decisions=" + decisions + " admitted=" + admitted + " mismatches=" + mismatches);
-        assertTrue(decisions >= 20_000 && admitted > decisions / 5 && admitted < decisions * 4 / 5, "mix " + admitted);
-        assertEquals(0, mismatches);
+        differential.print("").assertMix(20_000).assertAgreed();
     }
 
     @Test
@@ -202,9 +188,7 @@ class PeerReferenceTest
     {
         final long[][] configs = {{10, 10, 1_000_000_000}, {1, 1, 50_000_000}, {5, 2, 100_000_000},
             {100, 25, 1_000_000_000}, {3, 1, 60_000_000_000L}, {50, 1000, 1_000_000_000}};
-        long decisions = 0;
-        long admitted = 0;
-        long mismatches = 0;
+        final Differential differential = new Differential("Envoy (exact)");
         long doubleMismatchedTraces = 0;
         int seed = 3000;
         for (final long[] config : configs)
@@ -214,29 +198,23 @@ class PeerReferenceTest
                 final Limit limit = Envoy.tokenBucket(config[0], config[1], config[2], TimeUnit.NANOSECONDS);
                 assertEquals(config[0], limit.burst());
                 final long startNs = 1_000_000_000_000L;
-                final long[] counts = run(new EnvoyExactPeer(config[0], config[1], config[2], startNs),
-                    new RateLimiter(limit), ++seed, 2000, limit.emissionIntervalNs(), config[0], startNs);
-                decisions += 2000;
-                admitted += counts[0];
-                mismatches += counts[1];
-                final long[] asShipped = run(new EnvoyDoublePeer(config[0], config[1], config[2], startNs),
-                    new RateLimiter(limit), seed, 2000, limit.emissionIntervalNs(), config[0], startNs);
-                doubleMismatchedTraces += asShipped[1] > 0 ? 1 : 0;
+                run(new EnvoyExactPeer(config[0], config[1], config[2], startNs),
+                    new RateLimiter(limit), ++seed, 2000, limit.emissionIntervalNs(), config[0], startNs, differential);
+                final Differential asShipped = new Differential("Envoy (double)");
+                run(new EnvoyDoublePeer(config[0], config[1], config[2], startNs),
+                    new RateLimiter(limit), seed, 2000, limit.emissionIntervalNs(), config[0], startNs, asShipped);
+                doubleMismatchedTraces += asShipped.mismatches() > 0 ? 1 : 0;
             }
         }
-        System.out.println("Envoy (exact): decisions=" + decisions + " admitted=" + admitted + " mismatches=" +
-            mismatches + "; traces where Envoy's floating-point state departs: " + doubleMismatchedTraces + "/12");
-        assertTrue(decisions >= 20_000 && admitted > decisions / 5 && admitted < decisions * 4 / 5, "mix " + admitted);
-        assertEquals(0, mismatches);
+        differential.print("; traces where Envoy's floating-point state departs: " + doubleMismatchedTraces + "/12")
+            .assertMix(20_000).assertAgreed();
     }
 
     @Test
     void xTimeRateAllowNDecidesAsGo()
     {
         final long[][] configs = {{1, 1}, {10, 3}, {100, 10}, {1000, 50}, {250_000, 7}, {8, 1}};
-        long decisions = 0;
-        long admitted = 0;
-        long mismatches = 0;
+        final Differential differential = new Differential("x/time/rate");
         int seed = 4000;
         for (final long[] config : configs)
         {
@@ -244,15 +222,10 @@ class PeerReferenceTest
             {
                 final Limit limit = XTimeRate.newLimiter(config[0], config[1]);
                 assertEquals(config[1], limit.burst());
-                final long[] counts = run(new XTimeRatePeer(config[0], config[1]), new RateLimiter(limit),
-                    ++seed, 2000, limit.emissionIntervalNs(), config[1] + 1, -3_000_000_000_000L);
-                decisions += 2000;
-                admitted += counts[0];
-                mismatches += counts[1];
+                run(new XTimeRatePeer(config[0], config[1]), new RateLimiter(limit),
+                    ++seed, 2000, limit.emissionIntervalNs(), config[1] + 1, -3_000_000_000_000L, differential);
             }
         }
-        System.out.println("x/time/rate: decisions=" + decisions + " admitted=" + admitted + " mismatches=" + mismatches);
-        assertTrue(decisions >= 20_000 && admitted > decisions / 5 && admitted < decisions * 4 / 5, "mix " + admitted);
-        assertEquals(0, mismatches);
+        differential.print("").assertMix(20_000).assertAgreed();
     }
 }

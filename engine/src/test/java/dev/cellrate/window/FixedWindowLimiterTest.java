@@ -1,5 +1,7 @@
 package dev.cellrate.window;
 
+import dev.cellrate.testing.Differential;
+import dev.cellrate.testing.Trace;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
@@ -37,7 +39,42 @@ class FixedWindowLimiterTest
             this.windowNs = windowNs;
         }
 
+        /** Starts with {@code initialPermits < limit} left in the window of {@code createdNs}. */
+        Reference(final long limit, final long windowNs, final long createdNs, final long initialPermits)
+        {
+            this(limit, windowNs);
+            newest = floorDiv(BigInteger.valueOf(createdNs), BigInteger.valueOf(windowNs));
+            counts.put(newest, limit - initialPermits);
+        }
+
         long offer(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, true);
+        }
+
+        long peek(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, false);
+        }
+
+        /** The window charged ({@code max(newest, own)}) takes the cost, its count clamped at the limit. */
+        long debit(final long permits, final long nowNs)
+        {
+            if (permits < 1)
+            {
+                return Result.NEVER;
+            }
+            BigInteger window = floorDiv(BigInteger.valueOf(nowNs), BigInteger.valueOf(windowNs));
+            if (null != newest && newest.compareTo(window) > 0)
+            {
+                window = newest;
+            }
+            counts.put(window, Math.min(limit, counts.getOrDefault(window, 0L) + Math.min(permits, limit)));
+            newest = window;
+            return peek(1, nowNs);
+        }
+
+        long decide(final long permits, final long nowNs, final boolean charge)
         {
             if (permits < 1 || permits > limit)
             {
@@ -53,8 +90,11 @@ class FixedWindowLimiterTest
             final long count = counts.getOrDefault(window, 0L);
             if (count + permits <= limit)
             {
-                counts.put(window, count + permits);
-                newest = window;
+                if (charge)
+                {
+                    counts.put(window, count + permits);
+                    newest = window;
+                }
                 return Result.ADMITTED;
             }
             final BigInteger nextStart = window.add(BigInteger.ONE).multiply(w);
@@ -62,7 +102,7 @@ class FixedWindowLimiterTest
             {
                 return Result.NEVER;
             }
-            return Traces.saturatedPositive(nextStart.subtract(t));
+            return Trace.saturatedPositive(nextStart.subtract(t));
         }
 
         static BigInteger floorDiv(final BigInteger a, final BigInteger b)
@@ -76,30 +116,28 @@ class FixedWindowLimiterTest
     void matchesReferenceOnSeededRandomTraces()
     {
         final long[][] configs = {{10, 1_000}, {1, 16}, {3, 777}, {100, 50_000}, {7, 1L << 40}};
-        int decisions = 0;
-        int mismatches = 0;
+        final Differential differential = new Differential("FixedWindowLimiter vs reference");
         for (int c = 0; c < configs.length; c++)
         {
             final long limit = configs[c][0];
             final long windowNs = configs[c][1];
             final FixedWindowLimiter limiter = new FixedWindowLimiter(limit, windowNs);
             final Reference reference = new Reference(limit, windowNs);
-            final long[] times = Traces.times(42 + c, 6_000, -5 * windowNs, Math.max(1, windowNs / limit / 2), 3);
+            final long[] times = Trace.poisson(42 + c, -5 * windowNs, Math.max(1, windowNs / limit / 2), 3)
+                .times(6_000);
             final SplittableRandom random = new SplittableRandom(7 + c);
             for (final long t : times)
             {
                 final long permits = random.nextInt(10) == 0 ? random.nextLong(limit + 2) : 1;
                 final long expected = reference.offer(permits, t);
                 final long actual = limiter.tryAcquire(permits, t);
-                decisions++;
-                if (expected != actual)
-                {
-                    mismatches++;
-                }
+                differential.check(expected, Result.isAdmitted(expected), actual,
+                    () -> "L=" + limit + " W=" + windowNs + " t=" + t + " n=" + permits + " expected " + expected +
+                        " actual " + actual);
             }
         }
-        assertTrue(decisions >= 20_000, "decisions " + decisions);
-        assertEquals(0, mismatches, "mismatches vs reference in " + decisions + " decisions");
+        assertTrue(differential.decisions() >= 20_000, "decisions " + differential.decisions());
+        differential.assertAgreed();
     }
 
     @Test
@@ -118,7 +156,7 @@ class FixedWindowLimiterTest
         }
         assertEquals(20, n);
         assertTrue(admitted[n - 1] - admitted[0] < SECOND_NS / 5);
-        assertEquals(20, Traces.maxInAnyWindow(admitted, n, SECOND_NS));
+        assertEquals(20, Trace.maxInAnyWindow(admitted, n, SECOND_NS));
     }
 
     @Test
@@ -127,7 +165,7 @@ class FixedWindowLimiterTest
         final long limit = 5;
         final long windowNs = 1_000;
         final FixedWindowLimiter limiter = new FixedWindowLimiter(limit, windowNs);
-        final long[] times = Traces.times(99, 30_000, 0, 50, 10);
+        final long[] times = Trace.poisson(99, 0, 50, 10).times(30_000);
         final Map<Long, Long> perWindow = new HashMap<>();
         long newest = Long.MIN_VALUE;
         for (final long t : times)

@@ -1,5 +1,7 @@
 package dev.cellrate.window;
 
+import dev.cellrate.testing.Differential;
+import dev.cellrate.testing.Trace;
 import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
@@ -39,7 +41,38 @@ class SlidingCounterLimiterTest
             this.w = BigInteger.valueOf(windowNs);
         }
 
+        /** Starts with {@code initialPermits < limit} left: {@code limit - k} counted in the creation window. */
+        Reference(final long limit, final long windowNs, final long createdNs, final long initialPermits)
+        {
+            this(limit, windowNs);
+            newest = FixedWindowLimiterTest.Reference.floorDiv(BigInteger.valueOf(createdNs), w);
+            counts.put(newest, limit - initialPermits);
+        }
+
         long offer(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, true);
+        }
+
+        long peek(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, false);
+        }
+
+        /** The window charged takes the cost, its count clamped at the limit. */
+        long debit(final long permits, final long nowNs)
+        {
+            if (permits < 1)
+            {
+                return Result.NEVER;
+            }
+            final BigInteger window = charged(BigInteger.valueOf(nowNs));
+            counts.put(window, Math.min(limit, counts.getOrDefault(window, 0L) + Math.min(permits, limit)));
+            newest = window;
+            return peek(1, nowNs);
+        }
+
+        long decide(final long permits, final long nowNs, final boolean charge)
         {
             if (permits < 1 || permits > limit)
             {
@@ -48,9 +81,12 @@ class SlidingCounterLimiterTest
             final BigInteger t = BigInteger.valueOf(nowNs);
             if (conforms(permits, t))
             {
-                final BigInteger window = charged(t);
-                counts.merge(window, permits, Long::sum);
-                newest = window;
+                if (charge)
+                {
+                    final BigInteger window = charged(t);
+                    counts.merge(window, permits, Long::sum);
+                    newest = window;
+                }
                 return Result.ADMITTED;
             }
             BigInteger low = t;
@@ -71,7 +107,7 @@ class SlidingCounterLimiterTest
             {
                 return Result.NEVER;
             }
-            return Traces.saturatedPositive(high.subtract(t));
+            return Trace.saturatedPositive(high.subtract(t));
         }
 
         BigInteger charged(final BigInteger t)
@@ -97,36 +133,28 @@ class SlidingCounterLimiterTest
     void matchesReferenceOnSeededRandomTraces()
     {
         final long[][] configs = {{10, 1_000}, {1, 4}, {3, 1_009}, {100, 50_000}, {1000, 1L << 20}};
-        int decisions = 0;
-        int mismatches = 0;
-        String first = null;
+        final Differential differential = new Differential("SlidingCounterLimiter vs reference");
         for (int c = 0; c < configs.length; c++)
         {
             final long limit = configs[c][0];
             final long windowNs = configs[c][1];
             final SlidingCounterLimiter limiter = new SlidingCounterLimiter(limit, windowNs);
             final Reference reference = new Reference(limit, windowNs);
-            final long[] times = Traces.times(11 + c, 6_000, -3 * windowNs, Math.max(1, windowNs / limit / 2), 3);
+            final long[] times = Trace.poisson(11 + c, -3 * windowNs, Math.max(1, windowNs / limit / 2), 3)
+                .times(6_000);
             final SplittableRandom random = new SplittableRandom(5 + c);
             for (final long t : times)
             {
                 final long permits = random.nextInt(10) == 0 ? random.nextLong(limit + 2) : 1;
                 final long expected = reference.offer(permits, t);
                 final long actual = limiter.tryAcquire(permits, t);
-                decisions++;
-                if (expected != actual)
-                {
-                    mismatches++;
-                    if (null == first)
-                    {
-                        first = "L=" + limit + " W=" + windowNs + " t=" + t + " n=" + permits + " expected " +
-                            expected + " actual " + actual;
-                    }
-                }
+                differential.check(expected, Result.isAdmitted(expected), actual,
+                    () -> "L=" + limit + " W=" + windowNs + " t=" + t + " n=" + permits + " expected " + expected +
+                        " actual " + actual);
             }
         }
-        assertTrue(decisions >= 20_000, "decisions " + decisions);
-        assertEquals(0, mismatches, "mismatches vs reference in " + decisions + " decisions; first: " + first);
+        assertTrue(differential.decisions() >= 20_000, "decisions " + differential.decisions());
+        differential.assertAgreed();
     }
 
     @Test
@@ -153,8 +181,8 @@ class SlidingCounterLimiterTest
             }
         }
         assertEquals(9, burst);
-        assertEquals(19, Traces.maxInAnyWindow(admitted, n, SECOND_NS));
-        assertEquals(19, Traces.maxInAnyWindow(admitted, n, 901_000_001L)); // [1.999 s, 2.9 s]
+        assertEquals(19, Trace.maxInAnyWindow(admitted, n, SECOND_NS));
+        assertEquals(19, Trace.maxInAnyWindow(admitted, n, 901_000_001L)); // [1.999 s, 2.9 s]
     }
 
     @Test

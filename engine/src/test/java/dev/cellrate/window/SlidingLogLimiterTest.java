@@ -1,5 +1,7 @@
 package dev.cellrate.window;
 
+import dev.cellrate.testing.Differential;
+import dev.cellrate.testing.Trace;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import org.junit.jupiter.api.Test;
@@ -37,7 +39,49 @@ class SlidingLogLimiterTest
             this.w = BigInteger.valueOf(windowNs);
         }
 
+        /** Starts with {@code initialPermits < limit} available: {@code limit - k} admissions at creation. */
+        Reference(final long limit, final long windowNs, final long createdNs, final long initialPermits)
+        {
+            this(limit, windowNs);
+            newest = BigInteger.valueOf(createdNs);
+            for (long i = 0; i < limit - initialPermits; i++)
+            {
+                log.addLast(newest);
+            }
+        }
+
         long offer(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, true);
+        }
+
+        long peek(final long permits, final long nowNs)
+        {
+            return decide(permits, nowNs, false);
+        }
+
+        /** {@code min(n, limit)} copies of the monotonised time join the log; the oldest beyond the limit go. */
+        long debit(final long permits, final long nowNs)
+        {
+            if (permits < 1)
+            {
+                return Result.NEVER;
+            }
+            final BigInteger t = BigInteger.valueOf(nowNs);
+            final BigInteger decision = null == newest || newest.compareTo(t) < 0 ? t : newest;
+            for (long i = 0; i < Math.min(permits, limit); i++)
+            {
+                log.addLast(decision);
+            }
+            while (log.size() > limit)
+            {
+                log.pollFirst();
+            }
+            newest = decision;
+            return peek(1, nowNs);
+        }
+
+        long decide(final long permits, final long nowNs, final boolean charge)
         {
             if (permits < 1 || permits > limit)
             {
@@ -54,6 +98,10 @@ class SlidingLogLimiterTest
             final int live = entries.size() - expired;
             if (live + permits <= limit)
             {
+                if (!charge)
+                {
+                    return Result.ADMITTED;
+                }
                 for (int i = 0; i < expired; i++)
                 {
                     log.pollFirst(); // expired for good: every later decision is at or after this one
@@ -70,7 +118,7 @@ class SlidingLogLimiterTest
             {
                 return Result.NEVER;
             }
-            return Traces.saturatedPositive(retryAt.subtract(t));
+            return Trace.saturatedPositive(retryAt.subtract(t));
         }
     }
 
@@ -78,9 +126,7 @@ class SlidingLogLimiterTest
     void matchesReferenceOnSeededRandomTraces()
     {
         final long[][] configs = {{10, 1_000}, {1, 1}, {3, 777}, {64, 50_000}, {5, Long.MAX_VALUE}};
-        int decisions = 0;
-        int mismatches = 0;
-        String first = null;
+        final Differential differential = new Differential("SlidingLogLimiter vs reference");
         for (int c = 0; c < configs.length; c++)
         {
             final long limit = configs[c][0];
@@ -88,27 +134,21 @@ class SlidingLogLimiterTest
             final SlidingLogLimiter limiter = new SlidingLogLimiter(limit, windowNs);
             final Reference reference = new Reference(limit, windowNs);
             final long meanGapNs = Math.max(1, Math.min(windowNs / limit / 2, 1L << 50));
-            final long[] times = Traces.times(21 + c, 6_000, -3 * Math.min(windowNs, 1L << 55), meanGapNs, 3);
+            final long[] times =
+                Trace.poisson(21 + c, -3 * Math.min(windowNs, 1L << 55), meanGapNs, 3).times(6_000);
             final SplittableRandom random = new SplittableRandom(3 + c);
             for (final long t : times)
             {
                 final long permits = random.nextInt(10) == 0 ? random.nextLong(limit + 2) : 1;
                 final long expected = reference.offer(permits, t);
                 final long actual = limiter.tryAcquire(permits, t);
-                decisions++;
-                if (expected != actual)
-                {
-                    mismatches++;
-                    if (null == first)
-                    {
-                        first = "L=" + limit + " W=" + windowNs + " t=" + t + " n=" + permits + " expected " +
-                            expected + " actual " + actual;
-                    }
-                }
+                differential.check(expected, Result.isAdmitted(expected), actual,
+                    () -> "L=" + limit + " W=" + windowNs + " t=" + t + " n=" + permits + " expected " + expected +
+                        " actual " + actual);
             }
         }
-        assertTrue(decisions >= 20_000, "decisions " + decisions);
-        assertEquals(0, mismatches, "mismatches vs reference in " + decisions + " decisions; first: " + first);
+        assertTrue(differential.decisions() >= 20_000, "decisions " + differential.decisions());
+        differential.assertAgreed();
     }
 
     @Test
@@ -118,7 +158,7 @@ class SlidingLogLimiterTest
         for (int seed = 0; seed < 4; seed++)
         {
             final SlidingLogLimiter limiter = new SlidingLogLimiter(limit, SECOND_NS);
-            final long[] times = Traces.times(seed, 20_000, 0, SECOND_NS / 25, 0);
+            final long[] times = Trace.poisson(seed, 0, SECOND_NS / 25, 0).times(20_000);
             final long[] admitted = new long[times.length];
             int n = 0;
             for (final long t : times)
@@ -129,7 +169,7 @@ class SlidingLogLimiterTest
                 }
             }
             assertTrue(n > 1_000);
-            assertEquals(limit, Traces.maxInAnyWindow(admitted, n, SECOND_NS), "seed " + seed);
+            assertEquals(limit, Trace.maxInAnyWindow(admitted, n, SECOND_NS), "seed " + seed);
         }
     }
 

@@ -13,7 +13,7 @@ import static dev.cellrate.KeyedRateLimiterBuilder.DESIGNED_LOAD_PERCENT;
  * The floor of any keyed limiter: hash the key, then one acquire read and one CAS on a 16-byte slot of an
  * off-heap array of the same footprint as cellrate's table for the key count (the slot count of
  * {@code KeyedRateLimiter.builder(limit).expectedKeys(keys)}: keys / 0.75 rounded up to a multiple of the shard
- * count) and the same multiply-shift reduction of the hash onto it. No probing, no key check, no decision: just the random memory access and the atomic write.
+ * count, and per shard to a multiple of 4) and the same multiply-shift reduction of the hash onto it. No probing, no key check, no decision: just the random memory access and the atomic write.
  * String keys hash with the cached {@link String#hashCode()}.
  */
 final class RandomCasTarget extends KeyedTarget
@@ -45,7 +45,8 @@ final class RandomCasTarget extends KeyedTarget
     static int slotsFor(final int keyCount)
     {
         final int shards = shardsFor(keyCount);
-        return (rawSlots(keyCount) + shards - 1) / shards * shards;
+        final int perShard = (rawSlots(keyCount) + shards - 1) / shards;
+        return (perShard >= 4 ? (perShard + 3) & ~3 : perShard) * shards;
     }
 
     /**

@@ -88,8 +88,9 @@ final class PeersTest
             final CellrateKeyedTarget table = new CellrateKeyedTarget(keys);
             assertEquals(table.limiter().table().slotCount(), RandomCasTarget.slotsFor(keys), "keys " + keys);
         }
-        assertEquals(1_334, RandomCasTarget.slotsFor(1_000));
-        assertEquals(1_333_376, RandomCasTarget.slotsFor(1_000_000));
-        assertEquals(13_333_376, RandomCasTarget.slotsFor(10_000_000));
+        // keys / 0.75 rounded up to a multiple of the shard count, and per shard to a multiple of the 4-slot line
+        assertEquals(1_336, RandomCasTarget.slotsFor(1_000));
+        assertEquals(1_333_504, RandomCasTarget.slotsFor(1_000_000));
+        assertEquals(13_333_504, RandomCasTarget.slotsFor(10_000_000));
     }
 }

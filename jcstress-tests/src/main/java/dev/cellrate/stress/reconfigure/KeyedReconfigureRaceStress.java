@@ -1,5 +1,6 @@
 package dev.cellrate.stress.reconfigure;
 
+import dev.cellrate.ClassedKeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.TableFullPolicy;
 import dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter;
@@ -20,47 +21,93 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * wholly under the new one, and the key's cell keeps its TAT across the change. Old limit GCRA(T = 100,
  * tau = 200), the key already at TAT = now + 200; new limit GCRA(T = 1000, tau = 1000). Old: admitted, TAT now +
  * 300; new: admitted, TAT now + 1200. The new T with the old ceiling would reject (retry-after 900, TAT kept
- * at now + 200); the old T with the new ceiling cannot be told from the old limit.
+ * at now + 200); the old T with the new ceiling cannot be told from the old limit. Two fronts: the whole
+ * table's limit ({@link ReconfigurableKeyedRateLimiter}) and one class's limit ({@link ClassedKeyedRateLimiter}).
  * <p>
  * Run: {@code java -jar jcstress-tests/target/jcstress.jar -t KeyedReconfigureRaceStress -m sanity}
  */
-@JCStressTest
-@Description("a keyed table's limit change racing a decision on a key: old or new limit, whole; TAT kept")
-@Outcome(id = "0, 300", expect = ACCEPTABLE, desc = "decided under the old limit (change came after)")
-@Outcome(id = "0, 1200", expect = ACCEPTABLE, desc = "decided under the new limit (change came first)")
-@Outcome(id = "900, 200", expect = FORBIDDEN, desc = "mixed limit: the new T under the old ceiling")
-@Outcome(expect = FORBIDDEN, desc = "a mixed limit, a lost update, or the key's state reset by the change")
-@State
-public class KeyedReconfigureRaceStress
+public final class KeyedReconfigureRaceStress
 {
     static final long NOW_NS = 1_000_000;
     static final long KEY = 42;
     static final Limit OLD = Limit.ofGcra(100, 200);
     static final Limit NEW = Limit.ofGcra(1_000, 1_000);
 
-    final ReconfigurableKeyedRateLimiter limiter = new ReconfigurableKeyedRateLimiter(
-        OLD, new SlotTable(1, 4, 4, 1L << 40, 0x5eedL, () -> NOW_NS), TableFullPolicy.REJECT);
-
-    public KeyedReconfigureRaceStress()
+    private KeyedReconfigureRaceStress()
     {
-        limiter.tryAcquire(KEY, 2, NOW_NS);
     }
 
-    @Actor
-    public void change()
+    /** The limit of every key of the table. */
+    @JCStressTest
+    @Description("a keyed table's limit change racing a decision on a key: old or new limit, whole; TAT kept")
+    @Outcome(id = "0, 300", expect = ACCEPTABLE, desc = "decided under the old limit (change came after)")
+    @Outcome(id = "0, 1200", expect = ACCEPTABLE, desc = "decided under the new limit (change came first)")
+    @Outcome(id = "900, 200", expect = FORBIDDEN, desc = "mixed limit: the new T under the old ceiling")
+    @Outcome(expect = FORBIDDEN, desc = "a mixed limit, a lost update, or the key's state reset by the change")
+    @State
+    public static class Table
     {
-        limiter.setLimit(NEW);
+        final ReconfigurableKeyedRateLimiter limiter = new ReconfigurableKeyedRateLimiter(
+            OLD, new SlotTable(1, 4, 4, 1L << 40, 0x5eedL, () -> NOW_NS), TableFullPolicy.REJECT);
+
+        public Table()
+        {
+            limiter.tryAcquire(KEY, 2, NOW_NS);
+        }
+
+        @Actor
+        public void change()
+        {
+            limiter.setLimit(NEW);
+        }
+
+        @Actor
+        public void decide(final JJ_Result r)
+        {
+            r.r1 = limiter.tryAcquire(KEY, 1, NOW_NS);
+        }
+
+        @Arbiter
+        public void arbiter(final JJ_Result r)
+        {
+            r.r2 = limiter.tatNs(KEY) - NOW_NS;
+        }
     }
 
-    @Actor
-    public void decide(final JJ_Result r)
+    /** One class's limit in a classed table (the key is of class 1; class 0 is never changed). */
+    @JCStressTest
+    @Description("a class's limit change racing a decision on a key of that class: old or new limit, whole; TAT kept")
+    @Outcome(id = "0, 300", expect = ACCEPTABLE, desc = "decided under the old limit (change came after)")
+    @Outcome(id = "0, 1200", expect = ACCEPTABLE, desc = "decided under the new limit (change came first)")
+    @Outcome(id = "900, 200", expect = FORBIDDEN, desc = "mixed limit: the new T under the old ceiling")
+    @Outcome(expect = FORBIDDEN, desc = "a mixed limit, another class's limit, a lost update or a reset")
+    @State
+    public static class Classed
     {
-        r.r1 = limiter.tryAcquire(KEY, 1, NOW_NS);
-    }
+        final ClassedKeyedRateLimiter limiter = new ClassedKeyedRateLimiter(new Limit[] {Limit.ofGcra(7, 0), OLD},
+            key -> 1, new SlotTable(4, 4, 4, 1L << 40, 0x5eedL, () -> NOW_NS), TableFullPolicy.REJECT);
 
-    @Arbiter
-    public void arbiter(final JJ_Result r)
-    {
-        r.r2 = limiter.tatNs(KEY) - NOW_NS;
+        public Classed()
+        {
+            limiter.tryAcquire(KEY, 2, NOW_NS);
+        }
+
+        @Actor
+        public void change()
+        {
+            limiter.setLimit(1, NEW);
+        }
+
+        @Actor
+        public void decide(final JJ_Result r)
+        {
+            r.r1 = limiter.tryAcquire(KEY, 1, NOW_NS);
+        }
+
+        @Arbiter
+        public void arbiter(final JJ_Result r)
+        {
+            r.r2 = limiter.tatNs(KEY) - NOW_NS;
+        }
     }
 }

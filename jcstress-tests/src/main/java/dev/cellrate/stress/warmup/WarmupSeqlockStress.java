@@ -15,7 +15,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * The two-word warm-up cell's version-CAS protocol: two actors each try twice at one instant on a cold
+ * The warm-up cell's seqlock protocol (tryLock from the snapshot's stamp): two actors each try twice at one instant on a cold
  * limiter created at that instant (S = 100 ns, W = 1000 ns). Exactly one permit is admitted (it moves
  * nextFree 280 ns ahead), and the state is the one-admission state: nextFree = now + 280, stored = 900.
  * Results: r1, r2 = admissions of actor 1 and 2; r3 = nextFree - now; r4 = stored.

@@ -2,7 +2,6 @@ package dev.cellrate.stress.window;
 
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
-import dev.cellrate.window.FixedWindow;
 import dev.cellrate.window.FixedWindowLimiter;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -80,11 +79,9 @@ public class FixedWindowRollOverStress
     @Arbiter
     public void arbiter(final IIII_Result r)
     {
-        final long word = limiter.word();
-        final int countBits = limiter.countBits();
         r.r1 = a1InWindow0;
         r.r2 = a1InWindow1;
         r.r3 = a2Admitted;
-        r.r4 = FixedWindow.windowIndexOf(word, countBits) == 1 ? (int)FixedWindow.countOf(word, countBits) : -1;
+        r.r4 = limiter.windowIndex() == 1 ? (int)limiter.count() : -1;
     }
 }

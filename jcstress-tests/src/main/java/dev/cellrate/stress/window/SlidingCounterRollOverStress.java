@@ -1,7 +1,6 @@
 package dev.cellrate.stress.window;
 
 import dev.cellrate.Result;
-import dev.cellrate.window.SlidingCounter;
 import dev.cellrate.window.SlidingCounterLimiter;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -50,10 +49,8 @@ public class SlidingCounterRollOverStress
     @Arbiter
     public void arbiter(final II_Result r)
     {
-        final long word = limiter.word();
-        final int countBits = limiter.countBits();
         r.r1 = admitted1 + admitted2;
-        r.r2 = (int)(SlidingCounter.prevOf(word, countBits) + SlidingCounter.currOf(word, countBits));
+        r.r2 = (int)(limiter.previousCount() + limiter.currentCount());
     }
 
     private int admitted(final long nowNs)

@@ -1,0 +1,94 @@
+package dev.cellrate.stat;
+
+import dev.cellrate.Bounds;
+import dev.cellrate.Reserver;
+import dev.cellrate.Result;
+import dev.cellrate.shaper.Reservation;
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * Any {@link Reserver} (a shaper) with its reservations counted in a {@link LimiterStats}: enforced
+ * ({@link #enforced}), or in dry-run ({@link #dryRun}): never rejects. In dry-run an admission is answered as
+ * enforced (its delay, {@code >= 0}: honour it to keep pacing, or ignore it to shadow without pacing) and
+ * what the shaper would reject is answered {@link Result#WOULD_HAVE_REJECTED} (go now; nothing was reserved,
+ * so there is nothing to cancel). A rejected reservation charges nothing, so the dry-run shaper's state is
+ * exactly the enforced one's and its counters say exactly what enforcing would reject.
+ * {@link #proceeds(long)} reads both conventions. Allocation-free.
+ */
+public final class ObservedReserver implements Reserver
+{
+    private final Reserver reserver;
+    private final LimiterStats stats;
+    private final boolean dryRun;
+
+    private ObservedReserver(final Reserver reserver, final LimiterStats stats, final boolean dryRun)
+    {
+        Bounds.requireNonNull("reserver", reserver);
+        Bounds.requireNonNull("stats", stats);
+        this.reserver = reserver;
+        this.stats = stats;
+        this.dryRun = dryRun;
+    }
+
+    /**
+     * @param reserver the shaper.
+     * @param stats    its counters.
+     * @return the shaper, enforced, its outcomes counted.
+     */
+    public static ObservedReserver enforced(final Reserver reserver, final LimiterStats stats)
+    {
+        return new ObservedReserver(reserver, stats, false);
+    }
+
+    /**
+     * @param reserver the shaper.
+     * @param stats    its counters.
+     * @return the shaper in dry-run: never rejects, counts what it would have rejected.
+     */
+    public static ObservedReserver dryRun(final Reserver reserver, final LimiterStats stats)
+    {
+        return new ObservedReserver(reserver, stats, true);
+    }
+
+    /**
+     * @param code a code from a reservation (enforced or dry-run) or a dry-run concurrency limit.
+     * @return true iff the request may go: a delay or ticket {@code >= 0}, or {@link Result#WOULD_HAVE_REJECTED}.
+     */
+    public static boolean proceeds(final long code)
+    {
+        return Result.isReserved(code) || Result.WOULD_HAVE_REJECTED == code;
+    }
+
+    public long reserve(final long permits, final long nowNs)
+    {
+        final long code = reserver.reserve(permits, nowNs);
+        return dryRun ? stats.dryRunReservation(code) : stats.recordReservation(code);
+    }
+
+    public long reserve(final long permits, final long nowNs, final Reservation reservation)
+    {
+        final long code = reserver.reserve(permits, nowNs, reservation);
+        return dryRun ? stats.dryRunReservation(code) : stats.recordReservation(code);
+    }
+
+    public NanoClock clock()
+    {
+        return reserver.clock();
+    }
+
+    /**
+     * @return true in dry-run.
+     */
+    public boolean isDryRun()
+    {
+        return dryRun;
+    }
+
+    /**
+     * @return the counters.
+     */
+    public LimiterStats stats()
+    {
+        return stats;
+    }
+}
