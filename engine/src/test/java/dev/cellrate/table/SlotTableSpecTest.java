@@ -88,38 +88,49 @@ class SlotTableSpecTest
     }
 
     @Test
-    void aProbeChainWrapsAroundItsShardAndTheKeyIsFoundThere()
+    void aFullShardHoldsEveryKeyOfItsProbeChainsAndEachIsFoundThere()
     {
-        // Two shards of 4 slots; two keys of shard 0 whose home is its last slot: the second one wraps to slot 0.
+        // Two shards of 4 slots, probe bound 4: four keys of shard 0 fill it, so some probe chain wraps around
+        // the shard's end; every key is still found in its own shard and decided on its own cell.
         final KeyedRateLimiter limiter = KeyedRateLimiter.builder(Limit.ofGcra(T_NS, 0)).slotCount(8).shardCount(2)
             .probeBound(4).idleGraceNs(GRACE_NS).seed(12).clock(FAR_CLOCK).build();
         final SlotTable table = limiter.table();
-        final long[] keys = new long[2];
+        final int slotsPerShard = table.slotCount() / table.shardCount();
+        final long[] keys = new long[slotsPerShard];
         int found = 0;
         long inShard1 = -1;
-        for (long key = 1; found < 2 || inShard1 < 0; key++)
+        for (long key = 1; found < keys.length || inShard1 < 0; key++)
         {
-            final long word = table.keyWord(key);
-            final int shard = (int)(word >>> TableLayout.SHARD_SHIFT) & 1;
-            if (0 == shard && 3 == TableLayout.homeIndex(word, 4) && found < 2)
+            final int shard = (int)(table.keyWord(key) >>> TableLayout.SHARD_SHIFT) & 1;
+            if (0 == shard && found < keys.length)
             {
                 keys[found++] = key;
             }
-            if (1 == shard && 0 == TableLayout.homeIndex(word, 4) && inShard1 < 0)
+            if (1 == shard && inShard1 < 0)
             {
                 inShard1 = key;
             }
         }
         assertEquals(Result.ADMITTED, limiter.tryAcquire(inShard1, 1, 0));
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(keys[0], 1, 0));
-        assertEquals(Result.ADMITTED, limiter.tryAcquire(keys[1], 1, 0));
-        assertEquals(3, table.slotIndexOf(table.keyWord(keys[0])));
-        assertEquals(0, table.slotIndexOf(table.keyWord(keys[1])), "wrapped to the first slot of its own shard");
-        assertEquals(4, table.slotIndexOf(table.keyWord(inShard1)), "slot 0 of shard 1");
-        assertEquals(T_NS, table.tatNs(table.keyWord(keys[1])));
-        assertEquals(T_NS, limiter.tryAcquire(keys[1], 1, 0), "decided on its own cell");
-        assertEquals(1, table.countSlots(table.keyWord(keys[1])));
-        assertEquals(3, limiter.liveKeys());
+        boolean[] used = new boolean[slotsPerShard];
+        for (final long key : keys)
+        {
+            assertEquals(Result.ADMITTED, limiter.tryAcquire(key, 1, 0));
+        }
+        for (final long key : keys)
+        {
+            final long word = table.keyWord(key);
+            final int index = table.slotIndexOf(word);
+            assertTrue(index >= 0 && index < slotsPerShard, "key " + key + " in its own shard: " + index);
+            assertFalse(used[index], "one key per slot");
+            used[index] = true;
+            assertEquals(T_NS, table.tatNs(word));
+            assertEquals(T_NS, limiter.tryAcquire(key, 1, 0), "decided on its own cell");
+            assertEquals(1, table.countSlots(word));
+        }
+        final int index1 = table.slotIndexOf(table.keyWord(inShard1));
+        assertTrue(index1 >= slotsPerShard && index1 < 2 * slotsPerShard, "shard 1's slots: " + index1);
+        assertEquals(keys.length + 1, limiter.liveKeys());
     }
 
     @Test
