@@ -436,8 +436,10 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
 
     private long peekWord(final long keyWord, final long incrementNs, final long nowNs)
     {
-        // An absent key (or one mid-reclaim) reads as SlotTable.STALE = CellArray.FRESH_TAT_NS: a full bucket.
-        return incrementNs < 1 ? Result.NEVER : Gcra.decide(table.tatNs(keyWord), nowNs, incrementNs, ceilingNs);
+        // An absent key (or one mid-reclaim) reads as a new key would start at nowNs: the initial fill, or
+        // SlotTable.STALE = CellArray.FRESH_TAT_NS (a full bucket) by default.
+        return incrementNs < 1 ? Result.NEVER
+            : Gcra.decide(table.peekTatNs(keyWord, nowNs), nowNs, incrementNs, ceilingNs);
     }
 
     /**

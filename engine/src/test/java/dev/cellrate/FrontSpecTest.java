@@ -203,18 +203,21 @@ class FrontSpecTest
     }
 
     /**
-     * DEFECT (found by this test, main at e19e48d's merge): a peek at a key the table does not hold reads a
-     * full bucket, ignoring the builder's initial fill, so it answers ADMITTED where tryAcquire answers a
-     * retry-after. Disabled so the branch stays green; see the pit2 report. Enable once
-     * {@code KeyedRateLimiter.peekWord} reads an absent key at the table's first TAT for new keys.
+     * A peek at a key the table does not hold answers what an insert-and-charge at the same time would: under
+     * the builder's initial fill, not a full bucket (found by this test: peek answered ADMITTED where
+     * tryAcquire answered a retry-after).
      */
     @Test
-    @org.junit.jupiter.api.Disabled("DEFECT: keyed peek of an absent key ignores initialPermits (pit2 report)")
     void aPeekAtANewKeyAnswersWhatTryAcquireWouldUnderAnInitialFill()
     {
         final KeyedRateLimiter limiter = keyed(BURST_3).initialPermits(1).build();
         final long peeked = limiter.peek("new", 2, 1_000);
         assertEquals(limiter.tryAcquire("new", 2, 1_000), peeked, "lag 200 + 2 T is 100 ns over the ceiling");
+        assertEquals(Result.ADMITTED, limiter.peek(7L, 1, 1_000), "one permit of the fill");
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(7L, 1, 1_000));
+        assertEquals(T_NS, limiter.peek(7L, 1, 1_000), "the fill used: one interval to wait");
+        assertEquals(T_NS, limiter.tryAcquire(7L, 1, 1_000));
+        assertEquals(Result.ADMITTED, KeyedRateLimiter.builder(BURST_3).build().peek("new", 3, 1_000), "default: full");
     }
 
     @Test

@@ -388,9 +388,30 @@ public final class SlotTable
     int insertSlot(final long keyWord, final long nowNs)
     {
         final long lagNs = newKeyLagNs;
-        final long firstTatNs = 0 == lagNs ? FRESH_SLOT_TAT_NS :
-            (nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs);
+        final long firstTatNs = 0 == lagNs ? FRESH_SLOT_TAT_NS : filledTatNs(nowNs, lagNs);
         return writer.insert(keyWord, shardOf(keyWord), home(keyWord), evictionNs(nowNs), firstTatNs);
+    }
+
+    private static long filledTatNs(final long nowNs, final long lagNs)
+    {
+        return nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs;
+    }
+
+    /**
+     * What a decision on the key at {@code nowNs} would start from, without inserting (lock-free): the TAT of
+     * its cell, or, if it has none (or its slot is mid-reclaim), the word a new key would get at
+     * {@code nowNs} under {@link #fillNewKeys} ({@link #STALE}, a full bucket, when new keys start full). A
+     * peek reads this, so that it answers what an insert-and-charge at the same time would.
+     *
+     * @param keyWord the key word.
+     * @param nowNs   the time of the peek.
+     * @return the TAT to decide from.
+     */
+    public long peekTatNs(final long keyWord, final long nowNs)
+    {
+        final long tatNs = tatNs(keyWord);
+        final long lagNs = newKeyLagNs;
+        return STALE != tatNs || 0 == lagNs ? tatNs : filledTatNs(nowNs, lagNs);
     }
 
     /**
