@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.table.DecisionLoop;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.DirectBuffer;
@@ -300,22 +301,16 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
             final Decision decision, final int classIndex, final long keyWord, final long tatBeforeNs,
             final long tatAfterNs, final long incrementNs, final long nowNs)
         {
-            if (null != decision)
-            {
-                decision.set(Result.ADMITTED, tatAfterNs, nowNs, limits[classIndex]);
-            }
-            return Result.ADMITTED;
+            return DecisionLoop.fill(
+                decision, Result.ADMITTED, tatAfterNs, nowNs, limits[classIndex], Result.ADMITTED);
         }
 
         protected long rejectedClassed(
             final Decision decision, final int classIndex, final long retryAfterNs, final long tatNs,
             final long nowNs)
         {
-            if (null != decision)
-            {
-                decision.set(retryAfterNs, tatNs, nowNs, limits[Math.max(0, classIndex)]);
-            }
-            return retryAfterNs;
+            return DecisionLoop.fill(
+                decision, retryAfterNs, tatNs, nowNs, limits[Math.max(0, classIndex)], retryAfterNs);
         }
 
         protected long admitted(
@@ -332,12 +327,9 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
 
         protected long tableFull(final Decision decision, final long incrementNs, final long nowNs)
         {
-            final boolean admit = TableFullPolicy.ADMIT == policy;
-            if (null != decision)
-            {
-                decision.set(admit ? Result.ADMITTED : Result.TABLE_FULL, CellArray.FRESH_TAT_NS, nowNs, limits[0]);
-            }
-            return admit ? Result.ADMITTED_TABLE_FULL : Result.TABLE_FULL;
+            // REJECT or ADMIT: the constructor refuses OVERFLOW on a classed table.
+            return DecisionLoop.tableFull(
+                table, policy, decision, incrementNs, limits[0].ceilingNs(), limits[0], nowNs);
         }
     }
 }

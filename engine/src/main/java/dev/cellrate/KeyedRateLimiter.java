@@ -1,6 +1,7 @@
 package dev.cellrate;
 
 import dev.cellrate.gcra.Gcra;
+import dev.cellrate.table.DecisionLoop;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.DirectBuffer;
@@ -38,7 +39,7 @@ import org.agrona.concurrent.NanoClock;
 public final class KeyedRateLimiter implements KeyedDebitLimiter
 {
     private final SlotTable table;
-    private final Step step;
+    private final DecisionLoop step;
     private final Limit limit;
     private final long emissionIntervalNs;
     private final long ceilingNs;
@@ -71,7 +72,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         this.clock = clock;
         this.table =
             new SlotTable(shardCount, slotsPerShard, probeBound, idleGraceNs, secret0, secret1, clock);
-        this.step = new Step(table);
+        this.step = new DecisionLoop(table, limit, policy);
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
     }
@@ -517,61 +518,5 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     private long charge(final long keyWord, final long incrementNs, final long nowNs, final Decision decision)
     {
         return step.charge(keyWord, incrementNs, ceilingNs, nowNs, decision);
-    }
-
-    /**
-     * What the limiter does with the slot loop's outcome: fill the caller's {@link Decision}, if any, and
-     * apply the table-full policy.
-     */
-    private final class Step extends SlotLoop<Decision>
-    {
-        Step(final SlotTable table)
-        {
-            super(table);
-        }
-
-        protected long admitted(
-            final Decision decision,
-            final long keyWord,
-            final long tatBeforeNs,
-            final long tatAfterNs,
-            final long incrementNs,
-            final long nowNs)
-        {
-            return fill(decision, Result.ADMITTED, tatAfterNs, nowNs, Result.ADMITTED);
-        }
-
-        protected long rejected(final Decision decision, final long retryAfterNs, final long tatNs, final long nowNs)
-        {
-            return fill(decision, retryAfterNs, tatNs, nowNs, retryAfterNs);
-        }
-
-        protected long tableFull(final Decision decision, final long incrementNs, final long nowNs)
-        {
-            if (TableFullPolicy.REJECT == policy)
-            {
-                return fill(decision, Result.TABLE_FULL, CellArray.FRESH_TAT_NS, nowNs, Result.TABLE_FULL);
-            }
-            if (TableFullPolicy.ADMIT == policy)
-            {
-                return fill(decision, Result.ADMITTED, CellArray.FRESH_TAT_NS, nowNs, Result.ADMITTED_TABLE_FULL);
-            }
-            final long code = table.chargeOverflow(incrementNs, ceilingNs, nowNs);
-            if (null != decision)
-            {
-                decision.set(code, table.overflowTatNs(), nowNs, limit);
-            }
-            return Result.ADMITTED == code ? Result.ADMITTED_OVERFLOW : Result.REJECTED_OVERFLOW;
-        }
-    }
-
-    private long fill(
-        final Decision decision, final long cellCode, final long tatNs, final long nowNs, final long code)
-    {
-        if (null != decision)
-        {
-            decision.set(cellCode, tatNs, nowNs, limit);
-        }
-        return code;
     }
 }

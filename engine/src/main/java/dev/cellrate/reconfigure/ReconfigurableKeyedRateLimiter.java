@@ -1,13 +1,12 @@
 package dev.cellrate.reconfigure;
 
 import dev.cellrate.Bounds;
-import dev.cellrate.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
-import dev.cellrate.table.SlotLoop;
+import dev.cellrate.table.DecisionLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.NanoClock;
 
@@ -24,7 +23,7 @@ import org.agrona.concurrent.NanoClock;
  * <p>
  * Concurrency: the limit lives in an immutable object (the front's slot-loop step, which holds the limit and
  * its {@code T}, {@code &tau; + T}) published by one volatile store; a decision reads it once and runs the
- * table's one slot loop ({@link SlotLoop}) under it, so a decision racing a change is decided wholly under the
+ * table's one slot loop ({@link DecisionLoop}) under it, so a decision racing a change is decided wholly under the
  * old or wholly under the new limit, and the {@link Decision} holder is filled under that same limit. The
  * plain {@code KeyedRateLimiter} is untouched: its limit stays a final field.
  * <p>
@@ -38,7 +37,7 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter
     private final SlotTable table;
     private final TableFullPolicy policy;
     private final NanoClock clock;
-    private volatile Step step;
+    private volatile DecisionLoop step;
 
     /**
      * @param limit  the initial limit of every key.
@@ -54,7 +53,7 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter
         this.table = table;
         this.policy = policy;
         this.clock = table.evictionClock();
-        this.step = new Step(table, limit);
+        this.step = new DecisionLoop(table, limit, policy);
     }
 
     /**
@@ -66,7 +65,7 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter
     public void setLimit(final Limit limit)
     {
         Bounds.requireNonNull("limit", limit);
-        step = new Step(table, limit);
+        step = new DecisionLoop(table, limit, policy);
     }
 
     /**
@@ -182,67 +181,7 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter
 
     private long charge(final long keyWord, final long permits, final long nowNs, final Decision decision)
     {
-        final Step step = this.step;
+        final DecisionLoop step = this.step;
         return step.charge(keyWord, step.limit.incrementNs(permits), step.ceilingNs, nowNs, decision);
-    }
-
-    /**
-     * The slot loop's step under one limit: immutable, replaced whole by {@link #setLimit}.
-     */
-    private final class Step extends SlotLoop<Decision>
-    {
-        final Limit limit;
-        final long ceilingNs;
-
-        Step(final SlotTable table, final Limit limit)
-        {
-            super(table);
-            this.limit = limit;
-            this.ceilingNs = limit.ceilingNs();
-        }
-
-        protected long admitted(
-            final Decision decision,
-            final long keyWord,
-            final long tatBeforeNs,
-            final long tatAfterNs,
-            final long incrementNs,
-            final long nowNs)
-        {
-            return fill(decision, Result.ADMITTED, tatAfterNs, nowNs, Result.ADMITTED);
-        }
-
-        protected long rejected(final Decision decision, final long retryAfterNs, final long tatNs, final long nowNs)
-        {
-            return fill(decision, retryAfterNs, tatNs, nowNs, retryAfterNs);
-        }
-
-        protected long tableFull(final Decision decision, final long incrementNs, final long nowNs)
-        {
-            if (TableFullPolicy.REJECT == policy)
-            {
-                return fill(decision, Result.TABLE_FULL, CellArray.FRESH_TAT_NS, nowNs, Result.TABLE_FULL);
-            }
-            if (TableFullPolicy.ADMIT == policy)
-            {
-                return fill(decision, Result.ADMITTED, CellArray.FRESH_TAT_NS, nowNs, Result.ADMITTED_TABLE_FULL);
-            }
-            final long code = table.chargeOverflow(incrementNs, ceilingNs, nowNs);
-            if (null != decision)
-            {
-                decision.set(code, table.overflowTatNs(), nowNs, limit);
-            }
-            return Result.ADMITTED == code ? Result.ADMITTED_OVERFLOW : Result.REJECTED_OVERFLOW;
-        }
-
-        private long fill(
-            final Decision decision, final long cellCode, final long tatNs, final long nowNs, final long code)
-        {
-            if (null != decision)
-            {
-                decision.set(cellCode, tatNs, nowNs, limit);
-            }
-            return code;
-        }
     }
 }

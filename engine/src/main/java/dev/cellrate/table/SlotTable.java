@@ -451,12 +451,7 @@ public final class SlotTable
         final long matchMask = ~classFieldMask;
         for (int probe = 0; probe < probeBound; probe++)
         {
-            int index = home + probe;
-            if (index >= slotsPerShard)
-            {
-                index -= slotsPerShard;
-            }
-            final int slot = slotOffset(shard, index);
+            final int slot = probeSlot(shard, home, probe);
             final long key = UnsafeApi.getLongAcquire(null, address + slot + KEY_OFFSET);
             if (EMPTY_KEY == key)
             {
@@ -901,12 +896,7 @@ public final class SlotTable
     {
         for (int probe = 0; probe < probeBound; probe++)
         {
-            int index = home + probe;
-            if (index >= slotsPerShard)
-            {
-                index -= slotsPerShard;
-            }
-            final int slot = slotOffset(shard, index);
+            final int slot = probeSlot(shard, home, probe);
             final long key = UnsafeApi.getLongAcquire(null, address + slot + KEY_OFFSET);
             if (key == keyWord)
             {
@@ -934,6 +924,20 @@ public final class SlotTable
     private int slotOffset(final int shard, final int index)
     {
         return TableLayout.slotOffset(slotsOffset, slotsPerShard, shard, index);
+    }
+
+    /**
+     * The probe sequence of {@link #find} and {@link #findClassedSlot}, written once: linear from the home slot,
+     * wrapping inside the shard. A few bytecodes of a private method: inlined into both loops.
+     */
+    private int probeSlot(final int shard, final int home, final int probe)
+    {
+        int index = home + probe;
+        if (index >= slotsPerShard)
+        {
+            index -= slotsPerShard;
+        }
+        return slotOffset(shard, index);
     }
 
     private int headerOf(final int tatOffset)
