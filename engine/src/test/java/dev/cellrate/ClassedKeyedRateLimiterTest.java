@@ -1,11 +1,11 @@
 package dev.cellrate;
 
 import dev.cellrate.table.SlotTable;
+import dev.cellrate.testing.ModelCell;
 import dev.cellrate.table.TableLayout;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 
-import java.math.BigInteger;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -94,32 +94,6 @@ final class ClassedKeyedRateLimiterTest
         }
     }
 
-    /** One key's TAT in unbounded integers, under the limit current at each decision. */
-    static final class KeyModel
-    {
-        BigInteger tatNs;
-
-        long decide(final Limit limit, final long permits, final long nowNs)
-        {
-            final BigInteger t = BigInteger.valueOf(nowNs);
-            final BigInteger incrementNs =
-                BigInteger.valueOf(permits).multiply(BigInteger.valueOf(limit.emissionIntervalNs()));
-            final BigInteger ceilingNs = BigInteger.valueOf(limit.ceilingNs());
-            if (permits < 1 || incrementNs.compareTo(ceilingNs) > 0)
-            {
-                return Result.NEVER;
-            }
-            final BigInteger baseNs = null == tatNs ? t : tatNs.max(t);
-            final BigInteger excessNs = baseNs.add(incrementNs).subtract(ceilingNs).subtract(t);
-            if (excessNs.signum() > 0)
-            {
-                return excessNs.longValueExact();
-            }
-            tatNs = baseNs.add(incrementNs);
-            return Result.ADMITTED;
-        }
-    }
-
     @Test
     void changingOneClassKeepsEveryTatAndLeavesTheOtherClasses()
     {
@@ -133,10 +107,10 @@ final class ClassedKeyedRateLimiterTest
             final ClassedKeyedRateLimiter limiter =
                 new ClassedKeyedRateLimiter(current, ClassedKeyedRateLimiterTest::classOf, table, TableFullPolicy.REJECT);
             final int keys = 400;
-            final KeyModel[] models = new KeyModel[keys];
+            final ModelCell[] models = new ModelCell[keys];
             for (int k = 0; k < keys; k++)
             {
-                models[k] = new KeyModel();
+                models[k] = new ModelCell();
             }
             long nowNs = 0;
             int changes = 0;

@@ -5,10 +5,10 @@ import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
 import dev.cellrate.table.SlotTable;
+import dev.cellrate.testing.ModelCell;
 import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.Test;
 
-import java.math.BigInteger;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,32 +24,6 @@ final class KeyedReconfigureReferenceTest
 {
     static final NanoClock FAR_CLOCK = () -> Long.MAX_VALUE;
 
-    /** One key's TAT in unbounded integers; the limit is the table's, passed per decision. */
-    static final class KeyModel
-    {
-        BigInteger tatNs;
-
-        long decide(final Limit limit, final long permits, final long nowNs)
-        {
-            final BigInteger t = BigInteger.valueOf(nowNs);
-            final BigInteger incrementNs =
-                BigInteger.valueOf(permits).multiply(BigInteger.valueOf(limit.emissionIntervalNs()));
-            final BigInteger ceilingNs = BigInteger.valueOf(limit.ceilingNs());
-            if (permits < 1 || incrementNs.compareTo(ceilingNs) > 0)
-            {
-                return Result.NEVER;
-            }
-            final BigInteger baseNs = null == tatNs ? t : tatNs.max(t);
-            final BigInteger excessNs = baseNs.add(incrementNs).subtract(ceilingNs).subtract(t);
-            if (excessNs.signum() > 0)
-            {
-                return excessNs.longValueExact();
-            }
-            tatNs = baseNs.add(incrementNs);
-            return Result.ADMITTED;
-        }
-    }
-
     @Test
     void everyKeyEqualsTheModelAcrossRaisesAndLowers()
     {
@@ -60,10 +34,10 @@ final class KeyedReconfigureReferenceTest
             final SlotTable table = new SlotTable(8, 128, 128, 1L << 62, 99L + seed, FAR_CLOCK);
             final ReconfigurableKeyedRateLimiter limiter =
                 new ReconfigurableKeyedRateLimiter(ReconfigureReferenceTest.LIMITS[0], table, TableFullPolicy.REJECT);
-            final KeyModel[] models = new KeyModel[keys];
+            final ModelCell[] models = new ModelCell[keys];
             for (int k = 0; k < keys; k++)
             {
-                models[k] = new KeyModel();
+                models[k] = new ModelCell();
             }
             Limit limit = ReconfigureReferenceTest.LIMITS[0];
             long nowNs = random.nextLong(-1_000_000_000L, 1_000_000_000L);
