@@ -26,7 +26,7 @@ class FixedWindowLimiterTest
      * {@code max(newest window seen, window of t)} (a request in a newer window is always admitted, so the
      * newest window seen is the newest window charged).
      */
-    static final class Reference
+    static final class Reference implements WindowDebitContractTest.Model
     {
         final long limit;
         final long windowNs;
@@ -47,18 +47,18 @@ class FixedWindowLimiterTest
             counts.put(newest, limit - initialPermits);
         }
 
-        long offer(final long permits, final long nowNs)
+        public long offer(final long permits, final long nowNs)
         {
             return decide(permits, nowNs, true);
         }
 
-        long peek(final long permits, final long nowNs)
+        public long peek(final long permits, final long nowNs)
         {
             return decide(permits, nowNs, false);
         }
 
         /** The window charged ({@code max(newest, own)}) takes the cost, its count clamped at the limit. */
-        long debit(final long permits, final long nowNs)
+        public long debit(final long permits, final long nowNs)
         {
             if (permits < 1)
             {

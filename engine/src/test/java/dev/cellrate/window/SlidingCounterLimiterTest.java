@@ -28,7 +28,7 @@ class SlidingCounterLimiterTest
      * {@code prev (W - e) + (curr + n) W <= L W}. The retry-after is found by binary search over later times
      * on the same predicate (the estimate never grows while nothing is admitted).
      */
-    static final class Reference
+    static final class Reference implements WindowDebitContractTest.Model
     {
         final long limit;
         final BigInteger w;
@@ -49,18 +49,18 @@ class SlidingCounterLimiterTest
             counts.put(newest, limit - initialPermits);
         }
 
-        long offer(final long permits, final long nowNs)
+        public long offer(final long permits, final long nowNs)
         {
             return decide(permits, nowNs, true);
         }
 
-        long peek(final long permits, final long nowNs)
+        public long peek(final long permits, final long nowNs)
         {
             return decide(permits, nowNs, false);
         }
 
         /** The window charged takes the cost, its count clamped at the limit. */
-        long debit(final long permits, final long nowNs)
+        public long debit(final long permits, final long nowNs)
         {
             if (permits < 1)
             {

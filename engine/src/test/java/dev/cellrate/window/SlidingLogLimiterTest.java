@@ -26,7 +26,7 @@ class SlidingLogLimiterTest
      * and are dropped when the request is admitted, on the monotonised time {@code max(t, newest admitted)} (admissions, not every
      * time seen: a rejection writes nothing, so the limiter cannot remember the times of rejected requests).
      */
-    static final class Reference
+    static final class Reference implements WindowDebitContractTest.Model
     {
         final long limit;
         final BigInteger w;
@@ -50,18 +50,18 @@ class SlidingLogLimiterTest
             }
         }
 
-        long offer(final long permits, final long nowNs)
+        public long offer(final long permits, final long nowNs)
         {
             return decide(permits, nowNs, true);
         }
 
-        long peek(final long permits, final long nowNs)
+        public long peek(final long permits, final long nowNs)
         {
             return decide(permits, nowNs, false);
         }
 
         /** {@code min(n, limit)} copies of the monotonised time join the log; the oldest beyond the limit go. */
-        long debit(final long permits, final long nowNs)
+        public long debit(final long permits, final long nowNs)
         {
             if (permits < 1)
             {

@@ -24,77 +24,14 @@ final class WindowDebitContractTest
     private static final long[] ODD_TIMES = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1,
         Long.MAX_VALUE};
 
-    /** One reference model, whichever front. */
-    private interface Model
+    /** One reference model, whichever front: each front's test {@code Reference} implements it. */
+    interface Model
     {
         long offer(long permits, long nowNs);
 
         long peek(long permits, long nowNs);
 
         long debit(long permits, long nowNs);
-    }
-
-    private static Model model(final FixedWindowLimiterTest.Reference r)
-    {
-        return new Model()
-        {
-            public long offer(final long permits, final long nowNs)
-            {
-                return r.offer(permits, nowNs);
-            }
-
-            public long peek(final long permits, final long nowNs)
-            {
-                return r.peek(permits, nowNs);
-            }
-
-            public long debit(final long permits, final long nowNs)
-            {
-                return r.debit(permits, nowNs);
-            }
-        };
-    }
-
-    private static Model model(final SlidingCounterLimiterTest.Reference r)
-    {
-        return new Model()
-        {
-            public long offer(final long permits, final long nowNs)
-            {
-                return r.offer(permits, nowNs);
-            }
-
-            public long peek(final long permits, final long nowNs)
-            {
-                return r.peek(permits, nowNs);
-            }
-
-            public long debit(final long permits, final long nowNs)
-            {
-                return r.debit(permits, nowNs);
-            }
-        };
-    }
-
-    private static Model model(final SlidingLogLimiterTest.Reference r)
-    {
-        return new Model()
-        {
-            public long offer(final long permits, final long nowNs)
-            {
-                return r.offer(permits, nowNs);
-            }
-
-            public long peek(final long permits, final long nowNs)
-            {
-                return r.peek(permits, nowNs);
-            }
-
-            public long debit(final long permits, final long nowNs)
-            {
-                return r.debit(permits, nowNs);
-            }
-        };
     }
 
     /** The front and its model, fresh or with an initial fill of {@code initial} (-1 = the default constructor). */
@@ -109,19 +46,19 @@ final class WindowDebitContractTest
                 return new Object[]{
                     initial < 0 ? new FixedWindowLimiter(limit, windowNs) :
                         new FixedWindowLimiter(limit, windowNs, clock, initial),
-                    model(filled ? new FixedWindowLimiterTest.Reference(limit, windowNs, createdNs, initial) :
+                    (filled ? new FixedWindowLimiterTest.Reference(limit, windowNs, createdNs, initial) :
                         new FixedWindowLimiterTest.Reference(limit, windowNs))};
             case 1:
                 return new Object[]{
                     initial < 0 ? new SlidingCounterLimiter(limit, windowNs) :
                         new SlidingCounterLimiter(limit, windowNs, clock, initial),
-                    model(filled ? new SlidingCounterLimiterTest.Reference(limit, windowNs, createdNs, initial) :
+                    (filled ? new SlidingCounterLimiterTest.Reference(limit, windowNs, createdNs, initial) :
                         new SlidingCounterLimiterTest.Reference(limit, windowNs))};
             default:
                 return new Object[]{
                     initial < 0 ? new SlidingLogLimiter(limit, windowNs, clock) :
                         new SlidingLogLimiter(limit, windowNs, clock, initial),
-                    model(filled ? new SlidingLogLimiterTest.Reference(limit, windowNs, createdNs, initial) :
+                    (filled ? new SlidingLogLimiterTest.Reference(limit, windowNs, createdNs, initial) :
                         new SlidingLogLimiterTest.Reference(limit, windowNs))};
         }
     }
