@@ -1,6 +1,5 @@
 package dev.cellrate.table;
 
-import dev.cellrate.Result;
 import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.Test;
 
@@ -20,70 +19,6 @@ class ClassedSlotLoopSpecTest
     private static final long GRACE_NS = 1_000;
     private static final NanoClock FAR_CLOCK = () -> Long.MAX_VALUE;
 
-    /** Class 0: one permit per 100 ns, burst 1; class 1: one permit per 100 ns, burst 3. */
-    private static final class Loop extends SlotLoop<long[]>
-    {
-        private final long[] ceilingNs = {T_NS, 3 * T_NS};
-        Runnable atIncrement;
-        /** How many calls of {@link #classIncrementNs} pass before {@link #atIncrement} runs. */
-        int incrementCallsBefore;
-        Runnable atCeiling;
-
-        Loop(final SlotTable table)
-        {
-            super(table);
-        }
-
-        private static void runOnce(final Runnable r)
-        {
-            if (null != r)
-            {
-                r.run();
-            }
-        }
-
-        @Override
-        protected long classIncrementNs(final int classIndex, final long permits)
-        {
-            if (null != atIncrement && incrementCallsBefore-- == 0)
-            {
-                final Runnable r = atIncrement;
-                atIncrement = null;
-                runOnce(r);
-            }
-            return permits * T_NS;
-        }
-
-        @Override
-        protected long classCeilingNs(final int classIndex)
-        {
-            final Runnable r = atCeiling;
-            atCeiling = null;
-            runOnce(r);
-            return ceilingNs[classIndex];
-        }
-
-        @Override
-        protected long admitted(
-            final long[] holder, final long keyWord, final long tatBeforeNs, final long tatAfterNs,
-            final long incrementNs, final long nowNs)
-        {
-            return Result.ADMITTED;
-        }
-
-        @Override
-        protected long rejected(final long[] holder, final long retryAfterNs, final long tatNs, final long nowNs)
-        {
-            return retryAfterNs;
-        }
-
-        @Override
-        protected long tableFull(final long[] holder, final long incrementNs, final long nowNs)
-        {
-            return Result.TABLE_FULL;
-        }
-    }
-
     private static SlotTable table()
     {
         final SlotTable table = new SlotTable(4, 4, 4, GRACE_NS, 21, FAR_CLOCK);
@@ -91,30 +26,35 @@ class ClassedSlotLoopSpecTest
         return table;
     }
 
+    /** Class 0: one permit per 100 ns, burst 1; class 1: one permit per 100 ns, burst 3. Admissions answer the TAT after. */
+    private static TestLoop loop(final SlotTable table)
+    {
+        return new TestLoop(table, new long[] {T_NS, T_NS}, new long[] {T_NS, 3 * T_NS});
+    }
+
     @Test
     void aChargeThatLosesItsCasDecidesAgainOnTheOtherCallersResult()
     {
         final SlotTable table = table();
-        final Loop loop = new Loop(table);
+        final TestLoop loop = loop(table);
         final long keyWord = table.keyWord(5L);
-        assertEquals(Result.ADMITTED, loop.chargeClassed(keyWord, 1, 1_000, null, 0));
-        assertEquals(1_100, table.classedTatNs(keyWord));
+        assertEquals(1_100, loop.chargeClassed(keyWord, 1, 1_000, null, 0));
 
         // At 1_100 the key has its one permit back. Another caller takes it between our read and our CAS.
         final long[] other = {Long.MIN_VALUE};
         loop.atCeiling = () -> other[0] = loop.chargeClassed(keyWord, 1, 1_100, null, SlotLoop.UNKNOWN_CLASS);
         assertEquals(T_NS, loop.chargeClassed(keyWord, 1, 1_100, null, SlotLoop.UNKNOWN_CLASS),
             "the permit went to the other caller: wait one T");
-        assertEquals(Result.ADMITTED, other[0]);
+        assertEquals(1_200, other[0]);
         assertEquals(1_200, table.classedTatNs(keyWord), "one permit charged, not two");
         assertEquals(1, table.casRetries(), "our lost CAS is counted");
 
         // With room for both (class 1, burst 3), the retry charges on top of the other caller's charge.
         final long keyWord1 = table.keyWord(6L);
-        assertEquals(Result.ADMITTED, loop.chargeClassed(keyWord1, 1, 1_000, null, 1));
+        assertEquals(1_100, loop.chargeClassed(keyWord1, 1, 1_000, null, 1));
         loop.atCeiling = () -> other[0] = loop.chargeClassed(keyWord1, 1, 1_000, null, SlotLoop.UNKNOWN_CLASS);
-        assertEquals(Result.ADMITTED, loop.chargeClassed(keyWord1, 1, 1_000, null, SlotLoop.UNKNOWN_CLASS));
-        assertEquals(Result.ADMITTED, other[0]);
+        assertEquals(1_300, loop.chargeClassed(keyWord1, 1, 1_000, null, SlotLoop.UNKNOWN_CLASS));
+        assertEquals(1_200, other[0]);
         assertEquals(1_300, table.classedTatNs(keyWord1), "three permits on one cell");
         assertEquals(2, table.casRetries());
         assertEquals(2, table.liveKeys());
@@ -124,9 +64,9 @@ class ClassedSlotLoopSpecTest
     void aKeySweptBetweenLookupAndLoadIsInsertedAgainUnderTheGivenClass()
     {
         final SlotTable table = table();
-        final Loop loop = new Loop(table);
+        final TestLoop loop = loop(table);
         final long keyWord = table.keyWord(7L);
-        assertEquals(Result.ADMITTED, loop.chargeClassed(keyWord, 3, 1_000, null, 1));
+        assertEquals(1_300, loop.chargeClassed(keyWord, 3, 1_000, null, 1));
         assertEquals(1, table.classOf(keyWord));
 
         // Much later the key is idle; a sweep takes its cell after our lookup found it, before our load.
@@ -138,7 +78,7 @@ class ClassedSlotLoopSpecTest
         assertEquals(0, table.casRetries(), "nothing was CASed on the swept cell");
 
         loop.atIncrement = null;
-        assertEquals(Result.ADMITTED, loop.chargeClassed(keyWord, 1, laterNs, null, 0));
+        assertEquals(laterNs + T_NS, loop.chargeClassed(keyWord, 1, laterNs, null, 0));
         assertEquals(0, table.classOf(keyWord), "inserted again under the class given now");
         assertEquals(laterNs + T_NS, table.classedTatNs(keyWord), "a fresh cell, nothing of the old charges");
         assertEquals(0, table.casRetries());
@@ -148,7 +88,7 @@ class ClassedSlotLoopSpecTest
     void aNewKeySweptBeforeItsFirstChargeIsInsertedAgainAndCharged()
     {
         final SlotTable table = table();
-        final Loop loop = new Loop(table);
+        final TestLoop loop = loop(table);
         final long keyWord = table.keyWord(8L);
         // The insert happens, then, before the first load of the new cell, a sweep 1 ns later takes it (a new cell
         // starts at now - grace + 1, idle from now + 1 on unless charged). The loop asks for the increment once to
@@ -156,7 +96,7 @@ class ClassedSlotLoopSpecTest
         final long nowNs = 5_000;
         loop.incrementCallsBefore = 1;
         loop.atIncrement = () -> assertEquals(1, table.sweep(nowNs + 1, table.slotCount()));
-        assertEquals(Result.ADMITTED, loop.chargeClassed(keyWord, 1, nowNs, null, 1));
+        assertEquals(nowNs + T_NS, loop.chargeClassed(keyWord, 1, nowNs, null, 1));
         assertEquals(1, table.classOf(keyWord));
         assertEquals(nowNs + T_NS, table.classedTatNs(keyWord), "charged once, on its new cell");
         assertEquals(1, table.liveKeys());
