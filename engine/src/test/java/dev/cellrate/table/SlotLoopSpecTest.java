@@ -130,6 +130,21 @@ class SlotLoopSpecTest
     }
 
     @Test
+    void aClassWhoseIncrementDropsBelowOneIsNeverForItsPresentKeys()
+    {
+        // A front may change its classes' limits while keys hold cells (ClassedKeyedRateLimiter.setLimit): a key
+        // inserted under 100 ns a permit, then charged by a front whose class 0 now costs 0 ns, gets NEVER and
+        // keeps its word; nothing is admitted for free.
+        final SlotTable table = table();
+        final long keyWord = table.keyWord(7L);
+        assertEquals(1_200, loop(table).chargeClassed(keyWord, 2, 1_000, null, 0));
+        final TestLoop free = new TestLoop(table, new long[] {0, 0}, new long[] {3 * T_NS, 3 * T_NS});
+        assertEquals(Result.NEVER, free.chargeClassed(keyWord, 1, 1_000, null, SlotLoop.UNKNOWN_CLASS));
+        assertEquals(Result.NEVER, free.chargeClassed(keyWord, 1, 1_300, null, SlotLoop.UNKNOWN_CLASS));
+        assertEquals(1_200, table.classedTatNs(keyWord));
+    }
+
+    @Test
     void aClassedChargeWithNothingToInsertUnderInsertsNothing()
     {
         final SlotTable table = table();
