@@ -70,33 +70,34 @@ final class ReleaseSchedule<E>
      */
     Entry<E> poll()
     {
-        // Sift the last entry down from the root. Slots from size on are never read, so they are not cleared
-        // (entries are the agent's pooled carriers: a stale reference keeps nothing alive); polling the only
-        // entry stores it back into slot 0.
         final Entry<E>[] heap = this.heap;
         final Entry<E> first = heap[0];
         final int last = --size;
         final Entry<E> moved = heap[last];
-        int index = 0;
-        while (true)
+        heap[last] = null;
+        if (last > 0)
         {
-            int child = 2 * index + 1;
-            if (child >= last)
+            int index = 0;
+            while (true)
             {
-                break;
+                int child = 2 * index + 1;
+                if (child >= last)
+                {
+                    break;
+                }
+                if (child + 1 < last && before(heap[child + 1], heap[child]))
+                {
+                    child++;
+                }
+                if (!before(heap[child], moved))
+                {
+                    break;
+                }
+                heap[index] = heap[child];
+                index = child;
             }
-            if (child + 1 < last && before(heap[child + 1], heap[child]))
-            {
-                child++;
-            }
-            if (!before(heap[child], moved))
-            {
-                break;
-            }
-            heap[index] = heap[child];
-            index = child;
+            heap[index] = moved;
         }
-        heap[index] = moved;
         return first;
     }
 
