@@ -126,4 +126,29 @@ class SlotTableEdgeSpecTest
             assertEquals(tatNs, table.loadTat(offset, word), "nothing written");
         }
     }
+    @Test
+    void anInsertNeverPlacesAKeyPastTheProbeBound()
+    {
+        // One shard of 8 slots (two buckets of 4), probe bound 2: three keys of one home bucket: the third finds
+        // no slot within two probes and is refused, though the bucket has room; a lookup never looks further.
+        final SlotTable table = new SlotTable(1, 8, 2, GRACE_NS, 8L, FAR_CLOCK);
+        final long first = table.keyWord(1L);
+        final long home = TableLayout.homeIndex(first, 2);
+        final long[] words = new long[3];
+        int found = 0;
+        for (long key = 1; found < words.length; key++)
+        {
+            final long word = table.keyWord(key);
+            if (TableLayout.homeIndex(word, 2) == home)
+            {
+                words[found++] = word;
+            }
+        }
+        assertTrue(table.claimSlot(words[0], 1_000) >= 0);
+        assertTrue(table.claimSlot(words[1], 1_000) >= 0);
+        assertEquals(SlotTable.FULL, table.claimSlot(words[2], 1_000));
+        assertEquals(1, table.tableFullEvents());
+        assertEquals(-1, table.slotIndexOf(words[2]));
+        assertEquals(2, table.liveKeys());
+    }
 }
