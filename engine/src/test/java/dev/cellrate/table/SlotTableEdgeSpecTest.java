@@ -151,4 +151,34 @@ class SlotTableEdgeSpecTest
         assertEquals(-1, table.slotIndexOf(words[2]));
         assertEquals(2, table.liveKeys());
     }
+    @Test
+    void aRefundedSlotStaysBusyUntilItsOwnHighestValueIsIdleAndOnlyThatSlot()
+    {
+        // Two keys in one shard of 4 slots; B (not in slot 0) is charged 5 and refunded 4. Later, A (charged 1)
+        // is idle and swept while B is not: B's mark holds the value it was lowered from, A's slot has none.
+        final org.agrona.concurrent.CachedNanoClock clock = new org.agrona.concurrent.CachedNanoClock();
+        clock.update(10_000);
+        final SlotTable table = new SlotTable(1, 4, 4, GRACE_NS, 9L, clock);
+        final TestLoop loop = new TestLoop(table, new long[] {T_NS}, new long[] {10 * T_NS});
+        // One bucket: the first key takes slot 0, the second slot 1.
+        final long a = table.keyWord(1L);
+        final long b = table.keyWord(2L);
+        assertEquals(10_100, loop.charge(a, T_NS, 10 * T_NS, 10_000, null));
+        assertEquals(10_100, loop.charge(b, T_NS, 10 * T_NS, 10_000, null));
+        assertEquals(0, table.slotIndexOf(a));
+        assertEquals(1, table.slotIndexOf(b));
+        final long chargedNs = loop.charge(b, 4 * T_NS, 10 * T_NS, 10_000, null);
+        assertEquals(10_500, chargedNs);
+        assertTrue(table.refund(b, chargedNs, chargedNs - 4 * T_NS));
+        assertEquals(10_100, table.tatNs(b));
+        // At 10_100 + grace both words are idle, but B's slot was at 10_500 a moment ago.
+        final long sweepNs = 10_100 + GRACE_NS;
+        clock.update(sweepNs);
+        table.sweep(sweepNs, table.slotCount());
+        assertEquals(-1, table.slotIndexOf(a), "A is idle and swept");
+        assertTrue(table.slotIndexOf(b) > 0, "B's slot is busy until 10_500 + grace");
+        clock.update(chargedNs + GRACE_NS);
+        table.sweep(chargedNs + GRACE_NS, table.slotCount());
+        assertEquals(-1, table.slotIndexOf(b));
+    }
 }
