@@ -181,4 +181,24 @@ class SlotTableEdgeSpecTest
         table.sweep(chargedNs + GRACE_NS, table.slotCount());
         assertEquals(-1, table.slotIndexOf(b));
     }
+    @Test
+    void aSweepVisitsExactlyTheSlotsAskedFor()
+    {
+        // One shard, one bucket of 4 slots: two keys in slots 0 and 1, both idle later. A sweep of 1 slot at a
+        // time reclaims them one by one (wherever the inserts' own amortised sweeps left the cursor).
+        final SlotTable table = new SlotTable(1, 4, 4, GRACE_NS, 10L, FAR_CLOCK);
+        final TestLoop loop = new TestLoop(table, new long[] {T_NS}, new long[] {T_NS});
+        assertEquals(1_100, loop.charge(table.keyWord(1L), T_NS, T_NS, 1_000, null));
+        assertEquals(1_100, loop.charge(table.keyWord(2L), T_NS, T_NS, 1_000, null));
+        final long laterNs = 1_000_000;
+        int reclaimed = 0;
+        for (int visit = 0; visit < 4; visit++)
+        {
+            final int one = table.sweep(laterNs, 1);
+            assertTrue(one <= 1, "one slot visited: at most one key reclaimed, got " + one);
+            reclaimed += one;
+        }
+        assertEquals(2, reclaimed, "four single-slot sweeps visit the whole shard once");
+        assertEquals(0, table.liveKeys());
+    }
 }
