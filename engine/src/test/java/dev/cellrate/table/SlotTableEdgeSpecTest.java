@@ -201,4 +201,16 @@ class SlotTableEdgeSpecTest
         assertEquals(2, reclaimed, "four single-slot sweeps visit the whole shard once");
         assertEquals(0, table.liveKeys());
     }
+    @Test
+    void theOverflowCellStartsFullAtANegativeTime()
+    {
+        final KeyedRateLimiter limiter = KeyedRateLimiter.builder(Limit.ofGcra(T_NS, 2 * T_NS)).slotCount(1)
+            .shardCount(1).probeBound(1).idleGraceNs(GRACE_NS).seed(11).clock(FAR_CLOCK)
+            .tableFullPolicy(dev.cellrate.TableFullPolicy.OVERFLOW).build();
+        final long nowNs = -10_000_000_000L;
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 1, nowNs), "key 1 takes the only slot");
+        assertEquals(Result.ADMITTED_OVERFLOW, limiter.tryAcquire(2L, 3, nowNs), "the shared cell's whole burst");
+        assertEquals(nowNs + 3 * T_NS, limiter.table().overflowTatNs());
+        assertEquals(Result.REJECTED_OVERFLOW, limiter.tryAcquire(3L, 1, nowNs));
+    }
 }
