@@ -25,7 +25,8 @@ import org.agrona.concurrent.status.CountersReader;
  */
 public final class LimiterStats
 {
-    private static final int OUTCOMES = StatKind.WOULD_REJECT.ordinal() + 1;
+    /** Outcome kinds: a limiter has this many counters per stripe. */
+    static final int OUTCOMES = StatKind.WOULD_REJECT.ordinal() + 1;
 
     private final StatFile file;
     private final String name;
