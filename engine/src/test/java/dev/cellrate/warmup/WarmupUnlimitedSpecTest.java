@@ -36,4 +36,17 @@ final class WarmupUnlimitedSpecTest
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1, nextFreeNs), "and at the old debt's end");
         assertEquals(nextFreeNs, limiter.nextFreeNs());
     }
+
+    @Test
+    void aDebitWhileUnlimitedChargesNothingAndAnswersAsARequestWould()
+    {
+        final WarmingUpRateLimiter limiter = WarmingUpRateLimiter.guava(10, 1, TimeUnit.SECONDS, 0, () -> 0);
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(1, SECOND_NS));
+        final long nextFreeNs = limiter.nextFreeNs();
+        limiter.setUnlimited();
+        assertEquals(nextFreeNs - SECOND_NS, limiter.debit(1_000, SECOND_NS), "the old debt still to serve");
+        assertEquals(Result.ADMITTED, limiter.debit(1_000, nextFreeNs), "at the old debt's end a request goes");
+        assertEquals(Result.ADMITTED, limiter.debit(1, nextFreeNs + 1));
+        assertEquals(nextFreeNs, limiter.nextFreeNs(), "nothing charged");
+    }
 }
