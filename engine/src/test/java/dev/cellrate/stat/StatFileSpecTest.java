@@ -297,6 +297,15 @@ final class StatFileSpecTest
                 .getMessage();
             assertTrue(corrupt.contains("truncated") && corrupt.contains("-1"), corrupt);
         }
+        // A header that describes no counters and no sketches (lengths 0) is a valid, empty file.
+        Files.deleteIfExists(dir.resolve(StatLayout.FILE_NAME));
+        final ByteBuffer empty = ByteBuffer.allocate(StatLayout.HEADER_LENGTH).order(ByteOrder.nativeOrder());
+        empty.putInt(StatLayout.VERSION_OFFSET, StatLayout.VERSION);
+        Files.write(dir.resolve(StatLayout.FILE_NAME), empty.array());
+        try (StatReader reader = StatReader.open(dir, 1_000))
+        {
+            assertTrue(reader.stats().isEmpty() && reader.sketches().isEmpty());
+        }
         // Lengths that fit the file exactly read (the sketch region empty).
         writeFile(StatLayout.VERSION, StatKind.ADMITTED.typeId());
         try (StatReader reader = StatReader.open(dir, 1_000))
@@ -424,6 +433,23 @@ final class StatFileSpecTest
         assertEquals(2 * OUTCOMES, small.reader().stats().size(), "c still fits: b took no counter");
         assertEquals("c", small.reader().stats().get(OUTCOMES).limiter());
         assertEquals(1, c.limiterId(), "limiter ids stay dense");
+
+        // A limiter needs 7 counters per stripe, plus one for its sketch: 14 left take (2 stripes, no sketch)
+        // exactly, and refuse (2 stripes, a sketch) whole.
+        final StatFile exact = StatFile.inMemory(21, TopKeys.length(1, 2));
+        exact.limiter("a", 1, 0);
+        assertTrue(assertThrows(IllegalStateException.class, () -> exact.limiter("b", 2, 1)).getMessage()
+            .contains("b needs 15, 14 of 21 free"));
+        assertEquals(OUTCOMES, exact.reader().stats().size(), "no half-registered b");
+        assertTrue(exact.reader().sketches().isEmpty(), "not even its sketch");
+        exact.limiter("c", 2, 0);
+        assertEquals(2 * OUTCOMES, exact.reader().stats().size());
+
+        // A closed file says so first, even when it is also full.
+        final StatFile closed = StatFile.inMemory(16, 0);
+        closed.limiter("a", 2, 0);
+        closed.close();
+        assertEquals("closed", assertThrows(IllegalStateException.class, () -> closed.limiter("b", 1, 0)).getMessage());
 
         // The sketch region: an exact fit is accepted, one byte short is refused.
         final StatFile sketches = StatFile.inMemory(64, TopKeys.length(4, 2));

@@ -140,15 +140,18 @@ final class StatSpecTest
     {
         final StatFile file = StatFile.inMemory();
         final RateLimiter shadow = new RateLimiter(Limit.ofGcra(1_000, 0), ZERO);
-        final ShadowLimiter limiter = new ShadowLimiter(new RateLimiter(Limit.ofGcra(10, 1_000), ZERO),
+        final ShadowLimiter limiter = new ShadowLimiter(new RateLimiter(Limit.ofGcra(100, 100), ZERO),
             file.limiter("api", 1, 0), shadow, file.limiter("api.shadow", 1, 0));
         assertSame(ZERO, limiter.clock());
         final Decision decision = new Decision();
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 0, decision));
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 0, decision), "the enforced limit's answer");
+        assertEquals(100, limiter.tryAcquire(1, 0, decision), "the enforced limit's retry-after");
+        assertEquals(100, decision.retryAfterNs());
         assertTrue(shadow.tryAcquire(1, 0) > 0, "the shadow was charged");
-        assertEquals(1, limiter.shadowStats().outcome(StatKind.WOULD_REJECT));
+        assertEquals(2, limiter.shadowStats().outcome(StatKind.WOULD_REJECT));
         assertEquals(2, limiter.enforcedStats().outcome(StatKind.ADMITTED));
+        assertEquals(1, limiter.enforcedStats().outcome(StatKind.REJECTED));
         assertThrows(IllegalArgumentException.class, () -> new ShadowLimiter(shadow, null, shadow, null));
     }
 
