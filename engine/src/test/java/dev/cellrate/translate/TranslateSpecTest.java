@@ -38,6 +38,32 @@ final class TranslateSpecTest
     }
 
     @Test
+    void nginxRefusesNoParametersByName()
+    {
+        assertEquals("parameters must not be null",
+            assertThrows(IllegalArgumentException.class, () -> Nginx.parse(null)).getMessage());
+    }
+
+    @Test
+    void guavasToleranceRoundsUpSoThatMPlusOnePermitsPassFromIdle()
+    {
+        // 3 permits per 7 s: T = ceil(7e9 / 3) = 2,333,333,334 ns; M = 3 / 7 per second, so
+        // tau = M * T = 3e9 * T / 7e9 = 1,000,000,000.29 ns, rounded up.
+        final Limit limit = Guava.create(3, 7, java.util.concurrent.TimeUnit.SECONDS).limit();
+        assertEquals(2_333_333_334L, limit.emissionIntervalNs());
+        assertEquals(1_000_000_001L, limit.toleranceNs());
+        // An exact case stays exact: 1 permit per second.
+        assertEquals(1_000_000_000L, Guava.create(1).limit().toleranceNs());
+        // The widest period and the most permits still fit tau + T <= 2^62.
+        final Limit widest = Guava.create(1, 1L << 61, java.util.concurrent.TimeUnit.NANOSECONDS).limit();
+        assertEquals(1L << 61, widest.emissionIntervalNs());
+        assertEquals(1_000_000_000L, widest.toleranceNs());
+        final Limit most = Guava.create((1L << 61) - 1, 1L << 61, java.util.concurrent.TimeUnit.NANOSECONDS).limit();
+        assertEquals(2, most.emissionIntervalNs());
+        assertTrue(most.toleranceNs() <= 2_000_000_000L, most.toString());
+    }
+
+    @Test
     void redisCellsLargestMaxBurstIsAcceptedAndTheNextRefusedByName()
     {
         final long emissionIntervalNs = 1_000_000_000L; // 1 per second
