@@ -35,10 +35,40 @@ import org.agrona.UnsafeApi;
 final class HeapTatCell
 {
     /** Offset of the TAT word from the start of the object (the {@code base} of {@code Unsafe} access). */
-    static final long WORD_OFFSET = UnsafeApi.objectFieldOffset(Word.class, "tatNs");
+    static final long WORD_OFFSET;
+
+    /** What the JVM threw on the first use of Agrona's {@code Unsafe} (no {@link CellArray#JVM_OPTION}), or null. */
+    private static final LinkageError UNAVAILABLE;
+
+    static
+    {
+        long offset = -1;
+        LinkageError unavailable = null;
+        try
+        {
+            offset = UnsafeApi.objectFieldOffset(Word.class, "tatNs");
+        }
+        catch (final LinkageError ex)
+        {
+            unavailable = ex;
+        }
+        WORD_OFFSET = offset;
+        UNAVAILABLE = unavailable;
+    }
 
     private HeapTatCell()
     {
+    }
+
+    /**
+     * @throws IllegalStateException naming {@link CellArray#JVM_OPTION} when Agrona cannot reach {@code Unsafe}.
+     */
+    static void requireUnsafe()
+    {
+        if (null != UNAVAILABLE)
+        {
+            throw CellArray.missingJvmOption(UNAVAILABLE);
+        }
     }
 
     /** Padding before the word: laid out first, as superclass fields are. */

@@ -59,9 +59,11 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
      *
      * @param limit the limit.
      * @param clock the clock of the clock forms.
+     * @throws IllegalStateException naming {@link CellArray#JVM_OPTION} when the JVM lacks it.
      */
     public RateLimiter(final Limit limit, final NanoClock clock)
     {
+        HeapTatCell.requireUnsafe();
         this.limit = Bounds.requireNonNull("limit", limit);
         this.clock = Bounds.requireNonNull("clock", clock);
         this.cells = null;
