@@ -38,7 +38,8 @@ import java.util.concurrent.locks.LockSupport;
  * cellrate is measured three ways, because reading the clock costs more than the decision:
  * <ul>
  *     <li>{@code cellrateCallerTime}: the caller passes {@code nowNs} (a per-thread counter here, as an event
- *     loop passes the time it already read);</li>
+ *     loop passes the time it already read); {@code cellrateCallerTimeSameNow} passes the same time on every call
+ *     (no per-call store by the harness; not in the headline);</li>
  *     <li>{@code cellrateNanoClock}: {@code tryAcquire()} reads {@code System.nanoTime()} per call;</li>
  *     <li>{@code cellrateCachedClock}: {@code tryAcquire()} reads an Agrona {@link CachedNanoClock} that a
  *     background thread updates every millisecond.</li>
@@ -65,6 +66,7 @@ public abstract class SingleLimiterBenchmark
     private static final long CACHED_CLOCK_PERIOD_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     RateLimiter cellrateCallerTime;
+    RateLimiter cellrateSameNow;
     RateLimiter cellrateNanoClock;
     RateLimiter cellrateCachedClock;
     CachedNanoClock cachedClock;
@@ -99,11 +101,13 @@ public abstract class SingleLimiterBenchmark
         cachedClock = new CachedNanoClock();
         cachedClock.update(System.nanoTime());
         cellrateCallerTime = new RateLimiter(limit, SystemNanoClock.INSTANCE);
+        cellrateSameNow = new RateLimiter(limit, SystemNanoClock.INSTANCE);
         cellrateNanoClock = new RateLimiter(limit, SystemNanoClock.INSTANCE);
         cellrateCachedClock = new RateLimiter(limit, cachedClock);
         if (!admitting)
         {
             cellrateCallerTime.tryAcquire(1, 0);
+            cellrateSameNow.tryAcquire(1, 0);
             cellrateNanoClock.tryAcquire();
             cellrateCachedClock.tryAcquire();
         }
@@ -145,6 +149,20 @@ public abstract class SingleLimiterBenchmark
     public long cellrateCallerTime(final CallerClock clock)
     {
         return cellrateCallerTime.tryAcquire(1, clock.nowNs++);
+    }
+
+    /**
+     * Not a headline row: {@link #cellrateCallerTime} without the harness's own per-call store
+     * ({@code clock.nowNs++} writes the thread's state before every CAS, and a locked instruction waits for the
+     * store buffer to drain). Every call passes the same caller time, as an event loop does for the requests it
+     * decides in one wake-up; on the admit path every call is still admitted (one CAS; the admitting limit's
+     * tolerance outlasts any run), on the reject path every call is rejected. Compare it with
+     * {@link #baselineAtomicIncrement}, which has no such store either.
+     */
+    @Benchmark
+    public long cellrateCallerTimeSameNow(final CallerClock clock)
+    {
+        return cellrateSameNow.tryAcquire(1, clock.nowNs);
     }
 
     @Benchmark
