@@ -41,12 +41,26 @@ public final class Gcra
      */
     public static long lagNs(final long tatNs, final long nowNs)
     {
-        if (tatNs <= nowNs)
-        {
-            return 0;
-        }
-        final long lagNs = tatNs - nowNs;
+        final long lagNs = trueLagNs(tatNs, nowNs);
         return lagNs < 0 ? Long.MAX_VALUE : lagNs;
+    }
+
+    /**
+     * {@code max(TAT, t) - t}: the true lag {@code max(0, TAT - t)}, which is below 2^64, as an unsigned long. As a
+     * signed long it is negative exactly when the true lag exceeds {@link Long#MAX_VALUE}.
+     */
+    private static long trueLagNs(final long tatNs, final long nowNs)
+    {
+        return Math.max(tatNs, nowNs) - nowNs;
+    }
+
+    /**
+     * {@code a + b}, at most {@code capNs}: {@code min(a, capNs - b) + b}, which is {@code a > capNs - b ? capNs :
+     * a + b} bit for bit (mod 2^64 {@code capNs - b + b} is {@code capNs}) with no branch and no boundary of its own.
+     */
+    private static long addAtMost(final long a, final long b, final long capNs)
+    {
+        return Math.min(a, capNs - b) + b;
     }
 
     /**
@@ -71,20 +85,12 @@ public final class Gcra
      */
     public static long retryAfterNs(final long tatNs, final long nowNs, final long incrementNs, final long ceilingNs)
     {
-        if (tatNs <= nowNs)
-        {
-            return 0;
-        }
-        final long slackNs = ceilingNs - incrementNs;
-        final long lagNs = tatNs - nowNs;
-        final long excessNs = lagNs - slackNs;
-        if (lagNs > 0)
-        {
-            return excessNs > 0 ? excessNs : 0;
-        }
-        // The true lag is lagNs + 2^64 >= 2^63 and slack <= 2^62, so the true excess is >= 2^62. It wrapped
-        // back into the positive longs iff it is below 2^63, in which case excessNs is exact.
-        return excessNs > 0 ? excessNs : Long.MAX_VALUE;
+        final long lagNs = trueLagNs(tatNs, nowNs);
+        final long excessNs = lagNs - (ceilingNs - incrementNs);
+        // If the true lag is below 2^63 (lagNs >= 0), excessNs is exact (slack in [0, 2^62]) and the answer is
+        // max(0, excessNs). Otherwise the true excess is in [2^62, 2^64): excessNs is exact if it is below 2^63
+        // (positive), else it reads negative and saturates. So: saturate iff both read negative.
+        return (lagNs & excessNs) < 0 ? Long.MAX_VALUE : Math.max(excessNs, 0);
     }
 
     /**
@@ -112,8 +118,8 @@ public final class Gcra
      */
     public static long remaining(final long tatNs, final long nowNs, final long emissionIntervalNs, final long ceilingNs)
     {
-        final long lagNs = lagNs(tatNs, nowNs);
-        return lagNs >= ceilingNs ? 0 : (ceilingNs - lagNs) / emissionIntervalNs;
+        // lag in [0, 2^63), ceiling in [1, 2^62]: the difference cannot overflow.
+        return Math.max(ceilingNs - lagNs(tatNs, nowNs), 0) / emissionIntervalNs;
     }
 
     /**
@@ -160,9 +166,8 @@ public final class Gcra
      */
     public static long debitTatNs(final long tatNs, final long nowNs, final long incrementNs, final long debtCeilingNs)
     {
-        final long capNs = nowNs > Long.MAX_VALUE - debtCeilingNs ? Long.MAX_VALUE : nowNs + debtCeilingNs;
-        final long baseNs = Math.max(tatNs, nowNs);
-        final long chargedNs = baseNs > capNs - incrementNs ? capNs : baseNs + incrementNs;
+        final long capNs = addAtMost(nowNs, debtCeilingNs, Long.MAX_VALUE);
+        final long chargedNs = addAtMost(Math.max(tatNs, nowNs), incrementNs, capNs);
         return Math.max(tatNs, chargedNs);
     }
 
@@ -194,7 +199,7 @@ public final class Gcra
             return CellArray.FRESH_TAT_NS;
         }
         final long lagNs = ceilingNs - Math.max(0, permits) * emissionIntervalNs;
-        return nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs;
+        return addAtMost(nowNs, lagNs, Long.MAX_VALUE);
     }
 
     /**

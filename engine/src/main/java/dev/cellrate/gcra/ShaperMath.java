@@ -43,7 +43,7 @@ public final class ShaperMath
      */
     public static long delayNs(final long tatBeforeNs, final long nowNs, final long immediateNs)
     {
-        final long lagNs = Gcra.lagNs(tatBeforeNs, nowNs);
-        return lagNs > immediateNs ? lagNs - immediateNs : 0;
+        // lag and N * T are both in [0, Long.MAX_VALUE]: the difference cannot overflow.
+        return Math.max(Gcra.lagNs(tatBeforeNs, nowNs) - immediateNs, 0);
     }
 }
