@@ -46,7 +46,8 @@ import java.util.concurrent.locks.LockSupport;
  * </ul>
  * The peers read their own clocks per call, as their users run them. The baselines bound what one shared
  * word can cost: {@code baselineAtomicIncrement} ({@code AtomicLong.incrementAndGet()}),
- * {@code baselineNanoTimeAtomicIncrement} (the same plus {@code System.nanoTime()}) and
+ * {@code baselineNanoTimeAtomicIncrement} (the same plus {@code System.nanoTime()}),
+ * {@code baselineAtomicGetCompareAndExchange} (a read, then a CAS: the floor of a read-then-CAS design) and
  * {@code baselineAtomicGet} (a volatile read: the floor of a read-only rejection).
  */
 @BenchmarkMode(Mode.Throughput)
@@ -75,6 +76,7 @@ public abstract class SingleLimiterBenchmark
     Bucket bucket4jSynchronized;
     AtomicRateLimiter resilience4j;
     AtomicLong counter;
+    AtomicLong casCounter;
 
     private volatile boolean running;
     private Thread clockUpdater;
@@ -116,6 +118,7 @@ public abstract class SingleLimiterBenchmark
         bucket4jSynchronized = Peers.bucket4j(admitting, SynchronizationStrategy.SYNCHRONIZED);
         resilience4j = Peers.resilience4j(admitting);
         counter = new AtomicLong();
+        casCounter = new AtomicLong();
 
         if (params.getBenchmark().endsWith("cellrateCachedClock"))
         {
@@ -205,6 +208,28 @@ public abstract class SingleLimiterBenchmark
     public long baselineAtomicIncrement()
     {
         return counter.incrementAndGet();
+    }
+
+    /**
+     * Not a headline row: the floor of any read-then-CAS design, which a GCRA cell is (the new TAT depends on the
+     * one read, so it cannot be a {@code lock xadd}): {@code AtomicLong.get()}, then {@code compareAndExchange} to
+     * the value + 1, retried on the witness as cellrate's loop does. {@link #baselineAtomicIncrement} is one
+     * {@code lock xadd} with no read before it.
+     */
+    @Benchmark
+    public long baselineAtomicGetCompareAndExchange()
+    {
+        final AtomicLong word = casCounter;
+        long value = word.get();
+        while (true)
+        {
+            final long witness = word.compareAndExchange(value, value + 1);
+            if (witness == value)
+            {
+                return value;
+            }
+            value = witness;
+        }
     }
 
     @Benchmark
