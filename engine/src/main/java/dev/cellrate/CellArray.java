@@ -77,21 +77,12 @@ public final class CellArray
         }
         catch (final LinkageError ex)
         {
-            throw missingJvmOption(ex);
+            throw new IllegalStateException("cellrate needs the JVM option " + JVM_OPTION + " (Agrona 2.x reads " +
+                "jdk.internal.misc.Unsafe); add it to the java command line, to surefire's argLine and to forked " +
+                "JVMs; executable jars can carry 'Add-Exports: java.base/jdk.internal.misc' in their manifest", ex);
         }
         buffer.verifyAlignment();
         return buffer;
-    }
-
-    /**
-     * @param cause what the JVM threw on the first use of Agrona's {@code Unsafe}.
-     * @return the error that names {@link #JVM_OPTION} (also thrown by a {@link RateLimiter} with its own cell).
-     */
-    static IllegalStateException missingJvmOption(final LinkageError cause)
-    {
-        return new IllegalStateException("cellrate needs the JVM option " + JVM_OPTION + " (Agrona 2.x reads " +
-            "jdk.internal.misc.Unsafe); add it to the java command line, to surefire's argLine and to forked " +
-            "JVMs; executable jars can carry 'Add-Exports: java.base/jdk.internal.misc' in their manifest", cause);
     }
 
     /**

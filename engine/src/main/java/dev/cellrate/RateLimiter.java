@@ -2,14 +2,12 @@ package dev.cellrate;
 
 import dev.cellrate.gcra.AtomicGcra;
 import dev.cellrate.gcra.Gcra;
-import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
- * A thread-safe, lock-free, allocation-free GCRA limiter over one cell: its own (a padded word inside this
- * object) or one of a shared {@link CellArray}.
+ * A thread-safe, lock-free, allocation-free GCRA limiter over one off-heap cell.
  * <p>
  * Algorithm: GCRA(T, &tau;) of a {@link Limit}, identical to a token bucket of capacity {@code (&tau; + T) / T}
  * (= {@code burst} when T divides &tau;) and rate {@code 1 / T} that starts full (see
@@ -18,31 +16,24 @@ import org.agrona.concurrent.SystemNanoClock;
  * clock forms, the injected {@link NanoClock}.
  * <p>
  * Concurrency: any thread may call any method. Each call is one acquire read plus, if admitted, one CAS
- * (see {@link AtomicGcra}); a rejection writes nothing. The cell is alone on its cache-line pair: a limiter
- * built without a {@link CellArray} keeps its TAT word in this object between 128-byte pads (see
- * {@code HeapTatCell}), so the admit path reads and CASes {@code [this + constant]} and takes the limit's
- * interval, burst and ceiling from final fields of this object, with no other load before the CAS (see
- * docs/design.md "The single limiter's cell is on the heap"); a limiter over a {@link CellArray} cell uses that
- * off-heap cell. Publish a limiter as any object with mutable state (a final or volatile field, a queue).
+ * (see {@link AtomicGcra}); a rejection writes nothing. The cell is a {@link CellArray} cell, alone on its
+ * cache-line pair.
  * <p>
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns, or {@link Result#NEVER} (-1).
  */
-public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
+public final class RateLimiter implements DebitLimiter
 {
-    private final long emissionIntervalNs;
-    private final long ceilingNs;
-    private final long burst;
-    /** The array of the cell, or null when the cell is this object's own word. */
-    private final CellArray cells;
-    /**
-     * The cell word as base object and address: an array cell's ({@link #cells} keeps its buffer alive), or
-     * {@code this} and {@link HeapTatCell#WORD_OFFSET} for the own word.
-     */
+    private final AtomicBuffer buffer;
+    private final int tatOffset;
+    /** The cell word as base object and address (the admit path's raw access; {@link #cells} keeps it alive). */
     private final Object tatBase;
     private final long tatAddress;
+    private final long emissionIntervalNs;
+    private final long ceilingNs;
     private final Limit limit;
     private final NanoClock clock;
+    private final CellArray cells;
 
     /**
      * A limiter with its own cell, reading {@link SystemNanoClock} in the clock forms.
@@ -51,7 +42,7 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
      */
     public RateLimiter(final Limit limit)
     {
-        this(limit, SystemNanoClock.INSTANCE);
+        this(limit, CellArray.allocate(1), 0, SystemNanoClock.INSTANCE);
     }
 
     /**
@@ -59,19 +50,10 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
      *
      * @param limit the limit.
      * @param clock the clock of the clock forms.
-     * @throws IllegalStateException naming {@link CellArray#JVM_OPTION} when the JVM lacks it.
      */
     public RateLimiter(final Limit limit, final NanoClock clock)
     {
-        HeapTatCell.requireUnsafe();
-        this.limit = Bounds.requireNonNull("limit", limit);
-        this.clock = Bounds.requireNonNull("clock", clock);
-        this.cells = null;
-        this.tatBase = this;
-        this.tatAddress = HeapTatCell.WORD_OFFSET;
-        this.emissionIntervalNs = limit.emissionIntervalNs();
-        this.ceilingNs = limit.ceilingNs();
-        this.burst = limit.burst();
+        this(limit, CellArray.allocate(1), 0, clock);
     }
 
     /**
@@ -86,8 +68,7 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
     public RateLimiter(final Limit limit, final NanoClock clock, final long initialPermits)
     {
         this(limit, clock);
-        UnsafeApi.putLongRelease(this, HeapTatCell.WORD_OFFSET,
-            Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
+        buffer.putLongRelease(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
     }
 
     /**
@@ -104,12 +85,12 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
         this.limit = Bounds.requireNonNull("limit", limit);
         this.cells = Bounds.requireNonNull("cells", cells);
         this.clock = Bounds.requireNonNull("clock", clock);
-        final AtomicBuffer buffer = cells.buffer();
+        this.buffer = cells.buffer();
+        this.tatOffset = CellArray.tatOffset(cells.checkIndex(cellIndex));
         this.tatBase = buffer.byteArray();
-        this.tatAddress = buffer.addressOffset() + CellArray.tatOffset(cells.checkIndex(cellIndex));
+        this.tatAddress = buffer.addressOffset() + tatOffset;
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
-        this.burst = limit.burst();
     }
 
     /**
@@ -121,14 +102,7 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
      */
     public long tryAcquire(final long permits, final long nowNs)
     {
-        // Limit.incrementNs on this object's copies of the limit's fields (no load of the Limit).
-        final long incrementNs = permits >= 1 && permits <= burst ? permits * emissionIntervalNs : Result.NEVER;
-        if (null == cells)
-        {
-            // Own word: the TAT's address is this + a constant, known before any field of this object is read.
-            return AtomicGcra.acquireAt(this, HeapTatCell.WORD_OFFSET, incrementNs, ceilingNs, nowNs);
-        }
-        return AtomicGcra.acquireAt(tatBase, tatAddress, incrementNs, ceilingNs, nowNs);
+        return AtomicGcra.acquireAt(tatBase, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs);
     }
 
     /**
@@ -142,7 +116,7 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
      */
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
-        return AtomicGcra.acquireAt(tatBase, tatAddress, limit, permits, nowNs, decision);
+        return AtomicGcra.acquire(buffer, tatOffset, limit, permits, nowNs, decision);
     }
 
     /**
@@ -152,7 +126,7 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
      */
     public long peek(final long permits, final long nowNs)
     {
-        return AtomicGcra.peekAt(tatBase, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs);
+        return AtomicGcra.peek(buffer, tatOffset, limit.incrementNs(permits), ceilingNs, nowNs);
     }
 
     /**
@@ -162,7 +136,7 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
      */
     public long debit(final long permits, final long nowNs)
     {
-        return AtomicGcra.debitAt(tatBase, tatAddress, limit.debitIncrementNs(permits), ceilingNs,
+        return AtomicGcra.debit(buffer, tatOffset, limit.debitIncrementNs(permits), ceilingNs,
             limit.debtCeilingNs(), emissionIntervalNs, nowNs);
     }
 
@@ -171,7 +145,7 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
      */
     public long tatNs()
     {
-        return UnsafeApi.getLongAcquire(tatBase, tatAddress);
+        return buffer.getLongAcquire(tatOffset);
     }
 
     /**
@@ -191,9 +165,7 @@ public final class RateLimiter extends HeapTatCell.After implements DebitLimiter
     }
 
     /**
-     * @return the cell array holding this limiter's cell (the one given to the constructor), or {@code null}
-     * when the limiter owns its cell (every constructor without a {@link CellArray}): that cell is a word of
-     * this object, read through {@link #tatNs()}.
+     * @return the cell array holding this limiter's cell.
      */
     public CellArray cells()
     {

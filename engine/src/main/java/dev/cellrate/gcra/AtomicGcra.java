@@ -37,7 +37,7 @@ public final class AtomicGcra
     public static long acquire(
         final AtomicBuffer buffer, final int offset, final long incrementNs, final long ceilingNs, final long nowNs)
     {
-        return loop(buffer, offset, null, 0, incrementNs, ceilingNs, 0, nowNs, null, null);
+        return loop(buffer, offset, incrementNs, ceilingNs, 0, nowNs, null, null);
     }
 
     /**
@@ -118,7 +118,7 @@ public final class AtomicGcra
         final long nowNs,
         final Decision decision)
     {
-        return loop(buffer, offset, null, 0, limit.incrementNs(permits), limit.ceilingNs(), 0, nowNs, decision, limit);
+        return loop(buffer, offset, limit.incrementNs(permits), limit.ceilingNs(), 0, nowNs, decision, limit);
     }
 
     /**
@@ -143,7 +143,7 @@ public final class AtomicGcra
         final Decision decision,
         final Limit limit)
     {
-        return loop(buffer, offset, null, 0, incrementNs, ceilingNs, 0, nowNs, decision, limit);
+        return loop(buffer, offset, incrementNs, ceilingNs, 0, nowNs, decision, limit);
     }
 
     /**
@@ -190,91 +190,13 @@ public final class AtomicGcra
         {
             return Result.NEVER;
         }
-        loop(buffer, offset, null, 0, incrementNs, ceilingNs, debtCeilingNs, nowNs, null, null);
+        loop(buffer, offset, incrementNs, ceilingNs, debtCeilingNs, nowNs, null, null);
         return Gcra.retryAfterNs(buffer.getLongAcquire(offset), nowNs, unitNs, ceilingNs);
     }
 
-    /**
-     * As {@link #acquire(AtomicBuffer, int, Limit, long, long, Decision)} on a word given by its base object and
-     * address (see {@link #acquireAt(Object, long, long, long, long)}): the Decision form of a limiter that owns
-     * its cell.
-     *
-     * @param base     the word's base object ({@code null} for off-heap memory).
-     * @param address  the word's address relative to {@code base}.
-     * @param limit    the limit of the word.
-     * @param permits  the cost.
-     * @param nowNs    the time of the request.
-     * @param decision filled with the outcome.
-     * @return the same code as {@link #acquireAt(Object, long, long, long, long)}.
-     */
-    public static long acquireAt(
-        final Object base,
-        final long address,
-        final Limit limit,
-        final long permits,
-        final long nowNs,
-        final Decision decision)
-    {
-        return loop(null, 0, base, address, limit.incrementNs(permits), limit.ceilingNs(), 0, nowNs, decision, limit);
-    }
-
-    /**
-     * {@link #peek(AtomicBuffer, int, long, long, long)} on a word given by its base object and address.
-     *
-     * @param base        the word's base object ({@code null} for off-heap memory).
-     * @param address     the word's address relative to {@code base}.
-     * @param incrementNs the cost, or &lt; 1 for an impossible one.
-     * @param ceilingNs   {@code &tau; + T}.
-     * @param nowNs       the time.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
-     */
-    public static long peekAt(
-        final Object base, final long address, final long incrementNs, final long ceilingNs, final long nowNs)
-    {
-        return incrementNs < 1 ? Result.NEVER : Gcra.decide(UnsafeApi.getLongAcquire(base, address), nowNs,
-            incrementNs, ceilingNs);
-    }
-
-    /**
-     * {@link #debit(AtomicBuffer, int, long, long, long, long, long)} on a word given by its base object and
-     * address.
-     *
-     * @param base          the word's base object ({@code null} for off-heap memory).
-     * @param address       the word's address relative to {@code base}.
-     * @param incrementNs   the charge, &ge; 1, or &lt; 1 for an impossible cost (nothing charged).
-     * @param ceilingNs     {@code &tau; + T}.
-     * @param debtCeilingNs the largest lag a debit may leave.
-     * @param unitNs        T: the answer is for a one-permit request.
-     * @param nowNs         the time of the debit.
-     * @return as {@link #debit(AtomicBuffer, int, long, long, long, long, long)}.
-     */
-    public static long debitAt(
-        final Object base,
-        final long address,
-        final long incrementNs,
-        final long ceilingNs,
-        final long debtCeilingNs,
-        final long unitNs,
-        final long nowNs)
-    {
-        if (incrementNs < 1)
-        {
-            return Result.NEVER;
-        }
-        loop(null, 0, base, address, incrementNs, ceilingNs, debtCeilingNs, nowNs, null, null);
-        return Gcra.retryAfterNs(UnsafeApi.getLongAcquire(base, address), nowNs, unitNs, ceilingNs);
-    }
-
-    /**
-     * The loop of every form but {@link #acquireAt(Object, long, long, long, long)}: on {@code buffer} at
-     * {@code offset} when {@code buffer} is not null (its bounds checks and any test interposition apply), else
-     * on the raw word at {@code base}/{@code address}.
-     */
     private static long loop(
         final AtomicBuffer buffer,
         final int offset,
-        final Object base,
-        final long address,
         final long incrementNs,
         final long ceilingNs,
         final long debtCeilingNs,
@@ -282,7 +204,7 @@ public final class AtomicGcra
         final Decision decision,
         final Limit limit)
     {
-        long tatNs = null != buffer ? buffer.getLongAcquire(offset) : UnsafeApi.getLongAcquire(base, address);
+        long tatNs = buffer.getLongAcquire(offset);
         long code = Result.NEVER;
         while (incrementNs >= 1)
         {
@@ -301,8 +223,7 @@ public final class AtomicGcra
                 code = Result.ADMITTED;
                 nextTatNs = Gcra.debitTatNs(tatNs, nowNs, incrementNs, debtCeilingNs);
             }
-            final long witnessNs = null != buffer ? buffer.compareAndExchangeLong(offset, tatNs, nextTatNs) :
-                UnsafeApi.compareAndExchangeLong(base, address, tatNs, nextTatNs);
+            final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, nextTatNs);
             if (witnessNs == tatNs)
             {
                 tatNs = nextTatNs;

@@ -11,8 +11,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * adjacent-line prefetcher fetches lines in pairs): two cells never share a line, and nothing else shares a
  * cell's line. Two layouts use the same cell:
  * <pre>
- *  TAT cell (RateLimiter over a CellArray, Shaper, ReservingLimiter, PayLaterRateLimiter, the table's dedicated cells;
- *  a RateLimiter without a CellArray holds the same cell in its own object: dev.cellrate.HeapTatCell)
+ *  TAT cell (RateLimiter, Shaper, ReservingLimiter, PayLaterRateLimiter, CellArray, the table's dedicated cells)
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
