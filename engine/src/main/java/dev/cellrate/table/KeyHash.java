@@ -1,7 +1,10 @@
 package dev.cellrate.table;
 
+import java.lang.reflect.Field;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Objects;
 
 import org.agrona.BufferUtil;
@@ -64,6 +67,47 @@ public final class KeyHash
 
     /** The message whose SipHash under the table secret is the long-key seed (the word 0x79656b2d676e6f6c). */
     private static final String LONG_KEY_DOMAIN = "long-key";
+
+    /** The high bit of every byte of a word: a word of ASCII bytes has none of them set. */
+    private static final long HIGH_BITS = 0x8080808080808080L;
+
+    /**
+     * Offsets of {@code String}'s {@code byte[] value} and {@code byte coder} fields (the JDK's compact strings,
+     * JEP 254: coder 0 = LATIN1, one byte per char), or -1 when this JVM's {@code String} is not laid out that
+     * way; see {@link #stringBytes}.
+     */
+    private static final long STRING_VALUE_OFFSET;
+    private static final long STRING_CODER_OFFSET;
+
+    static
+    {
+        long valueOffset = -1;
+        long coderOffset = -1;
+        try
+        {
+            final Field value = String.class.getDeclaredField("value");
+            final Field coder = String.class.getDeclaredField("coder");
+            if (byte[].class == value.getType() && byte.class == coder.getType())
+            {
+                valueOffset = UnsafeApi.objectFieldOffset(value);
+                coderOffset = UnsafeApi.objectFieldOffset(coder);
+                // Self-check on a string built at run time: a LATIN1 string must read back as its own bytes.
+                final String probe = new String(new char[] {'k', 'e', 'y', '-', '0', '1', '2', '3', '4', '5'});
+                if (0 != UnsafeApi.getByte(probe, coderOffset) ||
+                    !Arrays.equals(probe.getBytes(StandardCharsets.ISO_8859_1),
+                        (byte[])UnsafeApi.getReference(probe, valueOffset)))
+                {
+                    valueOffset = -1;
+                }
+            }
+        }
+        catch (final ReflectiveOperationException | RuntimeException ex)
+        {
+            valueOffset = -1;
+        }
+        STRING_VALUE_OFFSET = valueOffset;
+        STRING_CODER_OFFSET = valueOffset < 0 ? -1 : coderOffset;
+    }
 
     private KeyHash()
     {
@@ -201,9 +245,18 @@ public final class KeyHash
             v0 ^= m;
         }
         long last = (long)length << 56;
-        for (long a = wordsEnd; a < end; a++)
+        final int tail = length & 7;
+        if (0 != tail && length >= 8)
         {
-            last |= (UnsafeApi.getByte(base, a) & 0xFFL) << ((a - wordsEnd) << 3);
+            // The last word of the key, overlapping the one before: its top `tail` bytes are the tail.
+            last |= littleEndian(UnsafeApi.getLong(base, end - 8)) >>> (64 - (tail << 3));
+        }
+        else
+        {
+            for (long a = wordsEnd; a < end; a++)
+            {
+                last |= (UnsafeApi.getByte(base, a) & 0xFFL) << ((a - wordsEnd) << 3);
+            }
         }
         return finish(v0, v1, v2, v3, last);
     }
@@ -215,8 +268,10 @@ public final class KeyHash
 
     /**
      * SipHash-2-4 of the UTF-8 encoding of a character sequence (same value as {@link #hashBytes} of
-     * {@code key.toString().getBytes(UTF_8)}), encoded on the fly without allocating. Runs of ASCII are
-     * packed eight characters to a word.
+     * {@code key.toString().getBytes(UTF_8)}), without allocating. A {@code String} that the JDK stores one byte
+     * per char (compact strings) and that is all ASCII is hashed from those bytes directly: they are its UTF-8
+     * encoding, so the value is the same, read a word at a time. Any other sequence is encoded on the fly from
+     * its chars (leading ASCII packed eight chars to a word).
      *
      * @param key the characters.
      * @param k0  the secret's first word.
@@ -224,6 +279,55 @@ public final class KeyHash
      * @return the key word.
      */
     public static long hashCharSequence(final CharSequence key, final long k0, final long k1)
+    {
+        if (key instanceof String)
+        {
+            final byte[] ascii = asciiBytes((String)key);
+            if (null != ascii)
+            {
+                return hash(ascii, BufferUtil.ARRAY_BASE_OFFSET, ascii.length, k0, k1);
+            }
+        }
+        return hashChars(key, k0, k1);
+    }
+
+    /**
+     * @return whether {@link #hashCharSequence} reads an ASCII {@code String}'s bytes directly on this JVM
+     * (tests: the direct path must be the one they check).
+     */
+    static boolean stringBytesReadable()
+    {
+        return STRING_VALUE_OFFSET >= 0;
+    }
+
+    /**
+     * The bytes a {@code String} holds when it holds one byte per char (coder LATIN1) and every char is ASCII:
+     * then they are exactly its UTF-8 encoding. Otherwise, or when this JVM's {@code String} has another layout,
+     * {@code null}. The array is the string's own: it is read, never written or kept.
+     */
+    private static byte[] asciiBytes(final String key)
+    {
+        if (STRING_VALUE_OFFSET < 0 || 0 != UnsafeApi.getByte(key, STRING_CODER_OFFSET))
+        {
+            return null;
+        }
+        final byte[] value = (byte[])UnsafeApi.getReference(key, STRING_VALUE_OFFSET);
+        final int length = value.length;
+        final int wordBytes = length & ~7;
+        long or = 0;
+        for (int i = 0; i < wordBytes; i += 8)
+        {
+            or |= UnsafeApi.getLong(value, BufferUtil.ARRAY_BASE_OFFSET + i);
+        }
+        for (int i = wordBytes; i < length; i++)
+        {
+            or |= value[i]; // sign-extended: a byte >= 0x80 sets every high bit
+        }
+        return 0 == (or & HIGH_BITS) ? value : null;
+    }
+
+    /** {@link #hashCharSequence} for any {@link CharSequence}: the UTF-8 encoding computed from its chars. */
+    private static long hashChars(final CharSequence key, final long k0, final long k1)
     {
         long v0 = k0 ^ C0;
         long v1 = k1 ^ C1;
@@ -237,6 +341,36 @@ public final class KeyHash
         int pending = 0;
         int pendingBytes = 0;
         int i = 0;
+        // Leading ASCII, eight chars a word, with constant shifts; the loop below takes over at the first
+        // block holding a char >= 0x80 (or fewer than eight chars).
+        while (chars - i >= 8)
+        {
+            final long c0 = key.charAt(i);
+            final long c1 = key.charAt(i + 1);
+            final long c2 = key.charAt(i + 2);
+            final long c3 = key.charAt(i + 3);
+            final long c4 = key.charAt(i + 4);
+            final long c5 = key.charAt(i + 5);
+            final long c6 = key.charAt(i + 6);
+            final long c7 = key.charAt(i + 7);
+            if ((c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7) >= 0x80)
+            {
+                break;
+            }
+            final long m = c0 | c1 << 8 | c2 << 16 | c3 << 24 | c4 << 32 | c5 << 40 | c6 << 48 | c7 << 56;
+            v3 ^= m;
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            v0 ^= m;
+            i += 8;
+        }
+        length = i;
         while (true)
         {
             if (64 == shift)

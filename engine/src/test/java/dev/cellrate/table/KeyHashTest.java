@@ -83,6 +83,63 @@ class KeyHashTest
         }
     }
 
+    /**
+     * The String paths (bytes read directly for compact ASCII strings, chars otherwise) against the bytes path
+     * over random strings of every length 0..64 and every kind of char: ASCII, LATIN1 above 0x7F (one byte in the
+     * String, two in UTF-8), two- and three-byte chars, pairs and unpaired surrogates, and ASCII strings with one
+     * char changed at a random place (so every block and tail position falls back once).
+     */
+    @Test
+    void stringPathsEqualTheBytesOfGetBytesUtf8()
+    {
+        assertTrue(KeyHash.stringBytesReadable(), "this JDK's String bytes are not read: the fast path is untested");
+        final SplittableRandom random = new SplittableRandom(14);
+        for (int round = 0; round < 4_000; round++)
+        {
+            final int length = round % 65;
+            final int kind = random.nextInt(4);
+            final StringBuilder sb = new StringBuilder(length);
+            for (int c = 0; c < length; c++)
+            {
+                sb.append(randomChar(random, kind));
+            }
+            if (kind == 0 && length > 0 && random.nextBoolean())
+            {
+                sb.setCharAt(random.nextInt(length), randomChar(random, 1 + random.nextInt(3)));
+            }
+            final String s = sb.toString();
+            final long k0 = random.nextLong();
+            final long k1 = random.nextLong();
+            final byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+            final long expected = KeyHash.hashBytes(utf8, 0, utf8.length, k0, k1);
+            assertEquals(expected, KeyHash.hashCharSequence(s, k0, k1), s);
+            assertEquals(expected, KeyHash.hashCharSequence(sb, k0, k1), s);
+            assertEquals(expected, KeyHash.hashCharSequence(java.nio.CharBuffer.wrap(s), k0, k1), s);
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[utf8.length + 9]);
+            buffer.putBytes(4, utf8);
+            assertEquals(expected, KeyHash.hashBuffer(buffer, 4, utf8.length, k0, k1), s);
+        }
+        // A substring and a string made from a char[]: other constructors, same layout rules.
+        final String base = "prefix-client-000000042-suffix";
+        assertSameAcrossTypes(base.substring(7, 23), 5, 6);
+        assertSameAcrossTypes(new String("client-é".toCharArray()), 5, 6);
+        assertSameAcrossTypes(new String("client-\u20ac".toCharArray()), 5, 6);
+    }
+
+    private static char randomChar(final SplittableRandom random, final int kind)
+    {
+        switch (kind)
+        {
+            case 0: return (char)random.nextInt(0x80);
+            case 1: return (char)(0x80 + random.nextInt(0x80));
+            case 2: return (char)random.nextInt(0x800);
+            default:
+                final int r = random.nextInt(4);
+                return (char)(r == 0 ? 0xD800 + random.nextInt(0x400) : r == 1 ? 0xDC00 + random.nextInt(0x400) :
+                    random.nextInt(0x10000));
+        }
+    }
+
     private static void assertSameAcrossTypes(final String s, final long k0, final long k1)
     {
         final byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);

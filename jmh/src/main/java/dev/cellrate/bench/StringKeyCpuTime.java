@@ -11,8 +11,11 @@ import dev.cellrate.table.SlotTable;
  * A load-tolerant companion of {@link KeyedBenchmark#stringKey} and {@link KeyHashBenchmark}: the same keyed
  * string decision (1 M uniform keys, {@code expectedKeys(keys)}, the admitting limit) and the hash alone, timed
  * in <em>CPU</em> time of the measuring thread ({@code ThreadMXBean.getCurrentThreadCpuTime}) rather than
- * wall time, so that time the thread spends descheduled on a crowded machine does not count. Uses only API
- * that exists before and after the SipHash change, so one source compiles against both jars.
+ * wall time, so that time the thread spends descheduled on a crowded machine does not count; and the same
+ * decision on Bucket4j + {@code ConcurrentHashMap} ({@code KeyedBenchmark}'s {@code bucket4jMap} target), so the
+ * ratio of the headline row is taken in CPU time too. Uses only API that exists before and after the SipHash
+ * change and the string fast path, so one source compiles against every jar (compile it against an older jar
+ * with {@code javac -cp OLD.jar -d DIR} and put {@code DIR} first on the class path).
  * <p>
  * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp jmh/target/benchmarks.jar
  * dev.cellrate.bench.StringKeyCpuTime [rounds]}. Prints CPU ns per operation for each round.
@@ -48,6 +51,11 @@ public final class StringKeyCpuTime
         {
             keys[i] = distinct[stream[i]];
         }
+        final KeyedTarget bucket4j = KeyedBenchmark.newTarget("bucket4jMap", KEYS);
+        for (int i = 0; i < KEYS; i++)
+        {
+            bucket4j.decideString(distinct[i], 0);
+        }
         final String[] hot = new String[1024];
         for (int i = 0; i < hot.length; i++)
         {
@@ -76,10 +84,17 @@ public final class StringKeyCpuTime
                 sink += table.keyWord(hot[i & 1023]);
             }
             final double hotHashNs = (threads.getCurrentThreadCpuTime() - start) / (double)OPS;
+            start = threads.getCurrentThreadCpuTime();
+            for (int i = 0; i < OPS; i++)
+            {
+                sink += bucket4j.decideString(keys[i & mask], nowNs);
+            }
+            final double bucket4jNs = (threads.getCurrentThreadCpuTime() - start) / (double)OPS;
             if (round > 0)
             {
-                System.out.printf("round %d: stringKey decision %.1f cpu-ns/op, hash 1M keys %.1f, hash 1024 keys %.1f%n",
-                    round, decideNs, hashNs, hotHashNs);
+                System.out.printf("round %d: stringKey decision %.1f cpu-ns/op, hash 1M keys %.1f, hash 1024 keys %.1f, "
+                    + "bucket4j+CHM %.1f, bucket4j / cellrate %.2fx%n",
+                    round, decideNs, hashNs, hotHashNs, bucket4jNs, bucket4jNs / decideNs);
             }
         }
         System.out.println("(sink " + (sink & 1) + ")");
