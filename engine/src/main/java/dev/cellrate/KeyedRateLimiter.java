@@ -47,10 +47,12 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     private final NanoClock clock;
 
     /**
-     * Keys whose lines a batch touches before deciding them: enough misses in flight for the core's fill
-     * buffers (10-16), few enough lines to stay in L1 until decided.
+     * Keys whose lines a batch touches before deciding them: more misses than the core's fill buffers hold
+     * (10-16), so the queue of misses never drains while a group's touches issue, and 64 lines (4 KB) stay in L1
+     * until decided. 64 was faster than 16, 32 and 128 per key (docs/benchmarks.md, "Batch: group size and spill
+     * touches").
      */
-    private static final int BATCH_GROUP = 32;
+    private static final int BATCH_GROUP = 64;
 
     /** Consumes the batch touches (see {@link #decideBatch}); written only if they xor to this sentinel. */
     private static final long TOUCH_SENTINEL = 0x5EED_7011_C0DE_F00DL;
@@ -194,7 +196,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     /**
      * Decide a batch of long keys in one call: exactly the codes of one {@code tryAcquire(keys[i], permits,
      * nowNs)} per key in index order (a key repeated in the batch is charged once per occurrence, in order),
-     * but faster on a table larger than the caches: every key's word is computed first, then, 32 keys at a
+     * but faster on a table larger than the caches: every key's word is computed first, then, 64 keys at a
      * time, every key's home line is touched, so the cache misses of the group overlap instead of following
      * one another, and the keys are decided one by one on lines already on their way to the core. A gateway event loop that read
      * many requests in one wake-up, or an order gateway with a burst of orders, calls this once.
@@ -478,9 +480,10 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     /**
      * Second half of a batch: {@code codes[0 .. count)} hold the key words. Group by group of
      * {@link #BATCH_GROUP} keys: touch every key's home line (one plain load each, no fence between them, so
-     * the misses of the group are in flight together), then the next line of every key that is not in its home
-     * line (those misses overlap too), then decide the group's keys in order on lines that arrived, overwriting
-     * each word with its code. The touched values are folded into one comparison the compiler cannot drop, so
+     * the misses of the group are in flight together), then decide the group's keys in order on lines that
+     * arrived, overwriting each word with its code. (A pass touching the next line of keys not in their home
+     * line, {@link SlotTable#touchSpill}, was measured to cost more per key, in its own scan of the home line and
+     * address of the next one, than the ~13% of misses it takes out of the decision pass saved.) The touched values are folded into one comparison the compiler cannot drop, so
      * the touches stay loads.
      */
     private void decideBatch(final int count, final long incrementNs, final long nowNs, final long[] codes)
@@ -493,10 +496,6 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
             for (int i = from; i < to; i++)
             {
                 touched ^= table.touch(codes[i]);
-            }
-            for (int i = from; i < to; i++)
-            {
-                touched ^= table.touchSpill(codes[i]);
             }
             for (int i = from; i < to; i++)
             {

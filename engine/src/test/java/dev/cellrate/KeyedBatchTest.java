@@ -117,11 +117,12 @@ class KeyedBatchTest
     @Test
     void aBatchLongerThanOneTouchGroupDecidesAsSingleCalls()
     {
-        // 100 keys drawn from 20: repeats inside a group of 32 and across the group boundaries (31/32, 63/64, 95/96)
+        // 200 keys drawn from 20: repeats inside a touch group of 64 and across the group boundaries (63/64,
+        // 127/128, 191/192; and 31/32, 95/96 of the earlier group size 32)
         final KeyedRateLimiter single = limiter(TableFullPolicy.REJECT, 7);
         final KeyedRateLimiter batched = limiter(TableFullPolicy.REJECT, 7);
-        final long[] keys = new long[100];
-        final long[] codes = new long[100];
+        final long[] keys = new long[200];
+        final long[] codes = new long[200];
         for (int i = 0; i < keys.length; i++)
         {
             keys[i] = (i * 7L) % 20;
@@ -135,23 +136,25 @@ class KeyedBatchTest
                 assertEquals(single.tryAcquire(keys[i], 1, nowNs), codes[i], "round " + round + ", key " + i);
             }
         }
-        final byte[] bytes = new byte[40 * 4];
-        final int[] offsets = new int[40];
-        final int[] lengths = new int[40];
-        for (int i = 0; i < 40; i++)
+        final int byteKeys = 100;
+        final byte[] bytes = new byte[byteKeys * 4];
+        final int[] offsets = new int[byteKeys];
+        final int[] lengths = new int[byteKeys];
+        for (int i = 0; i < byteKeys; i++)
         {
             bytes[i * 4] = (byte)i;
             offsets[i] = i * 4;
             lengths[i] = 4;
         }
-        lengths[39] = 5; // past the end: the 40th key, in the second group, must throw before the first group decides
+        // past the end: the last key, in the second group, must throw before the first group decides
+        lengths[byteKeys - 1] = 5;
         final KeyedRateLimiter fresh = limiter(TableFullPolicy.REJECT, 8);
         assertThrows(IndexOutOfBoundsException.class,
-            () -> fresh.tryAcquire(bytes, offsets, lengths, 40, 1, 0, new long[40]));
+            () -> fresh.tryAcquire(bytes, offsets, lengths, byteKeys, 1, 0, new long[byteKeys]));
         assertEquals(0, fresh.liveKeys());
-        lengths[39] = 4;
-        fresh.tryAcquire(bytes, offsets, lengths, 40, 1, 0, new long[40]);
-        assertEquals(40, fresh.liveKeys());
+        lengths[byteKeys - 1] = 4;
+        fresh.tryAcquire(bytes, offsets, lengths, byteKeys, 1, 0, new long[byteKeys]);
+        assertEquals(byteKeys, fresh.liveKeys());
     }
 
     @Test

@@ -31,11 +31,6 @@ final class ReleaseSchedule<E>
         heap = (Entry<E>[])new Entry<?>[capacity];
     }
 
-    int size()
-    {
-        return size;
-    }
-
     boolean isEmpty()
     {
         return 0 == size;

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * nothing; otherwise it does a {@code getAndIncrement}, and if the closed bit was set in between it backs out
  * and fails. So after {@link #close()} each producer can raise the count at most once more (if it read the
  * word before the close), and producers retrying after {@link dev.cellrate.Result#CLOSED} can never keep
- * the closer in {@link #awaitQuiescent()}. {@link #close()} sets the bit by CAS. Once {@link #awaitQuiescent()} has seen the count at
+ * the closer in {@link #awaitQuiescent()}. {@link #close()} sets the bit with one atomic OR. Once {@link #awaitQuiescent()} has seen the count at
  * zero after {@link #close()}, no submission is in progress and none can start: every item that will ever
  * be published has been offered to the queue before that read (the exit decrement is a volatile write
  * after the offer).
@@ -52,16 +52,7 @@ final class SubmissionGate
      */
     void close()
     {
-        long s;
-        do
-        {
-            s = state.get();
-            if ((s & CLOSED_BIT) != 0)
-            {
-                return;
-            }
-        }
-        while (!state.compareAndSet(s, s | CLOSED_BIT));
+        state.getAndAccumulate(CLOSED_BIT, (s, bit) -> s | bit);
     }
 
     /**

@@ -151,7 +151,7 @@ final class FixedWindow
     {
         final long storedIndex = windowIndexOf(word, countBits);
         final long seen = windowIndex > storedIndex ? 0 : countOf(word, countBits);
-        return pack(Math.max(windowIndex, storedIndex), permits >= limit - seen ? limit : seen + permits, countBits);
+        return pack(Math.max(windowIndex, storedIndex), seen + Math.min(permits, limit - seen), countBits);
     }
 
     /**

@@ -1,7 +1,5 @@
 package dev.cellrate.window;
 
-import dev.cellrate.Result;
-
 /**
  * The sliding-window-counter decision (Cloudflare's two-window estimate [1]) as pure functions over
  * {@code long}s, in integer cross-multiplication: no division on the decision path, no floating point.
@@ -146,13 +144,12 @@ final class SlidingCounter
         final long prev = prevOf(rolled, countBits);
         final long curr = currOf(rolled, countBits);
         final long room = limit - curr - permits;
-        if (room >= 0 && prev > 0)
+        if (room > 0)
         {
-            final long offsetThenNs = windowNs - (room * windowNs) / prev;
-            if (offsetThenNs < windowNs)
-            {
-                return offsetThenNs - offsetNs;
-            }
+            // Rejected with room left, so prev (W - e) > room W > 0: prev > 0. The point where prev's weight
+            // fits, W - floor(room W / prev), is inside this window (room W / prev >= W / L > 1). At room = 0 it
+            // would be W, the next window's start, which the next-window rule below answers too.
+            return windowNs - (room * windowNs) / prev - offsetNs;
         }
         final long toNextNs = windowNs - offsetNs;
         final long nextRoom = limit - permits;
@@ -160,12 +157,8 @@ final class SlidingCounter
         {
             return toNextNs;
         }
-        final long offsetNextNs = Math.max(0, windowNs - (nextRoom * windowNs) / curr);
-        if (offsetNextNs < windowNs)
-        {
-            return saturatedSum(toNextNs, offsetNextNs);
-        }
-        return saturatedSum(toNextNs, windowNs);
+        // In the next window curr weighs as prev; W when n = L (nextRoom = 0): the start of the window after.
+        return saturatedSum(toNextNs, Math.max(0, windowNs - (nextRoom * windowNs) / curr));
     }
 
     /**
@@ -182,8 +175,7 @@ final class SlidingCounter
     {
         final long room = limit - currOf(rolled, countBits);
         final long weightedPrev = prevOf(rolled, countBits) * (windowNs - offsetNs);
-        final long spare = room * windowNs - weightedPrev;
-        return spare <= 0 ? 0 : spare / windowNs;
+        return Math.max(0, room * windowNs - weightedPrev) / windowNs;
     }
 
     /**
@@ -196,22 +188,12 @@ final class SlidingCounter
     static long debited(final long rolled, final long permits, final long limit, final int countBits)
     {
         final long room = limit - currOf(rolled, countBits);
-        return rolled + (permits >= room ? room : permits);
+        return rolled + Math.min(permits, room);
     }
 
     static long saturatedSum(final long aNs, final long bNs)
     {
         final long sumNs = aNs + bNs;
         return sumNs < 0 ? Long.MAX_VALUE : sumNs;
-    }
-
-    /**
-     * @param permits n.
-     * @param limit   L.
-     * @return {@link Result#NEVER} if n is outside [1, L], else 0.
-     */
-    static long checkPermits(final long permits, final long limit)
-    {
-        return permits < 1 || permits > limit ? Result.NEVER : 0;
     }
 }

@@ -156,7 +156,8 @@ public final class SlidingCounterLimiter extends WindowCell implements DebitLimi
         final long untilEstimateIsZeroNs = SlidingCounter.currOf(rolled, countBits) > 0 ?
             SlidingCounter.saturatedSum(windowNs - seenOffsetNs, windowNs) :
             (SlidingCounter.prevOf(rolled, countBits) > 0 ? windowNs - seenOffsetNs : 0);
-        final long resetAfterNs = 0 == untilEstimateIsZeroNs ? 0 :
+        // An empty estimate (0) is in the request's window (a later stored window holds a count), so 0 + 0.
+        final long resetAfterNs =
             SlidingCounter.saturatedSum(toWindowNs(rolledIndex, windowIndex, nowNs), untilEstimateIsZeroNs);
         decision.setOutcome(
             code, SlidingCounter.remaining(rolled, seenOffsetNs, limit, windowNs, countBits), resetAfterNs, limit);

@@ -16,8 +16,8 @@ import dev.cellrate.Result;
  * Time going backwards: the limiter decides at the monotonised time {@code max(t, newest admission)}, so the
  * log stays sorted and the invariant holds on it; a late request can only find fewer expired slots.
  * <p>
- * Arithmetic: {@code s <= t - W} is evaluated as {@code t >= s && t - s >= W} with the difference read as
- * unsigned when it overflows (then it exceeds any {@code W}); no clamping of stored times is needed.
+ * Arithmetic: {@code s <= t - W} is evaluated on the monotonised {@code t >= s} as {@code t - s >= W} with the
+ * difference read as unsigned (when it overflows it exceeds any {@code W}); no clamping of stored times is needed.
  */
 final class SlidingLog
 {
@@ -27,18 +27,15 @@ final class SlidingLog
 
     /**
      * @param timeNs   an admission time in the log.
-     * @param nowNs    the (monotonised) decision time.
+     * @param nowNs    the monotonised decision time, never before {@code timeNs} (it is at least the newest
+     *                 admission; a torn optimistic read may break this, but its answer is discarded).
      * @param windowNs W &ge; 1.
-     * @return true iff {@code timeNs <= nowNs - W} exactly.
+     * @return true iff {@code timeNs <= nowNs - W} exactly: the age {@code nowNs - timeNs}, read as unsigned
+     * (an age past {@link Long#MAX_VALUE} wraps into the sign bit), is at least W.
      */
     public static boolean expired(final long timeNs, final long nowNs, final long windowNs)
     {
-        if (nowNs < timeNs)
-        {
-            return false;
-        }
-        final long ageNs = nowNs - timeNs;
-        return ageNs < 0 || ageNs >= windowNs;
+        return Long.compareUnsigned(nowNs - timeNs, windowNs) >= 0;
     }
 
     /**
@@ -50,12 +47,11 @@ final class SlidingLog
      */
     public static long retryAfterNs(final long timeNs, final long nowNs, final long windowNs)
     {
-        final long expiresNs = timeNs + windowNs;
-        if (expiresNs < timeNs)
+        if (timeNs > Long.MAX_VALUE - windowNs)
         {
             return Result.NEVER;
         }
-        return FixedWindow.saturatedDifference(expiresNs, nowNs);
+        return FixedWindow.saturatedDifference(timeNs + windowNs, nowNs);
     }
 
     /**

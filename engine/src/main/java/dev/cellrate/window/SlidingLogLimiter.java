@@ -125,17 +125,16 @@ public final class SlidingLogLimiter implements DebitLimiter
     public SlidingLogLimiter(final long limit, final long windowNs, final NanoClock clock, final long initialPermits)
     {
         this(limit, windowNs, clock);
-        if (Bounds.requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE) < limit)
+        final long logged =
+            Math.max(0, limit - Bounds.requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE));
+        final long createdNs = clock.nanoTime();
+        final long stamp = SeqLock.lock(buffer, STAMP_OFFSET);
+        for (int i = 0; i < logged; i++)
         {
-            final long createdNs = clock.nanoTime();
-            final long stamp = SeqLock.lock(buffer, STAMP_OFFSET);
-            for (int i = 0; i < limit - initialPermits; i++)
-            {
-                buffer.putLongRelease(slotOffset(i), createdNs);
-            }
-            buffer.putLongRelease(SEQUENCE_OFFSET, limit - initialPermits);
-            SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
+            buffer.putLongRelease(slotOffset(i), createdNs);
         }
+        buffer.putLongRelease(SEQUENCE_OFFSET, logged);
+        SeqLock.unlock(buffer, STAMP_OFFSET, stamp);
     }
 
     /**
@@ -267,37 +266,32 @@ public final class SlidingLogLimiter implements DebitLimiter
         {
             final long stamp = SeqLock.awaitStamp(buffer, STAMP_OFFSET);
             final long admissions = buffer.getLongAcquire(SEQUENCE_OFFSET);
-            long remaining = limit;
-            long resetAfterNs = 0;
-            if (admissions > 0)
+            // An empty log has no written slot (firstWritten = limit): the search finds all of them free.
+            final long newestNs = slot(SlidingLog.slotIndex(admissions, limit - 1, limit));
+            final long decisionNs = SlidingLog.monotonised(nowNs, newestNs);
+            long low = Math.max(0, limit - admissions);
+            long high = limit;
+            while (low < high)
             {
-                final long newestNs = slot(SlidingLog.slotIndex(admissions, limit - 1, limit));
-                final long decisionNs = SlidingLog.monotonised(nowNs, newestNs);
-                final long firstWritten = Math.max(0, limit - admissions);
-                long low = firstWritten;
-                long high = limit;
-                while (low < high)
+                final long middle = (low + high) >>> 1;
+                if (SlidingLog.expired(slot(SlidingLog.slotIndex(admissions, middle, limit)), decisionNs, windowNs))
                 {
-                    final long middle = (low + high) >>> 1;
-                    if (SlidingLog.expired(slot(SlidingLog.slotIndex(admissions, middle, limit)), decisionNs, windowNs))
-                    {
-                        low = middle + 1;
-                    }
-                    else
-                    {
-                        high = middle;
-                    }
+                    low = middle + 1;
                 }
-                remaining = low;
-                if (low < limit)
+                else
                 {
-                    final long untilNs = SlidingLog.retryAfterNs(newestNs, nowNs, windowNs);
-                    resetAfterNs = untilNs < 0 ? Long.MAX_VALUE : untilNs;
+                    high = middle;
                 }
+            }
+            long resetAfterNs = 0;
+            if (low < limit)
+            {
+                final long untilNs = SlidingLog.retryAfterNs(newestNs, nowNs, windowNs);
+                resetAfterNs = untilNs < 0 ? Long.MAX_VALUE : untilNs;
             }
             if (SeqLock.validate(buffer, STAMP_OFFSET, stamp))
             {
-                decision.setOutcome(code, remaining, resetAfterNs, limit);
+                decision.setOutcome(code, low, resetAfterNs, limit);
                 return code;
             }
         }
