@@ -42,12 +42,12 @@ SINGLE='cellrateCallerTime|cellrateNanoClock|guava|bucket4jLockFree|resilience4j
 for run in $(seq 1 "$RUNS"); do
     echo "run $run before: $(uptime)" | tee -a "$OUT-load.txt"
     java ${JMH_LOCK:--Djmh.ignoreLock=true} -jar "$JARS/benchmarks.jar" \
-        "AdmitOneThreadBenchmark\.($SINGLE|bucket4jSynchronized|baselineAtomicIncrement|baselineNanoTimeAtomicIncrement)\$" \
+        "AdmitOneThreadBenchmark\.($SINGLE|bucket4jSynchronized|baselineAtomicIncrement|baselineNanoTimeAtomicIncrement|baselineAtomicGetCompareAndExchange)\$" \
         "AdmitTwoThreadsBenchmark\.($SINGLE|baselineAtomicIncrement)\$" \
         "Reject(OneThread|TwoThreads)Benchmark\.(cellrateCallerTime|guava|bucket4jLockFree|resilience4j)\$" \
         "AdmitLatencyBenchmark\.(cellrateCallerTime|guava|bucket4jLockFree)\$" \
         "KeyedBenchmark\.(longKey|stringKey|bytesKey)\$" \
-        "KeyedBatchBenchmark\.(single|batch)\$" \
+        "KeyedBatchBenchmark\.(single|batch|singleBytes|batchBytes)\$" \
         -p keys="$KEYS" -p distribution=uniform \
         -p target="$TARGETS" \
         $SHAPE \

@@ -59,7 +59,7 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
         Bounds.requireNonNull("classifier", classifier);
         Bounds.requireNonNull("table", table);
         Bounds.requireNonNull("policy", policy);
-        if (table.classCapacity() < 1)
+        if (0 == table.classCapacity())
         {
             throw new IllegalArgumentException(
                 "table.shardCount must be at least 4 for limit classes but was " + table.shardCount());

@@ -224,8 +224,9 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     /**
      * Decide a batch of byte keys held in one array (e.g. the read buffer of a connection): key i is
      * {@code keys[offsets[i] .. offsets[i] + lengths[i])}. Same codes as one
-     * {@link #tryAcquire(byte[], int, int, long, long)} per key in index order; the keys are hashed and their
-     * slots touched first, then decided (see {@link #tryAcquire(long[], int, long, long, long[])}).
+     * {@link #tryAcquire(byte[], int, int, long, long)} per key in index order; every key's bytes are touched
+     * (so cold keys miss together), then the keys are hashed and their slots touched, then decided (see
+     * {@link #tryAcquire(long[], int, long, long, long[])}).
      *
      * @param keys     the array holding every key's bytes.
      * @param offsets  first byte of each key.
@@ -242,6 +243,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         final long nowNs, final long[] codesOut)
     {
         checkBatch(count, Math.min(offsets.length, lengths.length), codesOut.length);
+        consumeTouches(touchKeys(keys, offsets, lengths, count));
         table.keyWords(keys, offsets, lengths, count, codesOut);
         decideBatch(count, limit.incrementNs(permits), nowNs, codesOut);
     }
@@ -264,6 +266,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         final long nowNs, final long[] codesOut)
     {
         checkBatch(count, Math.min(offsets.length, lengths.length), codesOut.length);
+        consumeTouches(touchKeys(keys, offsets, lengths, count));
         table.keyWords(keys, offsets, lengths, count, codesOut);
         decideBatch(count, limit.incrementNs(permits), nowNs, codesOut);
     }
@@ -502,6 +505,50 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
                 codes[i] = charge(codes[i], incrementNs, nowNs, null);
             }
         }
+        consumeTouches(touched);
+    }
+
+    /**
+     * First pass of a byte-key batch: load the first and last byte of every key, with no fence between them, so
+     * the misses on key bytes that are not in the cache (keys gathered in a large buffer) are in flight
+     * together instead of one per hash: the hash's ~150 instructions leave no room in the core's window for the
+     * next key's miss. A range outside the array is skipped here; {@link SlotTable#keyWords} throws for it before
+     * any key is decided.
+     */
+    private static long touchKeys(final byte[] keys, final int[] offsets, final int[] lengths, final int count)
+    {
+        long touched = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final int offset = offsets[i];
+            final int last = offset + lengths[i] - 1;
+            if (offset >= 0 && offset <= last && last < keys.length)
+            {
+                touched += keys[offset] + keys[last];
+            }
+        }
+        return touched;
+    }
+
+    /** As {@link #touchKeys(byte[], int[], int[], int)} for keys in a buffer, checked against its capacity. */
+    private static long touchKeys(final DirectBuffer keys, final int[] offsets, final int[] lengths, final int count)
+    {
+        final int capacity = keys.capacity();
+        long touched = 0;
+        for (int i = 0; i < count; i++)
+        {
+            final int offset = offsets[i];
+            final int last = offset + lengths[i] - 1;
+            if (offset >= 0 && offset <= last && last < capacity)
+            {
+                touched += keys.getByte(offset) + keys.getByte(last);
+            }
+        }
+        return touched;
+    }
+
+    private void consumeTouches(final long touched)
+    {
         if (TOUCH_SENTINEL == touched)
         {
             touchSink = touched;

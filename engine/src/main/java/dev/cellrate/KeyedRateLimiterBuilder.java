@@ -269,7 +269,7 @@ public final class KeyedRateLimiterBuilder
                 TableLayout.MAX_SLOTS + "] but was " + (long)slotsPerShard * shards);
         }
         final int lineAligned = (slotsPerShard + 3) & ~3;
-        return slotsPerShard >= 4 && (long)lineAligned * shards <= TableLayout.MAX_SLOTS ? lineAligned : slotsPerShard;
+        return slotsPerShard > 3 && (long)lineAligned * shards <= TableLayout.MAX_SLOTS ? lineAligned : slotsPerShard;
     }
 
     private int validatedProbeBound(final int slotsPerShard)

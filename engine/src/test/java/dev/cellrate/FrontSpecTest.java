@@ -155,6 +155,21 @@ class FrontSpecTest
     }
 
     @Test
+    void slotCountsAreRoundedToWholeLinesFromFourSlotsPerShardOn()
+    {
+        assertEquals(3, KeyedRateLimiter.builder(BURST_3).slotCount(3).shardCount(1).seed(3).build().table()
+            .slotCount(), "three slots in one shard: not rounded up to a line");
+        assertEquals(4, KeyedRateLimiter.builder(BURST_3).slotCount(4).shardCount(1).seed(3).build().table()
+            .slotCount());
+        assertEquals(8, KeyedRateLimiter.builder(BURST_3).slotCount(5).shardCount(1).seed(3).build().table()
+            .slotCount(), "five slots: two whole lines");
+        assertEquals(6, KeyedRateLimiter.builder(BURST_3).slotCount(5).shardCount(2).seed(3).build().table()
+            .slotCount(), "three per shard after rounding up to the shard count");
+        assertEquals(16, KeyedRateLimiter.builder(BURST_3).slotCount(9).shardCount(2).seed(3).build().table()
+            .slotCount(), "five per shard: two lines each");
+    }
+
+    @Test
     void singleThreadedSmallCostsAndGetters()
     {
         final Limit fine = Limit.ofGcra(1, 2);

@@ -152,6 +152,21 @@ class KeyedBatchTest
         assertThrows(IndexOutOfBoundsException.class,
             () -> fresh.tryAcquire(bytes, offsets, lengths, byteKeys, 1, 0, new long[byteKeys]));
         assertEquals(0, fresh.liveKeys());
+        // Ranges the first pass (touching key bytes) must skip without reading, each thrown for before any decision:
+        // a negative offset, a negative length, an end that overflows int, one past a buffer's capacity.
+        final org.agrona.concurrent.UnsafeBuffer buffer = new org.agrona.concurrent.UnsafeBuffer(bytes);
+        final int[][] bad = {{-1, 4}, {8, -2}, {Integer.MAX_VALUE - 1, 4}, {bytes.length - 2, 3}};
+        for (final int[] range : bad)
+        {
+            offsets[byteKeys - 1] = range[0];
+            lengths[byteKeys - 1] = range[1];
+            assertThrows(IndexOutOfBoundsException.class,
+                () -> fresh.tryAcquire(bytes, offsets, lengths, byteKeys, 1, 0, new long[byteKeys]));
+            assertThrows(IndexOutOfBoundsException.class,
+                () -> fresh.tryAcquire(buffer, offsets, lengths, byteKeys, 1, 0, new long[byteKeys]));
+            assertEquals(0, fresh.liveKeys());
+        }
+        offsets[byteKeys - 1] = (byteKeys - 1) * 4;
         lengths[byteKeys - 1] = 4;
         fresh.tryAcquire(bytes, offsets, lengths, byteKeys, 1, 0, new long[byteKeys]);
         assertEquals(byteKeys, fresh.liveKeys());

@@ -24,8 +24,13 @@ import org.agrona.UnsafeApi;
  *     sees any number of key words cannot build two keys with the same word, or a key aimed at a chosen
  *     shard or cell, better than by guessing (the designers claim 128-bit security for key recovery and
  *     2<sup>s-64</sup> forgery probability after 2<sup>s</sup> queries). A {@link CharSequence} is hashed as
- *     its UTF-8 encoding, computed on the fly, exactly as {@code String.getBytes(UTF_8)} encodes it (an
- *     unpaired surrogate becomes {@code '?'}), so the three forms of the same bytes are one key.</li>
+ *     its UTF-8 encoding, exactly as {@code String.getBytes(UTF_8)} encodes it (an unpaired surrogate becomes
+ *     {@code '?'}), so the three forms of the same bytes are one key. How the bytes are read changes nothing
+ *     of that: an all-ASCII {@code String} stored one byte per char (the JDK's compact strings) is hashed from
+ *     its own byte array, which then is its UTF-8 encoding; any other sequence is encoded on the fly from its
+ *     chars. The array is found once, at class initialisation, through {@code String}'s {@code value} and
+ *     {@code coder} fields and checked on a probe string; on a JVM whose {@code String} is laid out otherwise
+ *     every sequence takes the char path.</li>
  *     <li>{@link #mixLong}: {@code long} keys through a <b>bijective</b> mixer: xor with a 64-bit seed, then
  *     the SplitMix64 finaliser (xor-shifts and odd multiplications, each invertible). Distinct longs give
  *     distinct words, so two long keys never share a cell: no collision to forge. The table derives that

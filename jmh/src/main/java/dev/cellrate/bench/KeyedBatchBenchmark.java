@@ -14,6 +14,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 import java.util.concurrent.TimeUnit;
 
@@ -25,6 +26,8 @@ import java.util.concurrent.TimeUnit;
  * {@code tryAcquire(keys, BATCH, 1, now, codes)} ({@link #batch}). Scores are keys decided per µs
  * ({@code @OperationsPerInvocation(BATCH)}), so the two methods compare directly. Both copy the batch's keys
  * out of the stream first (a sequential copy), as a gateway gathers the keys of the requests it read.
+ * {@link #singleBytes} and {@link #batchBytes} do the same with byte keys: {@code KeyedBenchmark}'s 16-byte keys
+ * side by side in one array (cold at 1 M keys), a batch being 32 offsets into it.
  * <p>
  * Run: {@code java -jar jmh/target/benchmarks.jar KeyedBatchBenchmark -p keys=1000000 -p distribution=uniform -prof gc}
  */
@@ -48,6 +51,8 @@ public class KeyedBatchBenchmark
     KeyedRateLimiter limiter;
     long[] stream;
     int mask;
+    byte[] keyBytes;
+    int[] byteOffsets;
 
     /**
      * The per-thread cursor, caller time and the batch's key and code arrays.
@@ -59,29 +64,49 @@ public class KeyedBatchBenchmark
         long nowNs;
         final long[] batchKeys = new long[BATCH];
         final long[] codes = new long[BATCH];
+        final int[] batchOffsets = new int[BATCH];
+        final int[] batchLengths = new int[BATCH];
 
         @Setup(Level.Trial)
         public void setUp()
         {
             next = (int)(Thread.currentThread().getId() * 0x9E3779B9L) & ~(BATCH - 1);
+            java.util.Arrays.fill(batchLengths, KeyedBenchmark.KEY_BYTES);
         }
     }
 
     @Setup(Level.Trial)
-    public void setUp()
+    public void setUp(final BenchmarkParams params)
     {
         limiter = KeyedRateLimiter.builder(SingleLimiterBenchmark.CELLRATE_ADMIT).expectedKeys(keys).build();
+        final int[] indices = KeyStream.indices(keys, distribution, KeyStream.lengthFor(keys), 20_240_601L);
+        mask = indices.length - 1;
+        if (params.getBenchmark().endsWith("Bytes"))
+        {
+            final int length = KeyedBenchmark.KEY_BYTES;
+            keyBytes = new byte[keys * length];
+            for (int i = 0; i < keys; i++)
+            {
+                final byte[] key = KeyStream.stringKey(i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                System.arraycopy(key, 0, keyBytes, i * length, length);
+                limiter.tryAcquire(keyBytes, i * length, length, 1, 0);
+            }
+            byteOffsets = new int[indices.length];
+            for (int i = 0; i < indices.length; i++)
+            {
+                byteOffsets[i] = indices[i] * length;
+            }
+            return;
+        }
         for (int i = 0; i < keys; i++)
         {
             limiter.tryAcquire(KeyStream.longKey(i), 1, 0);
         }
-        final int[] indices = KeyStream.indices(keys, distribution, KeyStream.lengthFor(keys), 20_240_601L);
         stream = new long[indices.length];
         for (int i = 0; i < indices.length; i++)
         {
             stream[i] = KeyStream.longKey(indices[i]);
         }
-        mask = stream.length - 1;
     }
 
     @Benchmark
@@ -106,6 +131,38 @@ public class KeyedBatchBenchmark
         final long[] codes = cursor.codes;
         limiter.tryAcquire(batchKeys, BATCH, 1, cursor.nowNs++, codes);
         return codes[0] | codes[BATCH - 1];
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long singleBytes(final Cursor cursor)
+    {
+        final int[] offsets = gatherOffsets(cursor);
+        final long nowNs = cursor.nowNs++;
+        long codes = 0;
+        for (int i = 0; i < BATCH; i++)
+        {
+            codes |= limiter.tryAcquire(keyBytes, offsets[i], KeyedBenchmark.KEY_BYTES, 1, nowNs);
+        }
+        return codes;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long batchBytes(final Cursor cursor)
+    {
+        final int[] offsets = gatherOffsets(cursor);
+        final long[] codes = cursor.codes;
+        limiter.tryAcquire(keyBytes, offsets, cursor.batchLengths, BATCH, 1, cursor.nowNs++, codes);
+        return codes[0] | codes[BATCH - 1];
+    }
+
+    private int[] gatherOffsets(final Cursor cursor)
+    {
+        final int from = cursor.next & mask;
+        cursor.next = from + BATCH;
+        System.arraycopy(byteOffsets, from, cursor.batchOffsets, 0, BATCH);
+        return cursor.batchOffsets;
     }
 
     private long[] gather(final Cursor cursor)

@@ -38,14 +38,16 @@ import java.util.concurrent.locks.LockSupport;
  * cellrate is measured three ways, because reading the clock costs more than the decision:
  * <ul>
  *     <li>{@code cellrateCallerTime}: the caller passes {@code nowNs} (a per-thread counter here, as an event
- *     loop passes the time it already read);</li>
+ *     loop passes the time it already read); {@code cellrateCallerTimeSameNow} passes the same time on every call
+ *     (no per-call store by the harness; not in the headline);</li>
  *     <li>{@code cellrateNanoClock}: {@code tryAcquire()} reads {@code System.nanoTime()} per call;</li>
  *     <li>{@code cellrateCachedClock}: {@code tryAcquire()} reads an Agrona {@link CachedNanoClock} that a
  *     background thread updates every millisecond.</li>
  * </ul>
  * The peers read their own clocks per call, as their users run them. The baselines bound what one shared
  * word can cost: {@code baselineAtomicIncrement} ({@code AtomicLong.incrementAndGet()}),
- * {@code baselineNanoTimeAtomicIncrement} (the same plus {@code System.nanoTime()}) and
+ * {@code baselineNanoTimeAtomicIncrement} (the same plus {@code System.nanoTime()}),
+ * {@code baselineAtomicGetCompareAndExchange} (a read, then a CAS: the floor of a read-then-CAS design) and
  * {@code baselineAtomicGet} (a volatile read: the floor of a read-only rejection).
  */
 @BenchmarkMode(Mode.Throughput)
@@ -65,6 +67,7 @@ public abstract class SingleLimiterBenchmark
     private static final long CACHED_CLOCK_PERIOD_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     RateLimiter cellrateCallerTime;
+    RateLimiter cellrateSameNow;
     RateLimiter cellrateNanoClock;
     RateLimiter cellrateCachedClock;
     CachedNanoClock cachedClock;
@@ -73,6 +76,7 @@ public abstract class SingleLimiterBenchmark
     Bucket bucket4jSynchronized;
     AtomicRateLimiter resilience4j;
     AtomicLong counter;
+    AtomicLong casCounter;
 
     private volatile boolean running;
     private Thread clockUpdater;
@@ -99,11 +103,13 @@ public abstract class SingleLimiterBenchmark
         cachedClock = new CachedNanoClock();
         cachedClock.update(System.nanoTime());
         cellrateCallerTime = new RateLimiter(limit, SystemNanoClock.INSTANCE);
+        cellrateSameNow = new RateLimiter(limit, SystemNanoClock.INSTANCE);
         cellrateNanoClock = new RateLimiter(limit, SystemNanoClock.INSTANCE);
         cellrateCachedClock = new RateLimiter(limit, cachedClock);
         if (!admitting)
         {
             cellrateCallerTime.tryAcquire(1, 0);
+            cellrateSameNow.tryAcquire(1, 0);
             cellrateNanoClock.tryAcquire();
             cellrateCachedClock.tryAcquire();
         }
@@ -112,6 +118,7 @@ public abstract class SingleLimiterBenchmark
         bucket4jSynchronized = Peers.bucket4j(admitting, SynchronizationStrategy.SYNCHRONIZED);
         resilience4j = Peers.resilience4j(admitting);
         counter = new AtomicLong();
+        casCounter = new AtomicLong();
 
         if (params.getBenchmark().endsWith("cellrateCachedClock"))
         {
@@ -145,6 +152,20 @@ public abstract class SingleLimiterBenchmark
     public long cellrateCallerTime(final CallerClock clock)
     {
         return cellrateCallerTime.tryAcquire(1, clock.nowNs++);
+    }
+
+    /**
+     * Not a headline row: {@link #cellrateCallerTime} without the harness's own per-call store
+     * ({@code clock.nowNs++} writes the thread's state before every CAS, and a locked instruction waits for the
+     * store buffer to drain). Every call passes the same caller time, as an event loop does for the requests it
+     * decides in one wake-up; on the admit path every call is still admitted (one CAS; the admitting limit's
+     * tolerance outlasts any run), on the reject path every call is rejected. Compare it with
+     * {@link #baselineAtomicIncrement}, which has no such store either.
+     */
+    @Benchmark
+    public long cellrateCallerTimeSameNow(final CallerClock clock)
+    {
+        return cellrateSameNow.tryAcquire(1, clock.nowNs);
     }
 
     @Benchmark
@@ -187,6 +208,28 @@ public abstract class SingleLimiterBenchmark
     public long baselineAtomicIncrement()
     {
         return counter.incrementAndGet();
+    }
+
+    /**
+     * Not a headline row: the floor of any read-then-CAS design, which a GCRA cell is (the new TAT depends on the
+     * one read, so it cannot be a {@code lock xadd}): {@code AtomicLong.get()}, then {@code compareAndExchange} to
+     * the value + 1, retried on the witness as cellrate's loop does. {@link #baselineAtomicIncrement} is one
+     * {@code lock xadd} with no read before it.
+     */
+    @Benchmark
+    public long baselineAtomicGetCompareAndExchange()
+    {
+        final AtomicLong word = casCounter;
+        long value = word.get();
+        while (true)
+        {
+            final long witness = word.compareAndExchange(value, value + 1);
+            if (witness == value)
+            {
+                return value;
+            }
+            value = witness;
+        }
     }
 
     @Benchmark
