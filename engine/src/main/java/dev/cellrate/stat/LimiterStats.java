@@ -25,7 +25,8 @@ import org.agrona.concurrent.status.CountersReader;
  */
 public final class LimiterStats
 {
-    private static final int OUTCOMES = StatKind.WOULD_REJECT.ordinal() + 1;
+    /** Outcome kinds: a limiter has this many counters per stripe. */
+    static final int OUTCOMES = StatKind.WOULD_REJECT.ordinal() + 1;
 
     private final StatFile file;
     private final String name;
@@ -253,7 +254,18 @@ public final class LimiterStats
     }
 
     /**
-     * @return how many rejections one top-keys sample stands for (1: every rejection is added).
+     * How many rejections one top-keys sample stands for. With {@code w > 1}, a keyed rejection that finds its
+     * stripe's outcome counter at {@code c} (before its add) feeds the sketch with weight {@code w} iff the top
+     * {@code log2(w)} bits of {@code c * 0x9E3779B97F4A7C15} are zero (see {@code sampled}). So, per stripe and
+     * outcome counter: the first rejection ({@code c = 0}) is sampled; consecutive samples are one of three
+     * Fibonacci numbers apart, the largest below {@code 2w} (three-gap theorem; for {@code w = 8}: 5, 8 or 13),
+     * so any {@code 2w} consecutive counts include a sample, and a key rejected {@code 2w} times in a row on one
+     * stripe is added to the sketch at least once; the sketch's total weight after {@code n} rejections of a stripe is
+     * {@code w * samples}, within {@code n} &plusmn; {@code 5w} for every {@code n <= 2^20} (computed for each
+     * allowed {@code w}). Every count and error in the sketch is a multiple of {@code w}; the outcome counters
+     * stay exact.
+     *
+     * @return the weight of one sample (1: every rejection is added, exact Space-Saving).
      */
     public long topKeysSampleEvery()
     {

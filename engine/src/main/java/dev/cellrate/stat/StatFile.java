@@ -173,7 +173,8 @@ public final class StatFile implements AutoCloseable
      * @param sampleEvery one rejection in this many feeds the sketch, with this weight: a power of two in
      *                    [1, 1024] (1: every rejection, exact Space-Saving).
      * @return its counters.
-     * @throws IllegalStateException if the file has no room left.
+     * @throws IllegalStateException if the file has no room left for all of the limiter's counters or its sketch
+     *                               (then none of them is allocated).
      */
     public synchronized LimiterStats limiter(
         final String name, final int stripes, final int topK, final int sampleEvery)
@@ -196,19 +197,26 @@ public final class StatFile implements AutoCloseable
             throw new IllegalArgumentException("stripes must be a power of two in [1, 64] but was " + stripes);
         }
         Bounds.requireRange("topK", topK, 0, TopKeys.MAX_K);
+        // Refuse a limiter that does not fit before any of its counters exists: a reader never sees half of one.
+        final int sketchLength = topK > 0 ? TopKeys.length(topK, stripes) : 0;
+        if (nextSketchOffset + sketchLength > sketches.capacity())
+        {
+            throw new IllegalStateException("sketch region full: " + sketches.capacity() + " bytes");
+        }
+        final int counterCount = LimiterStats.OUTCOMES * stripes + (topK > 0 ? 1 : 0);
+        if (counters.available() < counterCount)
+        {
+            throw new IllegalStateException("no counters left: " + name + " needs " + counterCount + ", " +
+                counters.available() + " of " + counters.capacity() + " free");
+        }
         final int limiterId = nextLimiterId++;
         TopKeys topKeys = null;
         if (topK > 0)
         {
-            final int length = TopKeys.length(topK, stripes);
-            if (nextSketchOffset + length > sketches.capacity())
-            {
-                throw new IllegalStateException("sketch region full: " + sketches.capacity() + " bytes");
-            }
             topKeys = new TopKeys(sketches, nextSketchOffset, topK, stripes);
             final int counterId = allocate(StatKind.TOP_KEYS, name, limiterId, topK, stripes);
             counters.setCounterValue(counterId, nextSketchOffset);
-            nextSketchOffset += length;
+            nextSketchOffset += sketchLength;
         }
         return new LimiterStats(this, name, limiterId, stripes, topKeys, sampleEvery);
     }

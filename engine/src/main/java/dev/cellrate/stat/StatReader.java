@@ -59,15 +59,20 @@ public final class StatReader implements AutoCloseable
      * @param directory the directory the writer was given.
      * @param timeoutMs how long to wait.
      * @return the reader.
-     * @throws IllegalStateException if the file does not appear in time or has another major version.
+     * @throws IllegalStateException if the file does not appear in time, has another major version, or is shorter
+     *                               than its header says (truncated); the message says which.
      */
     public static StatReader open(final Path directory, final long timeoutMs)
     {
         final File file = directory.resolve(StatLayout.FILE_NAME).toFile();
         final long deadlineMs = System.currentTimeMillis() + timeoutMs;
-        while (!file.exists() || file.length() < StatLayout.HEADER_LENGTH)
+        long fileLength;
+        while ((fileLength = file.length()) < StatLayout.HEADER_LENGTH) // 0 if absent
         {
-            sleepUntil(deadlineMs, "no statistics file at " + file);
+            sleepUntil(deadlineMs, file.exists() ?
+                "statistics file truncated: " + fileLength + " bytes, shorter than its " + StatLayout.HEADER_LENGTH +
+                "-byte header: " + file :
+                "no statistics file at " + file);
         }
         final Object fileKey = fileKey(file.toPath());
         final MappedByteBuffer mapped = IoUtil.mapExistingFile(file, FileChannel.MapMode.READ_ONLY, "cellrate stat");
@@ -85,6 +90,13 @@ public final class StatReader implements AutoCloseable
         final int metadataLength = header.getInt(StatLayout.METADATA_LENGTH_OFFSET);
         final int valuesLength = header.getInt(StatLayout.VALUES_LENGTH_OFFSET);
         final int sketchLength = header.getInt(StatLayout.SKETCH_LENGTH_OFFSET);
+        final long describedLength = StatLayout.fileLength(metadataLength, valuesLength, sketchLength);
+        if ((metadataLength | valuesLength | sketchLength) < 0 || mapped.capacity() < describedLength)
+        {
+            throw new IllegalStateException("statistics file truncated: " + mapped.capacity() +
+                " bytes but its header describes " + describedLength + " (metadata " + metadataLength + ", values " +
+                valuesLength + ", sketches " + sketchLength + "): " + file);
+        }
         final int valuesOffset = StatLayout.HEADER_LENGTH + metadataLength;
         return new StatReader(
             new UnsafeBuffer(mapped, StatLayout.HEADER_LENGTH, metadataLength),

@@ -234,8 +234,7 @@ public final class StatSampler implements Agent
 
         void sample(final long nowNs)
         {
-            final long backlogNs = shaper.tatNs() - nowNs;
-            set(0, backlogNs > 0 ? backlogNs / emissionIntervalNs : 0);
+            set(0, Math.max(0, shaper.tatNs() - nowNs) / emissionIntervalNs);
         }
     }
 

@@ -14,6 +14,19 @@ import java.util.Arrays;
  * whose true count exceeds {@code N / k} (N = keys added to that stripe) is held, and a held key's count
  * over-estimates its true count by at most its error. Reading sums a key's counts and errors over the stripes.
  * <p>
+ * Guarantees, per stripe, for adds of any weights ({@link #add(long, int, long)}; {@link #add(long)} adds 1):
+ * <ul>
+ *   <li>the counts sum to the weight added to the stripe ({@code W}); every key whose added weight exceeds
+ *   {@code W / k} is held; a held key's count is at least its added weight and count &minus; error at most it;</li>
+ *   <li>a key already held gains the weight; a new key takes the entry of least count {@code m}, the first such
+ *   entry in the stripe's order (so entries fill in order, and of equal counts the earliest position is
+ *   evicted), as (key, m + weight, m): a new key's count &minus; error is its weight;</li>
+ *   <li>when every add has weight {@code w} (a sampled sketch: {@link LimiterStats#topKeysSampleEvery()}), every
+ *   count and error is a multiple of {@code w};</li>
+ *   <li>{@link #top} and {@link #read} list each held key once, counts and errors summed over the stripes, by
+ *   count descending, then key ascending; any key word, 0 included, is a key.</li>
+ * </ul>
+ * <p>
  * Concurrency: a writer takes its stripe (its {@link ThreadStripe} &amp; mask) with one CAS of the stripe's sequence word from
  * even to odd, writes the entries with plain stores and publishes them with a release store of sequence + 2
  * (a seqlock). If its stripe is busy it tries the next ones once; if all are busy the sample is dropped and
@@ -182,8 +195,8 @@ public final class TopKeys
     }
 
     /**
-     * @param maxEntries most entries to return.
-     * @return the heaviest keys, by count, descending (a reader's snapshot; allocates).
+     * @param maxEntries most entries to return (none if {@code <= 0}).
+     * @return the heaviest keys, by count descending, then key ascending (a reader's snapshot; allocates).
      */
     public Entry[] top(final int maxEntries)
     {
@@ -215,15 +228,10 @@ public final class TopKeys
         {
             final int base = offset + s * stripeLength;
             // A writer holds a stripe for a few stores; the cap only guards against a writer process that died
-            // holding it (then the last copy is used as it is).
+            // holding it: then the last copy, of this stripe, is used as it is.
             for (int attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++)
             {
                 final long before = buffer.getLongVolatile(base + SEQUENCE_OFFSET);
-                if (0 != (before & 1))
-                {
-                    Thread.onSpinWait();
-                    continue;
-                }
                 for (int i = 0; i < k; i++)
                 {
                     final int entry = base + ENTRIES_OFFSET + i * ENTRY_LENGTH;
@@ -232,10 +240,11 @@ public final class TopKeys
                     stripeErrors[i] = buffer.getLong(entry + ENTRY_ERROR_OFFSET);
                 }
                 java.lang.invoke.VarHandle.acquireFence();
-                if (buffer.getLongVolatile(base + SEQUENCE_OFFSET) == before)
+                if (0 == (before & 1) && buffer.getLongVolatile(base + SEQUENCE_OFFSET) == before)
                 {
                     break;
                 }
+                Thread.onSpinWait();
             }
             for (int i = 0; i < k; i++)
             {

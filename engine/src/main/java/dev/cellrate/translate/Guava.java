@@ -61,11 +61,8 @@ public final class Guava
             .multiply(NANOS_PER_SECOND)
             .multiply(BigInteger.valueOf(emissionIntervalNs))
             .divideAndRemainder(BigInteger.valueOf(periodNs));
+        // tau + T always fits: n * T < P + n <= 2P, so tau <= 2 * 10^9, and T <= P <= 2^61.
         final BigInteger toleranceNs = quotient[1].signum() != 0 ? quotient[0].add(BigInteger.ONE) : quotient[0];
-        if (toleranceNs.compareTo(BigInteger.valueOf(Limit.MAX_CEILING_NS - emissionIntervalNs)) > 0)
-        {
-            throw new IllegalArgumentException("permits must be in [1, " + periodNs + "] and give tau + T <= 2^62");
-        }
         return new GuavaBursty(Limit.ofGcra(emissionIntervalNs, toleranceNs.longValueExact()));
     }
 }

@@ -20,9 +20,9 @@ final class Range
         return Bounds.requireRange(field, value, min, max);
     }
 
-    static <T> T requireNonNull(final String field, final T value)
+    static void requireNonNull(final String field, final Object value)
     {
-        return Bounds.requireNonNull(field, value);
+        Bounds.requireNonNull(field, value);
     }
 
     /**

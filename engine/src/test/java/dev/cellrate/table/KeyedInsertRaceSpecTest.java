@@ -69,4 +69,25 @@ class KeyedInsertRaceSpecTest
         assertEquals(T_NS, limiter.tryAcquire("k", 1, 1_000));
         assertEquals(1, limiter.table().countSlots(keyWord));
     }
+    @Test
+    void theKeyFoundUnderTheLockInTheShardsFirstSlotIsDecidedOnThatSlot()
+    {
+        // The same race for a key whose cell is the table's very first slot (next to the shard headers).
+        final InterposingClock clock = new InterposingClock();
+        final KeyedRateLimiter limiter = limiter(0, clock); // burst 1
+        final SlotTable table = limiter.table();
+        long key = 1;
+        while (TableLayout.homeIndex(table.keyWord(key), table.slotCount() / SlotTable.BUCKET_SLOTS) != 0)
+        {
+            key++;
+        }
+        final long chosen = key;
+        final long[] otherCode = {Long.MIN_VALUE};
+        clock.interposed = () -> otherCode[0] = limiter.tryAcquire(chosen, 1, 1_000);
+        assertEquals(T_NS, limiter.tryAcquire(chosen, 1, 1_000), "the other caller took the only permit");
+        assertEquals(Result.ADMITTED, otherCode[0]);
+        assertEquals(0, table.slotIndexOf(table.keyWord(chosen)));
+        assertEquals(1_100, table.tatNs(table.keyWord(chosen)));
+        assertEquals(1, limiter.liveKeys());
+    }
 }
