@@ -485,7 +485,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
      * {@link #BATCH_GROUP} keys: touch every key's home line (one plain load each, no fence between them, so
      * the misses of the group are in flight together), then decide the group's keys in order on lines that
      * arrived, overwriting each word with its code. (A pass touching the next line of keys not in their home
-     * line, {@link SlotTable#touchSpill}, was measured to cost more per key, in its own scan of the home line and
+     * line was measured to cost more per key, in its own scan of the home line and
      * address of the next one, than the ~13% of misses it takes out of the decision pass saved.) The touched values are folded into one comparison the compiler cannot drop, so
      * the touches stay loads.
      */

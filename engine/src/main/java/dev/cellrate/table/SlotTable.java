@@ -576,29 +576,6 @@ public final class SlotTable
         return UnsafeApi.getLong(null, homeLine(keyWord));
     }
 
-    /**
-     * The second touch of a batch, once the home lines have arrived: if the key is not in its home line (it
-     * spilled past a full bucket, about 13% of keys at the designed load, or it is absent or reserved), load
-     * the next line of its probe, so that those misses overlap too instead of following one another in the
-     * decision pass. Same contract as {@link #touch}: the value is a hint, consume it.
-     *
-     * @param keyWord the key word.
-     * @return a word of the next line, or 0 if the key is in its home line.
-     */
-    public long touchSpill(final long keyWord)
-    {
-        if (0 != slotIn(keyWord))
-        {
-            return 0;
-        }
-        int index = home(keyWord) + BUCKET_SLOTS;
-        if (index >= slotsPerShard)
-        {
-            index -= slotsPerShard;
-        }
-        return UnsafeApi.getLong(null, address + slotOffset(shardOf(keyWord), Math.min(index, slotsPerShard - 1)));
-    }
-
     /** @return the address of the key's home slot: the first slot of its bucket, one cache line. */
     long homeLine(final long keyWord)
     {
