@@ -346,36 +346,6 @@ public final class KeyHash
         int pending = 0;
         int pendingBytes = 0;
         int i = 0;
-        // Leading ASCII, eight chars a word, with constant shifts; the loop below takes over at the first
-        // block holding a char >= 0x80 (or fewer than eight chars).
-        while (chars - i >= 8)
-        {
-            final long c0 = key.charAt(i);
-            final long c1 = key.charAt(i + 1);
-            final long c2 = key.charAt(i + 2);
-            final long c3 = key.charAt(i + 3);
-            final long c4 = key.charAt(i + 4);
-            final long c5 = key.charAt(i + 5);
-            final long c6 = key.charAt(i + 6);
-            final long c7 = key.charAt(i + 7);
-            if ((c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7) >= 0x80)
-            {
-                break;
-            }
-            final long m = c0 | c1 << 8 | c2 << 16 | c3 << 24 | c4 << 32 | c5 << 40 | c6 << 48 | c7 << 56;
-            v3 ^= m;
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            v0 ^= m;
-            i += 8;
-        }
-        length = i;
         while (true)
         {
             if (64 == shift)
@@ -412,14 +382,32 @@ public final class KeyHash
             }
             if (0 == shift)
             {
+                // A run of ASCII, eight chars a word (with constant shifts when eight remain); the char-by-char
+                // encoding below takes over for a block holding a char >= 0x80.
                 final int n = Math.min(8, chars - i);
                 long packed = 0;
-                int or = 0;
-                for (int b = 0; b < n; b++)
+                long or = 0;
+                if (8 == n)
                 {
-                    final char c = key.charAt(i + b);
-                    or |= c;
-                    packed |= (long)c << (b << 3);
+                    final long c0 = key.charAt(i);
+                    final long c1 = key.charAt(i + 1);
+                    final long c2 = key.charAt(i + 2);
+                    final long c3 = key.charAt(i + 3);
+                    final long c4 = key.charAt(i + 4);
+                    final long c5 = key.charAt(i + 5);
+                    final long c6 = key.charAt(i + 6);
+                    final long c7 = key.charAt(i + 7);
+                    or = c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7;
+                    packed = c0 | c1 << 8 | c2 << 16 | c3 << 24 | c4 << 32 | c5 << 40 | c6 << 48 | c7 << 56;
+                }
+                else
+                {
+                    for (int b = 0; b < n; b++)
+                    {
+                        final char c = key.charAt(i + b);
+                        or |= c;
+                        packed |= (long)c << (b << 3);
+                    }
                 }
                 if (or < 0x80)
                 {
