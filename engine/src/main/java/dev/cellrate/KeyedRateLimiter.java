@@ -4,7 +4,9 @@ import dev.cellrate.gcra.Gcra;
 import dev.cellrate.table.DecisionLoop;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
+import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.NanoClock;
 
 /**
@@ -243,7 +245,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         final long nowNs, final long[] codesOut)
     {
         checkBatch(count, Math.min(offsets.length, lengths.length), codesOut.length);
-        consumeTouches(touchKeys(keys, offsets, lengths, count));
+        consumeTouches(touchKeys(keys, BufferUtil.ARRAY_BASE_OFFSET, keys.length, offsets, lengths, count));
         table.keyWords(keys, offsets, lengths, count, codesOut);
         decideBatch(count, limit.incrementNs(permits), nowNs, codesOut);
     }
@@ -266,7 +268,8 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         final long nowNs, final long[] codesOut)
     {
         checkBatch(count, Math.min(offsets.length, lengths.length), codesOut.length);
-        consumeTouches(touchKeys(keys, offsets, lengths, count));
+        consumeTouches(
+            touchKeys(keys.byteArray(), keys.addressOffset(), keys.capacity(), offsets, lengths, count));
         table.keyWords(keys, offsets, lengths, count, codesOut);
         decideBatch(count, limit.incrementNs(permits), nowNs, codesOut);
     }
@@ -509,31 +512,18 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     }
 
     /**
-     * First pass of a byte-key batch: load the first and last byte of every key, with no fence between them, so
-     * the misses on key bytes that are not in the cache (keys gathered in a large buffer) are in flight
+     * First pass of a byte-key batch over {@code capacity} bytes at {@code address} of {@code base} (a
+     * {@code byte[]} with the array base offset, or {@code null} with an off-heap address, as
+     * {@link SlotTable#keyWords} reads them): load the first and last byte of every key, with no fence between
+     * them, so the misses on key bytes that are not in the cache (keys gathered in a large buffer) are in flight
      * together instead of one per hash: the hash's ~150 instructions leave no room in the core's window for the
-     * next key's miss. A range outside the array is skipped here; {@link SlotTable#keyWords} throws for it before
-     * any key is decided.
+     * next key's miss. A range outside {@code [0, capacity)} is skipped here; {@link SlotTable#keyWords} throws
+     * for it before any key is decided.
      */
-    private static long touchKeys(final byte[] keys, final int[] offsets, final int[] lengths, final int count)
+    private static long touchKeys(
+        final Object base, final long address, final int capacity, final int[] offsets, final int[] lengths,
+        final int count)
     {
-        long touched = 0;
-        for (int i = 0; i < count; i++)
-        {
-            final int offset = offsets[i];
-            final int last = offset + lengths[i] - 1;
-            if (offset >= 0 && offset <= last && last < keys.length)
-            {
-                touched += keys[offset] + keys[last];
-            }
-        }
-        return touched;
-    }
-
-    /** As {@link #touchKeys(byte[], int[], int[], int)} for keys in a buffer, checked against its capacity. */
-    private static long touchKeys(final DirectBuffer keys, final int[] offsets, final int[] lengths, final int count)
-    {
-        final int capacity = keys.capacity();
         long touched = 0;
         for (int i = 0; i < count; i++)
         {
@@ -541,7 +531,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
             final int last = offset + lengths[i] - 1;
             if (offset >= 0 && offset <= last && last < capacity)
             {
-                touched += keys.getByte(offset) + keys.getByte(last);
+                touched += UnsafeApi.getByte(base, address + offset) + UnsafeApi.getByte(base, address + last);
             }
         }
         return touched;
