@@ -75,7 +75,7 @@ final class ShardWriter
         }
         finally
         {
-            buffer.putLongRelease(header + LOCK_OFFSET, 0);
+            unlock(header);
         }
     }
 
@@ -148,7 +148,7 @@ final class ShardWriter
         }
         finally
         {
-            buffer.putLongRelease(header + LOCK_OFFSET, 0);
+            unlock(header);
         }
     }
 
@@ -292,6 +292,7 @@ final class ShardWriter
         return idleBeforeNs > evictionNs ? Long.MIN_VALUE : idleBeforeNs;
     }
 
+    /** Take the insert lock of the shard whose header is at {@code header} (spin, see {@link #backOff}). */
     void lock(final int header)
     {
         int spins = 0;
@@ -299,6 +300,12 @@ final class ShardWriter
         {
             backOff(++spins);
         }
+    }
+
+    /** Release the insert lock of the shard whose header is at {@code header}. */
+    void unlock(final int header)
+    {
+        buffer.putLongRelease(header + LOCK_OFFSET, 0);
     }
 
     /**

@@ -809,6 +809,14 @@ public final class SlotTable
     }
 
     /**
+     * @return the writer of this table's keys (package only: its shard lock, for the table's tests).
+     */
+    ShardWriter writer()
+    {
+        return writer;
+    }
+
+    /**
      * @return bytes of off-heap memory held: the table, plus the high-water marks once anything was refunded.
      */
     public long capacityBytes()
