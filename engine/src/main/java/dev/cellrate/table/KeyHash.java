@@ -320,7 +320,7 @@ public final class KeyHash
         final int length = value.length;
         final int wordBytes = length & ~7;
         long or = 0;
-        for (int i = 0; i < wordBytes; i += 8)
+        for (int i = 0; i != wordBytes; i += 8) // wordBytes is a multiple of 8
         {
             or |= UnsafeApi.getLong(value, BufferUtil.ARRAY_BASE_OFFSET + i);
         }

@@ -1,0 +1,47 @@
+package dev.cellrate.table;
+
+import org.agrona.concurrent.NanoClock;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The table's layout as {@link TableLayout} states it, and as the table's code relies on it: a slot's key word is at
+ * the slot's own offset and a shard header's lock word at the header's own offset (the code adds no offset for
+ * them), the TAT 8 bytes after the key, 16 bytes a slot.
+ */
+class TableLayoutSpecTest
+{
+    private static final NanoClock FAR_CLOCK = () -> Long.MAX_VALUE;
+
+    @Test
+    void theKeyWordIsAtTheSlotsOffsetAndTheLockAtTheHeadersOffset()
+    {
+        assertEquals(0, TableLayout.KEY_OFFSET);
+        assertEquals(0, TableLayout.LOCK_OFFSET);
+        assertEquals(8, TableLayout.TAT_OFFSET);
+        assertEquals(16, TableLayout.SLOT_LENGTH);
+    }
+
+    @Test
+    void aPresentKeysWordsSitWhereTheLayoutSays()
+    {
+        final SlotTable table = new SlotTable(2, 8, 8, 1_000, 5, FAR_CLOCK);
+        final TestLoop loop = new TestLoop(table, new long[] {100}, new long[] {300});
+        for (long key = 0; key < 6; key++)
+        {
+            final long word = table.keyWord(key);
+            assertEquals(1_100, loop.charge(word, 100, 300, 1_000, null));
+            final int index = table.slotIndexOf(word);
+            final int shard = index / 8;
+            final int slot = TableLayout.slotOffset(TableLayout.slotsOffset(2), 8, shard, index % 8);
+            assertEquals(word, table.buffer().getLongVolatile(slot + TableLayout.KEY_OFFSET));
+            assertEquals(1_100, table.buffer().getLongVolatile(slot + TableLayout.TAT_OFFSET));
+        }
+        final int header = TableLayout.shardHeaderOffset(1);
+        table.writer().lock(header);
+        assertEquals(1, table.buffer().getLongVolatile(header + TableLayout.LOCK_OFFSET), "held");
+        table.writer().unlock(header);
+        assertEquals(0, table.buffer().getLongVolatile(header + TableLayout.LOCK_OFFSET), "free");
+    }
+}
