@@ -181,8 +181,9 @@ final class ShardWriter
     private boolean reclaim(
         final int slot, final long tatNs, final long newKey, final long idleBeforeNs, final long firstTatNs)
     {
-        if (RECLAIMING == tatNs || tatNs > idleBeforeNs ||
-            !buffer.compareAndSetLong(slot + TAT_OFFSET, tatNs, RECLAIMING))
+        // tatNs was read under the shard lock, which every reclaim holds from its CAS to RECLAIMING to the word
+        // it leaves: it is never RECLAIMING here.
+        if (tatNs > idleBeforeNs || !buffer.compareAndSetLong(slot + TAT_OFFSET, tatNs, RECLAIMING))
         {
             return false;
         }

@@ -302,7 +302,7 @@ public abstract class SlotLoop<H>
      */
     protected long classIncrementNs(final int classIndex, final long permits)
     {
-        return Result.NEVER;
+        return 0; // below 1: NEVER
     }
 
     /**

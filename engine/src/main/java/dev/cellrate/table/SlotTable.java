@@ -270,8 +270,7 @@ public final class SlotTable
         this.seed = KeyHash.longKeySeed(secret0, secret1);
         this.slotsOffset = TableLayout.slotsOffset(shardCount);
         final int length = TableLayout.length(shardCount, shardCount * slotsPerShard);
-        buffer = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT);
-        buffer.verifyAlignment();
+        buffer = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT); // verifies its alignment
         address = buffer.addressOffset();
         buffer.putLong(EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
         buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
@@ -543,8 +542,8 @@ public final class SlotTable
         {
             return -1;
         }
-        final long storedWord = classedWordAt(tatOffset, keyWord);
-        return EMPTY_KEY == storedWord ? -1 : classOfStoredWord(storedWord);
+        // A slot that left the key meanwhile reads EMPTY_KEY, whose class field gives -1.
+        return classOfStoredWord(classedWordAt(tatOffset, keyWord));
     }
 
     /**
@@ -560,8 +559,8 @@ public final class SlotTable
         {
             return STALE;
         }
-        final long storedWord = classedWordAt(tatOffset, keyWord);
-        return EMPTY_KEY == storedWord ? STALE : loadTat(tatOffset, storedWord);
+        // A slot that left the key meanwhile reads EMPTY_KEY, which no slot's key word is again: STALE.
+        return loadTat(tatOffset, classedWordAt(tatOffset, keyWord));
     }
 
     /**

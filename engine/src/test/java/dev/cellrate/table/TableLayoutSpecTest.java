@@ -1,9 +1,11 @@
 package dev.cellrate.table;
 
+import dev.cellrate.Result;
 import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The table's layout as {@link TableLayout} states it, and as the table's code relies on it: a slot's key word is at
@@ -43,5 +45,25 @@ class TableLayoutSpecTest
         assertEquals(1, table.buffer().getLongVolatile(header + TableLayout.LOCK_OFFSET), "held");
         table.writer().unlock(header);
         assertEquals(0, table.buffer().getLongVolatile(header + TableLayout.LOCK_OFFSET), "free");
+    }
+
+    @Test
+    void everySlotTheTablesLastIncludedStartsFullAtANegativeTime()
+    {
+        final SlotTable table = new SlotTable(2, 4, 4, 1_000, 6, FAR_CLOCK);
+        final TestLoop loop = new TestLoop(table, new long[] {100}, new long[] {300});
+        final long nowNs = -10_000_000_000L;
+        boolean lastSlot = false;
+        for (long key = 0; table.liveKeys() < table.slotCount(); key++)
+        {
+            final long word = table.keyWord(key);
+            final long code = loop.charge(word, 300, 300, nowNs, null);
+            if (Result.TABLE_FULL != code)
+            {
+                assertEquals(nowNs + 300, code, "key " + key + " in slot " + table.slotIndexOf(word) + ": the whole burst");
+                lastSlot |= table.slotIndexOf(word) == table.slotCount() - 1;
+            }
+        }
+        assertTrue(lastSlot, "a key landed in the table's last slot");
     }
 }
