@@ -251,7 +251,7 @@ public final class KeyHash
         }
         long last = (long)length << 56;
         final int tail = length & 7;
-        if (0 != tail && length >= 8)
+        if (0 != tail && wordsEnd != address) // a tail after at least one whole word
         {
             // The last word of the key, overlapping the one before: its top `tail` bytes are the tail.
             last |= littleEndian(UnsafeApi.getLong(base, end - 8)) >>> (64 - (tail << 3));

@@ -303,7 +303,7 @@ final class ShardWriter
         int spins = 0;
         while (!buffer.compareAndSetLong(header, 0, 1))
         {
-            backOff(++spins);
+            spins = backOff(spins);
         }
     }
 
@@ -314,13 +314,15 @@ final class ShardWriter
     }
 
     /**
-     * Waiting for another thread (a shard lock holder, a slot mid-reclaim): a spin hint, and every 64th time
-     * a yield, so a waiter never starves the thread it waits for on a small machine.
+     * Waiting for another thread (a shard lock holder, a slot mid-reclaim), once more: a spin hint, and every
+     * 64th time a yield, so a waiter never starves the thread it waits for on a small machine.
      *
-     * @param spins how many times this waiter has waited so far, from 1.
+     * @param waits how many times this waiter has waited so far (0 the first time).
+     * @return {@code waits + 1}, to pass to the next call.
      */
-    static void backOff(final int spins)
+    static int backOff(final int waits)
     {
+        final int spins = waits + 1;
         if ((spins & 63) == 0)
         {
             Thread.yield();
@@ -329,6 +331,7 @@ final class ShardWriter
         {
             Thread.onSpinWait();
         }
+        return spins;
     }
 
     private int slotOffset(final int shard, final int index)

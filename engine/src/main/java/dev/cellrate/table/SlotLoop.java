@@ -289,7 +289,7 @@ public abstract class SlotLoop<H>
                     tatNs = table.loadTat(tatOffset, storedWord);
                 }
             }
-            ShardWriter.backOff(++spins);
+            spins = ShardWriter.backOff(spins);
         }
     }
 
@@ -447,7 +447,7 @@ public abstract class SlotLoop<H>
                 }
                 tatNs = table.loadTat(tatOffset, keyWord);
             }
-            ShardWriter.backOff(++spins);
+            spins = ShardWriter.backOff(spins);
         }
     }
 
