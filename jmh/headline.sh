@@ -43,7 +43,7 @@ for run in $(seq 1 "$RUNS"); do
     echo "run $run before: $(uptime)" | tee -a "$OUT-load.txt"
     java ${JMH_LOCK:--Djmh.ignoreLock=true} -jar "$JARS/benchmarks.jar" \
         "AdmitOneThreadBenchmark\.($SINGLE|bucket4jSynchronized|baselineAtomicIncrement|baselineNanoTimeAtomicIncrement|baselineAtomicGetCompareAndExchange)\$" \
-        "AdmitTwoThreadsBenchmark\.($SINGLE|baselineAtomicIncrement)\$" \
+        "AdmitTwoThreadsBenchmark\.($SINGLE|baselineAtomicIncrement|baselineAtomicGetCompareAndExchange)\$" \
         "Reject(OneThread|TwoThreads)Benchmark\.(cellrateCallerTime|guava|bucket4jLockFree|resilience4j)\$" \
         "AdmitLatencyBenchmark\.(cellrateCallerTime|guava|bucket4jLockFree)\$" \
         "KeyedBenchmark\.(longKey|stringKey|bytesKey)\$" \
