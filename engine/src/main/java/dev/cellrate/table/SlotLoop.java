@@ -146,7 +146,7 @@ public abstract class SlotLoop<H>
                 {
                     return admitted(holder, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
                 }
-                table.countCasRetry(slot);
+                table.countCasRetry(keyWord);
             }
         }
         return callChargeSlow(keyWord, incrementNs, ceilingNs, nowNs, holder);

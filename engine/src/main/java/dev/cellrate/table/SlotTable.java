@@ -625,12 +625,12 @@ public final class SlotTable
     }
 
     /**
-     * Count a CAS a decision lost on the slot at {@code slotAddress} (from {@link #slotIn}) as a retry of its
-     * shard.
+     * Count a CAS a decision lost on the key's slot from {@link #slotIn} as a retry of the slot's shard, which
+     * is the key's (the home line is in the key's shard).
      */
-    void countCasRetry(final long slotAddress)
+    void countCasRetry(final long keyWord)
     {
-        buffer.getAndAddLong(headerOf((int)(slotAddress - address) + TAT_OFFSET) + CAS_RETRIES_OFFSET, 1);
+        buffer.getAndAddLong(TableLayout.shardHeaderOffset(shardOf(keyWord)) + CAS_RETRIES_OFFSET, 1);
     }
 
     /**
