@@ -454,15 +454,12 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     /**
      * A debit through the one slot loop: a charge against the debt ceiling instead of the ceiling. When the
      * whole cost does not fit under the debt ceiling the loop answers by how much ({@code r}); the part that
-     * fits, {@code I - r}, is charged next, so the word ends at the debt ceiling at most.
+     * fits, {@code I - r}, is charged next, so the word ends at the debt ceiling at most. A cost below one
+     * permit has the increment {@code NEVER}, which the loop answers {@code NEVER} with nothing claimed.
      */
     private long debitWord(final long keyWord, final long permits, final long nowNs)
     {
         long incrementNs = limit.debitIncrementNs(permits);
-        if (incrementNs < 1)
-        {
-            return Result.NEVER;
-        }
         final long debtCeilingNs = limit.debtCeilingNs();
         while (true)
         {

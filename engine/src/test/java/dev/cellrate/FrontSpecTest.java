@@ -98,6 +98,24 @@ class FrontSpecTest
     }
 
     @Test
+    void aKeyedDebitOfNoPermitIsNeverAndClaimsNoSlotChargesNothing()
+    {
+        final KeyedRateLimiter limiter = keyed(BURST_3).build();
+        final byte[] key = {4};
+        for (final long permits : new long[]{0, -1, Long.MIN_VALUE})
+        {
+            assertEquals(Result.NEVER, limiter.debit(7L, permits, 0));
+            assertEquals(Result.NEVER, limiter.debit("seven", permits, 0));
+            assertEquals(Result.NEVER, limiter.debit(key, 0, 1, permits, 0));
+        }
+        assertEquals(0, limiter.liveKeys(), "an absent key stays absent");
+        assertEquals(Result.ADMITTED, limiter.debit(7L, 1, 0));
+        assertEquals(Result.NEVER, limiter.debit(7L, 0, 0));
+        assertEquals(T_NS, limiter.table().tatNs(limiter.table().keyWord(7L)), "a present key is not charged");
+        assertEquals(1, limiter.liveKeys());
+    }
+
+    @Test
     void aKeyedDebitOnAFullTableAnswersTheTableFullCode()
     {
         final KeyedRateLimiter limiter = KeyedRateLimiter.builder(BURST_3).slotCount(1).shardCount(1).probeBound(1)
