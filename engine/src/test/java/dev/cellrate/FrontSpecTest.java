@@ -98,6 +98,15 @@ class FrontSpecTest
     }
 
     @Test
+    void cellsOverABufferNotAlignedForAtomicAccessAreRefused()
+    {
+        final int cell = dev.cellrate.layout.CellLayout.CELL_LENGTH;
+        final java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(3 * cell);
+        assertThrows(IllegalStateException.class, () -> CellArray.over(new UnsafeBuffer(direct, 4, 2 * cell), 1));
+        assertEquals(2, CellArray.over(new UnsafeBuffer(direct, 0, 2 * cell), 2).cellCount());
+    }
+
+    @Test
     void aKeyedDebitOfNoPermitIsNeverAndClaimsNoSlotChargesNothing()
     {
         final KeyedRateLimiter limiter = keyed(BURST_3).build();
