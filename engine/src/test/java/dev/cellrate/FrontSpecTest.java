@@ -98,6 +98,18 @@ class FrontSpecTest
     }
 
     @Test
+    void aShardCountThatIsNotAPowerOfTwoIsRefusedNamingTheFieldAndItsRange()
+    {
+        for (final int shards : new int[]{3, 6, 12})
+        {
+            assertEquals("shardCount must be a power of two in [1, 12] but was " + shards,
+                assertThrows(IllegalArgumentException.class,
+                    () -> KeyedRateLimiter.builder(BURST_3).slotCount(12).shardCount(shards).build()).getMessage());
+        }
+        assertEquals(4, KeyedRateLimiter.builder(BURST_3).slotCount(12).shardCount(4).build().table().shardCount());
+    }
+
+    @Test
     void cellsOverABufferNotAlignedForAtomicAccessAreRefused()
     {
         final int cell = dev.cellrate.layout.CellLayout.CELL_LENGTH;
