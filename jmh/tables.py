@@ -6,9 +6,12 @@ Usage:
 
 Without --update the markdown goes to stdout. With --update the text between the markers
 <!-- results:begin --> and <!-- results:end --> in that file is replaced.
-Every ratio is computed inside one JSON file, i.e. inside one JMH run (cellrate, its peers and its baselines
-back to back); with several files each ratio is computed per run and reported as the median with the range
-(min-max) over the runs. Scores in the detail tables are the median over the runs.
+Every ratio is computed inside one JSON file, i.e. inside one run (cellrate, its peers and its baselines
+back to back; jmh/headline.sh merges a run's two JMH invocations into one file); with several files each ratio is
+computed per run and reported as the median with the range (min-max) over the runs. Scores in the detail tables
+are the median over the runs. A throughput benchmark run with several forks scores the median of its forks'
+means (JMH's own score is their mean: one fork in a fast or slow mode moves a mean of three by a third of the
+gap, a median not at all); with one fork that is JMH's score.
 """
 import argparse
 import json
@@ -57,7 +60,7 @@ class Results:
 
     def score(self, cls, method, **params):
         e = self.find(cls, method, **params)
-        return None if e is None else e["primaryMetric"]["score"]
+        return None if e is None else entry_score(e)
 
     def alloc(self, cls, method, **params):
         e = self.find(cls, method, **params)
@@ -65,6 +68,20 @@ class Results:
             return None
         m = e.get("secondaryMetrics", {}).get("gc.alloc.rate.norm")
         return None if m is None else m["score"]
+
+
+def fork_means(e):
+    """The mean of each fork's iterations (throughput and average-time modes), or [] if the JSON has no rawData."""
+    raw = e["primaryMetric"].get("rawData")
+    if not raw or e.get("mode") == "sample":
+        return []
+    return [sum(fork) / len(fork) for fork in raw if fork]
+
+
+def entry_score(e):
+    """JMH's score with one fork; with several, the median of the forks' means."""
+    means = fork_means(e)
+    return median(means) if len(means) > 1 else e["primaryMetric"]["score"]
 
 
 def median(xs):
@@ -191,7 +208,19 @@ def keyed_table(r, keys, distribution):
             cells += [fmt(x), fmt_alloc(r.alloc("KeyedBenchmark", m, target=target, **p))]
         cells += [fmt_ratio(ratio(refs[m], x)) for m, x in zip(methods, scores)]
         out.append("| %s | %s |" % (label, " | ".join(cells)))
-    return out + [""]
+    return out + [""] + fork_spread(r, "KeyedBenchmark", [(m, t) for m in methods for t in ("cellrate", "randomCas")], p)
+
+
+def fork_spread(r, cls, pairs, p):
+    """One line: the range of the forks' means over every run, for the rows that were run with several forks."""
+    parts = []
+    for method, target in pairs:
+        params = dict(p) if target is None else dict(p, target=target)
+        means = [x for e in r.finds(cls, method, **params) for x in fork_means(e)]
+        if len(means) > len(r.finds(cls, method, **params)):
+            parts.append("%s%s %s–%s (%d forks)" % (method, "" if target is None else " " + target,
+                                                   fmt(min(means)), fmt(max(means)), len(means)))
+    return ["Forks' means, lowest–highest over all runs: " + "; ".join(parts) + ".", ""] if parts else []
 
 
 def latency_table(r):
@@ -367,7 +396,8 @@ def batch_table(r, keys, distribution):
                 fmt(r.score("KeyedBatchBenchmark", "single", **p)), fmt_alloc(r.alloc("KeyedBatchBenchmark", "single", **p))),
             "| `tryAcquire(keys, count, permits, now, codes)`, %s keys a call | %s | %s |" % (
                 batch_size(r) or "?", fmt(r.score("KeyedBatchBenchmark", "batch", **p)), fmt_alloc(r.alloc("KeyedBatchBenchmark", "batch", **p))),
-            "", "Batch ÷ single: %s." % fmt_stat(st), ""]
+            "", "Batch ÷ single: %s." % fmt_stat(st), ""] + fork_spread(
+                r, "KeyedBatchBenchmark", [(m, None) for m in ("single", "batch", "singleBytes", "batchBytes")], p)
 
 
 def memory_table(memory):
