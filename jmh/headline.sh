@@ -66,8 +66,8 @@ for run in $(seq 1 "$RUNS"); do
     echo "run $run before: $(uptime)" | tee -a "$OUT-load.txt"
     java ${JMH_LOCK:--Djmh.ignoreLock=true} -jar "$JARS/benchmarks.jar" \
         "AdmitOneThreadBenchmark\.($SINGLE|bucket4jSynchronized|baselineAtomicIncrement|baselineNanoTimeAtomicIncrement|baselineAtomicGetCompareAndExchange)\$" \
-        "AdmitTwoThreadsBenchmark\.($SINGLE|baselineAtomicIncrement)\$" \
-        "Reject(OneThread|TwoThreads)Benchmark\.(cellrateCallerTime|guava|bucket4jLockFree|resilience4j)\$" \
+        "AdmitTwoThreadsBenchmark\.($SINGLE|baselineAtomicIncrement|baselineAtomicGetCompareAndExchange)\$" \
+        "Reject(OneThread|TwoThreads)Benchmark\.(cellrateCallerTime|guava|bucket4jLockFree|resilience4j|baselineAtomicGet)\$" \
         "AdmitLatencyBenchmark\.(cellrateCallerTime|guava|bucket4jLockFree)\$" \
         $SHAPE \
         "${PAGES[@]}" \
