@@ -9,10 +9,14 @@
 # keyed rows differ between forks more than anything else: each fork allocates its 16-43 MB tables anew, see
 # "Memory pages" in docs/benchmarks.md). A ratio is taken inside one run (cellrate, its peers and its baselines
 # back to back; a keyed score is the median of its forks' means) and the runs are spread over time: a burst of
-# load from another process hits one run, not one benchmark of every run. About 4 minutes a run on 2 quiet cores
-# with 3 keyed forks, about 13 minutes in all.
+# load from another process hits one run, not one benchmark of every run. Estimated 3.5-4 minutes a run on 2 quiet
+# cores with 3 keyed forks, about 12 minutes in all (measured: 7.4 minutes for one run at load 13-18).
 #
-# Writes OUT_PREFIX-run<i>.json (both invocations of run i, merged) and .txt, OUT_PREFIX-memory.txt,
+# Then, once per run, KeyedCpuTime (one JVM, CPU time of the thread): the keyed ÷ random-CAS and batch ÷ single ratios
+# paired in one JVM, which hold from JVM to JVM where the absolute keyed scores do not (docs/benchmarks.md, "Memory
+# pages"); tables.py reports them beside the JMH rows.
+#
+# Writes OUT_PREFIX-run<i>.json (both invocations of run i, merged) and .txt, OUT_PREFIX-cpu<i>.txt, OUT_PREFIX-memory.txt,
 # OUT_PREFIX-load.txt (uptime before and after each run: the machine is shared) and OUT_PREFIX.md (the tables).
 # To put the tables into the doc:
 #   python3 jmh/tables.py jmh/results/headline-run*.json --memory jmh/results/headline-memory.txt --update docs/benchmarks.md
@@ -31,6 +35,7 @@
 #                               tables: malloc madvises its mmap'd chunks) and -XX:+UseTransparentHugePages (heap), and
 #                               each keyed fork prints its table's smaps line (AnonHugePages) at its end
 #   SMAPS=1                     only the smaps lines, default pages
+#   PAIRED=1                    (default) run KeyedCpuTime once per run (1 M keys only; PAIRED=0 to leave it out)
 #   JMH_LOCK=-Djmh.ignoreLock=true  (default) run even if another JMH holds /tmp/jmh.lock: on a machine shared by
 #                               several builds the lock only says someone else is measuring; say so with the numbers
 set -euo pipefail
@@ -51,9 +56,11 @@ KEYED_FORKS=${KEYED_FORKS:-3}
 # the keyed rows' shape: HEADLINE_SHAPE with its fork count replaced (JMH refuses an option given twice)
 KEYED_SHAPE="$(sed -E 's/(^|[[:space:]])-f[[:space:]]+[0-9]+//g' <<< "$SHAPE") -f $KEYED_FORKS"
 PAGES=()
+CPU_FLAGS=()
 if [[ ${HUGE_PAGES:-0} == 1 ]]; then
     export GLIBC_TUNABLES=${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1
     PAGES=(-jvmArgsPrepend "-XX:+UseTransparentHugePages -Dcellrate.bench.smaps=true")
+    CPU_FLAGS=(-XX:+UseTransparentHugePages)
     echo "huge pages: GLIBC_TUNABLES=$GLIBC_TUNABLES, JMH forks get -XX:+UseTransparentHugePages"
 elif [[ ${SMAPS:-0} == 1 ]]; then
     PAGES=(-jvmArgsPrepend "-Dcellrate.bench.smaps=true")
@@ -85,6 +92,11 @@ for run in $(seq 1 "$RUNS"); do
         -prof gc \
         -rf json -rff "$OUT-part-keyed$run.json" \
         "$@" | tee -a "$OUT-run$run.txt"
+    if [[ ${PAIRED:-1} == 1 && $KEYS == 1000000 ]]; then
+        echo "run $run paired: $(uptime)" | tee -a "$OUT-load.txt"
+        java "${CPU_FLAGS[@]}" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp "$JARS/benchmarks.jar" \
+            dev.cellrate.bench.KeyedCpuTime 5 | tee "$OUT-cpu$run.txt" || echo "KeyedCpuTime did not run (an older jar?)"
+    fi
     python3 -c 'import json, sys; json.dump([e for p in sys.argv[2:] for e in json.load(open(p))], open(sys.argv[1], "w"), indent=2)' \
         "$OUT-run$run.json" "$OUT-part-single$run.json" "$OUT-part-keyed$run.json"
     echo "run $run after:  $(uptime)" | tee -a "$OUT-load.txt"

@@ -11,10 +11,13 @@ back to back; jmh/headline.sh merges a run's two JMH invocations into one file);
 computed per run and reported as the median with the range (min-max) over the runs. Scores in the detail tables
 are the median over the runs. A throughput benchmark run with several forks scores the median of its forks'
 means (JMH's own score is their mean: one fork in a fast or slow mode moves a mean of three by a third of the
-gap, a median not at all); with one fork that is JMH's score.
+gap, a median not at all); with one fork that is JMH's score. If a run's JSON X-run<i>.json has a X-cpu<i>.txt
+beside it (KeyedCpuTime's output, written by jmh/headline.sh), the targets table also gets the keyed ÷ random-CAS
+and batch ÷ single ratios paired in one JVM, in CPU time.
 """
 import argparse
 import json
+import os
 import re
 import sys
 
@@ -45,8 +48,9 @@ KEYED_ROWS = [
 
 
 class Results:
-    def __init__(self, entries):
+    def __init__(self, entries, cpu=None):
         self.entries = entries
+        self.cpu = cpu or {}
 
     def find(self, cls, method, **params):
         for e in self.entries:
@@ -96,8 +100,9 @@ class Runs:
     """Several runs: score()/alloc() give the median over the runs that have the benchmark; each(f) applies a
     function of one run (a Results) to every run and keeps the values that are not None."""
 
-    def __init__(self, runs):
-        self.runs = [Results(entries) for entries in runs]
+    def __init__(self, runs, cpus=None):
+        cpus = cpus or [None] * len(runs)
+        self.runs = [Results(entries, cpu) for entries, cpu in zip(runs, cpus)]
         self.entries = [e for r in self.runs for e in r.entries]
 
     def find(self, cls, method, **params):
@@ -351,6 +356,11 @@ def targets_table(runs, memory):
     ratio_row("keyed, %s uniform long keys, cost ÷ bare random CAS" % n, "≤ 1.3x",
               lambda r: ratio(sc(r, KB, "longKey", target="randomCas", **K), sc(r, KB, "longKey", target="cellrate", **K)),
               False, 1.3)
+    if any(r.cpu for r in runs.runs):
+        ratio_row("keyed, 1 M uniform long keys, cost ÷ bare random CAS, **paired in one JVM** (CPU time of the thread, "
+                  "`KeyedCpuTime`, one JVM a run)", "≤ 1.3x", lambda r: r.cpu.get("keyed"), False, 1.3)
+        ratio_row("keyed, 1 M uniform long keys, batch of 32 ÷ single calls, paired in one JVM (CPU time, `KeyedCpuTime`)",
+                  "≥ 2.5x", lambda r: r.cpu.get("batch"), True, 2.5)
     ratio_row("keyed, %s uniform long keys, batch of %s ÷ single calls" % (n, batch_size(runs) or "?"), "≥ 2.5x",
               lambda r: ratio(sc(r, "KeyedBatchBenchmark", "batch", **K), sc(r, "KeyedBatchBenchmark", "single", **K)),
               True, 2.5)
@@ -432,8 +442,26 @@ def memory_table(memory):
     return out + [""]
 
 
-def render(runs, memory):
-    r = Runs(runs)
+def parse_cpu(path):
+    """KeyedCpuTime's summary line: 'keyed cellrate / randomCas 1.53x; batch32 speed-up over single calls 1.53x; ...'."""
+    cpu = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"keyed cellrate / randomCas ([\d.]+)x; batch32 speed-up over single calls ([\d.]+)x; "
+                         r"admit cellrate / AtomicLong ([\d.]+)x", line)
+            if m:
+                cpu = {"keyed": float(m.group(1)), "batch": float(m.group(2)), "admit": float(m.group(3))}
+    return cpu
+
+
+def cpu_path(json_path):
+    """jmh/headline.sh writes KeyedCpuTime's output of run i beside its JSON: X-run<i>.json -> X-cpu<i>.txt."""
+    m = re.match(r"(.*)-run(\d+)\.json$", json_path)
+    return None if m is None else "%s-cpu%s.txt" % (m.group(1), m.group(2))
+
+
+def render(runs, memory, cpus=None):
+    r = Runs(runs, cpus)
     out = []
     out += targets_table(r, memory)
     out += single_table(r, "Admit path: one limiter, every call admitted", "AdmitOneThreadBenchmark", "AdmitTwoThreadsBenchmark")
@@ -456,10 +484,13 @@ def main():
     ap.add_argument("--update", help="markdown file whose results section to replace")
     args = ap.parse_args()
     runs = []
+    cpus = []
     for path in args.json:
         with open(path) as f:
             runs.append(json.load(f))
-    text = render(runs, parse_memory(args.memory))
+        cpu = cpu_path(path)
+        cpus.append(parse_cpu(cpu) if cpu is not None and os.path.exists(cpu) else None)
+    text = render(runs, parse_memory(args.memory), cpus)
     if not args.update:
         print(text)
         return
