@@ -48,7 +48,11 @@ public final class DecisionLoop extends SlotLoop<Decision>
         final long incrementNs,
         final long nowNs)
     {
-        return fill(decision, Result.ADMITTED, tatAfterNs, nowNs, limit, Result.ADMITTED);
+        if (null != decision)
+        {
+            decision.set(Result.ADMITTED, tatAfterNs, nowNs, limit);
+        }
+        return Result.ADMITTED;
     }
 
     protected long rejected(final Decision decision, final long retryAfterNs, final long tatNs, final long nowNs)

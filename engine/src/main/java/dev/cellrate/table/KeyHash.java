@@ -251,7 +251,7 @@ public final class KeyHash
         }
         long last = (long)length << 56;
         final int tail = length & 7;
-        if (0 != tail && length >= 8)
+        if (0 != tail && wordsEnd != address) // a tail after at least one whole word
         {
             // The last word of the key, overlapping the one before: its top `tail` bytes are the tail.
             last |= littleEndian(UnsafeApi.getLong(base, end - 8)) >>> (64 - (tail << 3));
@@ -320,7 +320,7 @@ public final class KeyHash
         final int length = value.length;
         final int wordBytes = length & ~7;
         long or = 0;
-        for (int i = 0; i < wordBytes; i += 8)
+        for (int i = 0; i != wordBytes; i += 8) // wordBytes is a multiple of 8
         {
             or |= UnsafeApi.getLong(value, BufferUtil.ARRAY_BASE_OFFSET + i);
         }

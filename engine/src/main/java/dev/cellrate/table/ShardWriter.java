@@ -2,9 +2,7 @@ package dev.cellrate.table;
 
 import static dev.cellrate.table.TableLayout.EMPTY_KEY;
 import static dev.cellrate.table.TableLayout.EVICTIONS_OFFSET;
-import static dev.cellrate.table.TableLayout.KEY_OFFSET;
 import static dev.cellrate.table.TableLayout.LIVE_KEYS_OFFSET;
-import static dev.cellrate.table.TableLayout.LOCK_OFFSET;
 import static dev.cellrate.table.TableLayout.RECLAIMING;
 import static dev.cellrate.table.TableLayout.SWEEP_CURSOR_OFFSET;
 import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
@@ -24,7 +22,11 @@ import org.agrona.concurrent.AtomicBuffer;
  * release order them) and TAT words with volatile reads (deciders CAS them). A claimed EMPTY or TOMBSTONE
  * slot gets its TAT raised (release) before its key (release); a reclaimed idle slot goes TAT X to
  * {@link TableLayout#RECLAIMING} (CAS), then its high-water mark is checked (volatile), then key (release),
- * TAT max(X + 1, now - grace + 1) (release). See the ABA argument in {@link SlotTable}.
+ * TAT max(now - grace + 1, the initial fill) (release), which is above X and the mark (both &le; now - grace:
+ * the slot was idle). See the ABA argument in {@link SlotTable}.
+ * <p>
+ * Addresses: a slot's offset is its key word's and a shard header's offset its lock word's ({@link
+ * TableLayout#KEY_OFFSET} and {@link TableLayout#LOCK_OFFSET} are 0).
  * <p>
  * High-water marks: one word per slot, in a second buffer allocated at the first refund of the table (tables
  * nobody refunds on never pay for it). {@link #recordLowering} raises a slot's mark to the value a refund is
@@ -35,6 +37,9 @@ import org.agrona.concurrent.AtomicBuffer;
 final class ShardWriter
 {
     private static final int SWEEP_PER_INSERT = 2;
+
+    /** {@link #insert}'s candidate before one is found (a slot offset is never negative). */
+    private static final int NO_CANDIDATE = -1;
 
     private final AtomicBuffer buffer;
     private final int slotsOffset;
@@ -75,7 +80,7 @@ final class ShardWriter
         }
         finally
         {
-            buffer.putLongRelease(header + LOCK_OFFSET, 0);
+            unlock(header);
         }
     }
 
@@ -115,26 +120,26 @@ final class ShardWriter
         {
             while (true)
             {
-                int candidate = -1;
+                int candidate = NO_CANDIDATE;
                 for (int probe = 0; probe < probeBound; probe++)
                 {
                     final int slot = slotOffset(shard, wrap(home + probe));
-                    final long key = buffer.getLong(slot + KEY_OFFSET);
+                    final long key = buffer.getLong(slot);
                     if (EMPTY_KEY == key)
                     {
-                        candidate = candidate < 0 ? slot : candidate;
+                        candidate = NO_CANDIDATE == candidate ? slot : candidate;
                         break;
                     }
                     if (TOMBSTONE_KEY != key && ((key ^ keyWord) & matchMask) == 0)
                     {
                         return slot + TAT_OFFSET;
                     }
-                    if (candidate < 0 && (TOMBSTONE_KEY == key || isIdle(slot, idleBeforeNs)))
+                    if (NO_CANDIDATE == candidate && (TOMBSTONE_KEY == key || isIdle(slot, idleBeforeNs)))
                     {
                         candidate = slot;
                     }
                 }
-                if (candidate < 0)
+                if (NO_CANDIDATE == candidate)
                 {
                     buffer.getAndAddLong(header + TABLE_FULL_OFFSET, 1);
                     return SlotTable.FULL;
@@ -148,20 +153,20 @@ final class ShardWriter
         }
         finally
         {
-            buffer.putLongRelease(header + LOCK_OFFSET, 0);
+            unlock(header);
         }
     }
 
     private boolean take(
         final int slot, final long keyWord, final int header, final long idleBeforeNs, final long firstTatNs)
     {
-        final long oldKey = buffer.getLong(slot + KEY_OFFSET);
+        final long oldKey = buffer.getLong(slot);
         final long tatNs = buffer.getLongVolatile(slot + TAT_OFFSET);
         if (EMPTY_KEY == oldKey || TOMBSTONE_KEY == oldKey)
         {
             // No decider can match this key word; stale ones expect a smaller TAT. TAT first, then key.
             buffer.putLongRelease(slot + TAT_OFFSET, Math.max(Math.max(tatNs, idleBeforeNs + 1), firstTatNs));
-            buffer.putLongRelease(slot + KEY_OFFSET, keyWord);
+            buffer.putLongRelease(slot, keyWord);
             buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) + 1);
             return true;
         }
@@ -176,8 +181,9 @@ final class ShardWriter
     private boolean reclaim(
         final int slot, final long tatNs, final long newKey, final long idleBeforeNs, final long firstTatNs)
     {
-        if (RECLAIMING == tatNs || tatNs > idleBeforeNs ||
-            !buffer.compareAndSetLong(slot + TAT_OFFSET, tatNs, RECLAIMING))
+        // tatNs was read under the shard lock, which every reclaim holds from its CAS to RECLAIMING to the word
+        // it leaves: it is never RECLAIMING here.
+        if (tatNs > idleBeforeNs || !buffer.compareAndSetLong(slot + TAT_OFFSET, tatNs, RECLAIMING))
         {
             return false;
         }
@@ -188,8 +194,9 @@ final class ShardWriter
             buffer.putLongRelease(slot + TAT_OFFSET, tatNs);
             return false;
         }
-        buffer.putLongRelease(slot + KEY_OFFSET, newKey);
-        buffer.putLongRelease(slot + TAT_OFFSET, Math.max(Math.max(tatNs + 1, idleBeforeNs + 1), firstTatNs));
+        buffer.putLongRelease(slot, newKey);
+        // Above the old word and the mark: both are <= idleBeforeNs here (checked above).
+        buffer.putLongRelease(slot + TAT_OFFSET, Math.max(idleBeforeNs + 1, firstTatNs));
         return true;
     }
 
@@ -201,7 +208,7 @@ final class ShardWriter
         {
             final int slot = slotOffset(shard, cursor);
             cursor = wrap(cursor + 1);
-            final long key = buffer.getLong(slot + KEY_OFFSET);
+            final long key = buffer.getLong(slot);
             if (EMPTY_KEY != key && TOMBSTONE_KEY != key &&
                 reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs,
                     TableLayout.FRESH_SLOT_TAT_NS))
@@ -210,11 +217,10 @@ final class ShardWriter
             }
         }
         buffer.putLong(header + SWEEP_CURSOR_OFFSET, cursor);
-        if (reclaimed > 0)
-        {
-            buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) - reclaimed);
-            buffer.putLongRelease(header + EVICTIONS_OFFSET, buffer.getLong(header + EVICTIONS_OFFSET) + reclaimed);
-        }
+        // Unconditional (a sweep that reclaimed nothing writes back the values there): the header line is this
+        // lock holder's already.
+        buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) - reclaimed);
+        buffer.putLongRelease(header + EVICTIONS_OFFSET, buffer.getLong(header + EVICTIONS_OFFSET) + reclaimed);
         return reclaimed;
     }
 
@@ -288,27 +294,35 @@ final class ShardWriter
      */
     long idleBeforeNs(final long evictionNs)
     {
-        final long idleBeforeNs = evictionNs - idleGraceNs;
-        return idleBeforeNs > evictionNs ? Long.MIN_VALUE : idleBeforeNs;
+        return Math.max(evictionNs, Long.MIN_VALUE + idleGraceNs) - idleGraceNs;
     }
 
+    /** Take the insert lock of the shard whose header is at {@code header} (spin, see {@link #backOff}). */
     void lock(final int header)
     {
         int spins = 0;
-        while (!buffer.compareAndSetLong(header + LOCK_OFFSET, 0, 1))
+        while (!buffer.compareAndSetLong(header, 0, 1))
         {
-            backOff(++spins);
+            spins = backOff(spins);
         }
     }
 
-    /**
-     * Waiting for another thread (a shard lock holder, a slot mid-reclaim): a spin hint, and every 64th time
-     * a yield, so a waiter never starves the thread it waits for on a small machine.
-     *
-     * @param spins how many times this waiter has waited so far, from 1.
-     */
-    static void backOff(final int spins)
+    /** Release the insert lock of the shard whose header is at {@code header}. */
+    void unlock(final int header)
     {
+        buffer.putLongRelease(header, 0);
+    }
+
+    /**
+     * Waiting for another thread (a shard lock holder, a slot mid-reclaim), once more: a spin hint, and every
+     * 64th time a yield, so a waiter never starves the thread it waits for on a small machine.
+     *
+     * @param waits how many times this waiter has waited so far (0 the first time).
+     * @return {@code waits + 1}, to pass to the next call.
+     */
+    static int backOff(final int waits)
+    {
+        final int spins = waits + 1;
         if ((spins & 63) == 0)
         {
             Thread.yield();
@@ -317,6 +331,7 @@ final class ShardWriter
         {
             Thread.onSpinWait();
         }
+        return spins;
     }
 
     private int slotOffset(final int shard, final int index)

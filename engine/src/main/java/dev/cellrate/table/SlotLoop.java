@@ -1,6 +1,5 @@
 package dev.cellrate.table;
 
-import static dev.cellrate.table.TableLayout.KEY_OFFSET;
 import static dev.cellrate.table.TableLayout.RECLAIMING;
 import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 
@@ -137,7 +136,7 @@ public abstract class SlotLoop<H>
             final long nextTatNs = baseNs + incrementNs;
             final long dueNs = nextTatNs - nowNs;
             if (nextTatNs > baseNs && dueNs > 0 && RECLAIMING != tatNs &&
-                UnsafeApi.getLongAcquire(null, slot + KEY_OFFSET) == keyWord)
+                UnsafeApi.getLongAcquire(null, slot) == keyWord)
             {
                 if (dueNs > ceilingNs)
                 {
@@ -201,7 +200,7 @@ public abstract class SlotLoop<H>
         {
             // A present key on one validated load and one CAS, as in charge (the cases left out go the long way).
             final int tatOffset = table.findClassedSlot(keyWord);
-            if (tatOffset >= 0)
+            if (SlotTable.NO_CELL != tatOffset)
             {
                 final long storedWord = table.classedWordAt(tatOffset, keyWord);
                 if (TableLayout.EMPTY_KEY != storedWord)
@@ -238,7 +237,7 @@ public abstract class SlotLoop<H>
         while (true)
         {
             int tatOffset = table.findClassedSlot(keyWord);
-            if (tatOffset < 0)
+            if (SlotTable.NO_CELL == tatOffset)
             {
                 if (insertClass < 0)
                 {
@@ -254,7 +253,7 @@ public abstract class SlotLoop<H>
                     return rejectedClassed(holder, insertClass, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 tatOffset = table.insertClassedSlot(keyWord, insertClass, nowNs);
-                if (tatOffset < 0)
+                if (SlotTable.FULL == tatOffset)
                 {
                     return tableFull(holder, incrementNs, nowNs);
                 }
@@ -290,7 +289,7 @@ public abstract class SlotLoop<H>
                     tatNs = table.loadTat(tatOffset, storedWord);
                 }
             }
-            ShardWriter.backOff(++spins);
+            spins = ShardWriter.backOff(spins);
         }
     }
 
@@ -303,7 +302,7 @@ public abstract class SlotLoop<H>
      */
     protected long classIncrementNs(final int classIndex, final long permits)
     {
-        return Result.NEVER;
+        return 0; // below 1: NEVER
     }
 
     /**
@@ -416,14 +415,14 @@ public abstract class SlotLoop<H>
         while (true)
         {
             int tatOffset = table.findSlot(keyWord);
-            if (tatOffset < 0)
+            if (SlotTable.NO_CELL == tatOffset)
             {
                 if (nowNs > Long.MAX_VALUE - incrementNs)
                 {
                     return rejected(holder, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 tatOffset = table.insertSlot(keyWord, nowNs);
-                if (tatOffset < 0)
+                if (SlotTable.FULL == tatOffset)
                 {
                     return tableFull(holder, incrementNs, nowNs);
                 }
@@ -448,7 +447,7 @@ public abstract class SlotLoop<H>
                 }
                 tatNs = table.loadTat(tatOffset, keyWord);
             }
-            ShardWriter.backOff(++spins);
+            spins = ShardWriter.backOff(spins);
         }
     }
 

@@ -8,9 +8,7 @@ import static dev.cellrate.table.TableLayout.EMPTY_KEY;
 import static dev.cellrate.table.TableLayout.EMPTY_KEY_CELL_OFFSET;
 import static dev.cellrate.table.TableLayout.EVICTIONS_OFFSET;
 import static dev.cellrate.table.TableLayout.FRESH_SLOT_TAT_NS;
-import static dev.cellrate.table.TableLayout.KEY_OFFSET;
 import static dev.cellrate.table.TableLayout.LIVE_KEYS_OFFSET;
-import static dev.cellrate.table.TableLayout.LOCK_OFFSET;
 import static dev.cellrate.table.TableLayout.OVERFLOW_CELL_OFFSET;
 import static dev.cellrate.table.TableLayout.RECLAIMING;
 import static dev.cellrate.table.TableLayout.SHARD_SHIFT;
@@ -33,8 +31,9 @@ import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * A fixed-capacity, sharded, off-heap table of one-word cells keyed by 64-bit key words, with TTL eviction
- * of idle cells. Layout: {@link TableLayout}. The keyed fronts ({@code KeyedRateLimiter}, {@code KeyedShaper},
- * {@code KeyedCompositeRateLimiter}) decide on it through one loop, {@link SlotLoop}, and lower a word only
+ * of idle cells. Layout: {@link TableLayout} (a slot's offset is its key word's: {@link TableLayout#KEY_OFFSET}
+ * is 0). The keyed fronts ({@code KeyedRateLimiter}, {@code KeyedShaper}, {@code KeyedCompositeRateLimiter})
+ * decide on it through one loop, {@link SlotLoop}, and lower a word only
  * through {@link SlotLoop#refund}; this class takes no raw offset from any caller and hands out no buffer.
  * <p>
  * <b>Algorithm.</b> Shard = bits {@link TableLayout#SHARD_SHIFT}.. of the key word, home slot = the first slot
@@ -57,7 +56,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * <b>ABA.</b> A slot's word, ignoring {@link TableLayout#RECLAIMING}, is raised by every decision and lowered
  * only by a refund, which first records the value it lowers from in the slot's high-water mark
  * ({@link ShardWriter}). So every value a slot ever held is at most max(current word, mark). A slot is idle
- * only when both are &le; now - grace, and a reclaim restarts the word at max(X + 1, now - grace + 1), above
+ * only when both are &le; now - grace, and a reclaim restarts the word at now - grace + 1 (at least), above
  * both: no value a paused decider of an earlier key can hold ever comes back, so its CAS fails. A refund never
  * lowers a word below a value its key held since its cell was claimed, so a key's word stays above every
  * value of the slot's earlier keys. The whole argument: {@code docs/keyed-table.md}, "ABA".
@@ -88,6 +87,9 @@ public final class SlotTable
 {
     /** {@link #claimSlot} result: no present, free or idle slot within the probe bound. */
     static final int FULL = -2;
+
+    /** {@link #findSlot} and {@link #findClassedSlot} result: the key has no cell. */
+    static final int NO_CELL = -1;
 
     /**
      * {@link #tatNs} result: the key has no cell (internally, {@link #loadTat}: the slot left the key, or is
@@ -268,19 +270,18 @@ public final class SlotTable
         this.seed = KeyHash.longKeySeed(secret0, secret1);
         this.slotsOffset = TableLayout.slotsOffset(shardCount);
         final int length = TableLayout.length(shardCount, shardCount * slotsPerShard);
-        buffer = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT);
-        buffer.verifyAlignment();
+        buffer = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT); // verifies its alignment
         address = buffer.addressOffset();
         buffer.putLong(EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
         buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
         buffer.putLong(OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
-        for (int offset = slotsOffset + TAT_OFFSET; offset < length; offset += SLOT_LENGTH)
+        for (int slot = slotsOffset; slot < length; slot += SLOT_LENGTH)
         {
-            buffer.putLong(offset, FRESH_SLOT_TAT_NS);
+            buffer.putLong(slot + TAT_OFFSET, FRESH_SLOT_TAT_NS);
         }
         writer = new ShardWriter(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs,
             shardCount * slotsPerShard);
-        buffer.putLongVolatile(TableLayout.shardHeaderOffset(0) + LOCK_OFFSET, 0);
+        buffer.putLongVolatile(TableLayout.shardHeaderOffset(0), 0); // the first shard's lock word
     }
 
     /**
@@ -379,7 +380,7 @@ public final class SlotTable
     int claimSlot(final long keyWord, final long nowNs)
     {
         final int found = findSlot(keyWord);
-        return found >= 0 ? found : insertSlot(keyWord, nowNs);
+        return NO_CELL == found ? insertSlot(keyWord, nowNs) : found;
     }
 
     /**
@@ -394,7 +395,7 @@ public final class SlotTable
 
     private static long filledTatNs(final long nowNs, final long lagNs)
     {
-        return nowNs > Long.MAX_VALUE - lagNs ? Long.MAX_VALUE : nowNs + lagNs;
+        return Math.min(nowNs, Long.MAX_VALUE - lagNs) + lagNs; // saturates at Long.MAX_VALUE
     }
 
     /**
@@ -470,20 +471,20 @@ public final class SlotTable
         final int shard = shardOf(keyWord);
         final int home = home(keyWord);
         final long matchMask = ~classFieldMask;
-        for (int probe = 0; probe < probeBound; probe++)
+        for (int probe = 0; probe != probeBound; probe++)
         {
             final int slot = probeSlot(shard, home, probe);
-            final long key = UnsafeApi.getLongAcquire(null, address + slot + KEY_OFFSET);
+            final long key = UnsafeApi.getLongAcquire(null, address + slot);
             if (EMPTY_KEY == key)
             {
-                return -1;
+                return NO_CELL;
             }
             if (TOMBSTONE_KEY != key && ((key ^ keyWord) & matchMask) == 0)
             {
                 return slot + TAT_OFFSET;
             }
         }
-        return -1;
+        return NO_CELL;
     }
 
     /**
@@ -497,7 +498,7 @@ public final class SlotTable
      */
     long classedWordAt(final int tatOffset, final long keyWord)
     {
-        final long key = UnsafeApi.getLongAcquire(null, address + tatOffset - TAT_OFFSET + KEY_OFFSET);
+        final long key = UnsafeApi.getLongAcquire(null, address + tatOffset - TAT_OFFSET);
         return TOMBSTONE_KEY != key && ((key ^ keyWord) & ~classFieldMask) == 0 ? key : EMPTY_KEY;
     }
 
@@ -537,12 +538,12 @@ public final class SlotTable
     public int classOf(final long keyWord)
     {
         final int tatOffset = findClassedSlot(keyWord);
-        if (tatOffset < 0)
+        if (NO_CELL == tatOffset)
         {
             return -1;
         }
-        final long storedWord = classedWordAt(tatOffset, keyWord);
-        return EMPTY_KEY == storedWord ? -1 : classOfStoredWord(storedWord);
+        // A slot that left the key meanwhile reads EMPTY_KEY, whose class field gives -1.
+        return classOfStoredWord(classedWordAt(tatOffset, keyWord));
     }
 
     /**
@@ -554,12 +555,12 @@ public final class SlotTable
     public long classedTatNs(final long keyWord)
     {
         final int tatOffset = findClassedSlot(keyWord);
-        if (tatOffset < 0)
+        if (NO_CELL == tatOffset)
         {
             return STALE;
         }
-        final long storedWord = classedWordAt(tatOffset, keyWord);
-        return EMPTY_KEY == storedWord ? STALE : loadTat(tatOffset, storedWord);
+        // A slot that left the key meanwhile reads EMPTY_KEY, which no slot's key word is again: STALE.
+        return loadTat(tatOffset, classedWordAt(tatOffset, keyWord));
     }
 
     /**
@@ -601,10 +602,10 @@ public final class SlotTable
             return 0; // a shard smaller than a bucket, or EMPTY_KEY / TOMBSTONE_KEY (their own cells)
         }
         final long line = homeLine(keyWord);
-        final long k0 = UnsafeApi.getLong(null, line + KEY_OFFSET);
-        final long k1 = UnsafeApi.getLong(null, line + SLOT_LENGTH + KEY_OFFSET);
-        final long k2 = UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH + KEY_OFFSET);
-        final long k3 = UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH + KEY_OFFSET);
+        final long k0 = UnsafeApi.getLong(null, line);
+        final long k1 = UnsafeApi.getLong(null, line + SLOT_LENGTH);
+        final long k2 = UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH);
+        final long k3 = UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH);
         // No branch on which slot matched: a branch that depends on the line that just missed is mispredicted
         // about every other decision (the match is at any of the four slots), and the flush also throws away
         // the next decision's load that the core had already started, so misses stop overlapping (the
@@ -643,11 +644,11 @@ public final class SlotTable
     {
         final long tatAddress = address + tatOffset;
         final long tatNs = UnsafeApi.getLongAcquire(null, tatAddress);
-        if (tatOffset < slotsOffset)
+        if (isDedicatedCell(tatOffset))
         {
             return tatNs;
         }
-        if (RECLAIMING == tatNs || UnsafeApi.getLongAcquire(null, tatAddress - TAT_OFFSET + KEY_OFFSET) != keyWord)
+        if (RECLAIMING == tatNs || UnsafeApi.getLongAcquire(null, tatAddress - TAT_OFFSET) != keyWord)
         {
             return STALE;
         }
@@ -703,7 +704,7 @@ public final class SlotTable
     public long tatNs(final long keyWord)
     {
         final int tatOffset = findSlot(keyWord);
-        return tatOffset < 0 ? STALE : loadTat(tatOffset, keyWord);
+        return NO_CELL == tatOffset ? STALE : loadTat(tatOffset, keyWord);
     }
 
     /**
@@ -716,11 +717,11 @@ public final class SlotTable
     public int slotIndexOf(final long keyWord)
     {
         final int tatOffset = findSlot(keyWord);
-        if (tatOffset < 0)
+        if (NO_CELL == tatOffset)
         {
             return -1;
         }
-        return tatOffset < slotsOffset ? -2 : (tatOffset - TAT_OFFSET - slotsOffset) / SLOT_LENGTH;
+        return isDedicatedCell(tatOffset) ? -2 : (tatOffset - TAT_OFFSET - slotsOffset) / SLOT_LENGTH;
     }
 
     /**
@@ -756,11 +757,11 @@ public final class SlotTable
             return false;
         }
         final int tatOffset = findSlot(keyWord);
-        if (tatOffset < 0 || loadTat(tatOffset, keyWord) != chargedNs)
+        if (NO_CELL == tatOffset || loadTat(tatOffset, keyWord) != chargedNs)
         {
             return false;
         }
-        if (tatOffset >= slotsOffset)
+        if (!isDedicatedCell(tatOffset))
         {
             writer.recordLowering(tatOffset - TAT_OFFSET, chargedNs);
         }
@@ -806,6 +807,14 @@ public final class SlotTable
     AtomicBuffer buffer()
     {
         return buffer;
+    }
+
+    /**
+     * @return the writer of this table's keys (package only: its shard lock, for the table's tests).
+     */
+    ShardWriter writer()
+    {
+        return writer;
     }
 
     /**
@@ -875,7 +884,7 @@ public final class SlotTable
     {
         int count = 0;
         final int end = TableLayout.length(shardCount(), slotCount());
-        for (int offset = slotsOffset + KEY_OFFSET; offset < end; offset += SLOT_LENGTH)
+        for (int offset = slotsOffset; offset < end; offset += SLOT_LENGTH)
         {
             if (buffer.getLongAcquire(offset) == keyWord)
             {
@@ -892,20 +901,20 @@ public final class SlotTable
 
     private int find(final long keyWord, final int shard, final int home)
     {
-        for (int probe = 0; probe < probeBound; probe++)
+        for (int probe = 0; probe != probeBound; probe++)
         {
             final int slot = probeSlot(shard, home, probe);
-            final long key = UnsafeApi.getLongAcquire(null, address + slot + KEY_OFFSET);
+            final long key = UnsafeApi.getLongAcquire(null, address + slot);
             if (key == keyWord)
             {
                 return slot + TAT_OFFSET;
             }
             if (EMPTY_KEY == key)
             {
-                return -1;
+                return NO_CELL;
             }
         }
-        return -1;
+        return NO_CELL;
     }
 
     private int shardOf(final long keyWord)
@@ -938,9 +947,19 @@ public final class SlotTable
         return slotOffset(shard, index);
     }
 
+    /**
+     * Whether a TAT offset (from {@link #findSlot}) is one of the two dedicated cells' rather than a slot's: a
+     * dedicated cell's TAT is at offset 0 of a cell-aligned cell ({@link CellLayout#TAT_OFFSET}), a slot's at
+     * {@link TableLayout#TAT_OFFSET} (8) of a 16-byte slot in a 16-aligned array, so bit 3 tells them apart.
+     */
+    private static boolean isDedicatedCell(final int tatOffset)
+    {
+        return 0 == (tatOffset & TAT_OFFSET);
+    }
+
     private int headerOf(final int tatOffset)
     {
-        final int shard = tatOffset < slotsOffset ? 0 : ((tatOffset - slotsOffset) / SLOT_LENGTH) / slotsPerShard;
+        final int shard = isDedicatedCell(tatOffset) ? 0 : ((tatOffset - slotsOffset) / SLOT_LENGTH) / slotsPerShard;
         return TableLayout.shardHeaderOffset(shard);
     }
 

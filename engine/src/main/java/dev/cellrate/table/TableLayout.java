@@ -69,7 +69,10 @@ public final class TableLayout
     /** Offset of the first shard header. */
     public static final int SHARD_HEADERS_OFFSET = OVERFLOW_CELL_OFFSET + CellLayout.CELL_LENGTH;
 
-    /** Offset of the insert lock in a shard header. */
+    /**
+     * Offset of the insert lock in a shard header: 0, so the table's code addresses the lock word by the header's
+     * offset itself (no {@code + LOCK_OFFSET}); a layout that moves it must change that code.
+     */
     public static final int LOCK_OFFSET = 0;
 
     /** Offset of the live-key count (written under the lock). */
@@ -90,7 +93,10 @@ public final class TableLayout
     /** Bytes per shard header: one padded cell. */
     public static final int SHARD_HEADER_LENGTH = CellLayout.CELL_LENGTH;
 
-    /** Offset of the key word in a slot. */
+    /**
+     * Offset of the key word in a slot: 0, so the table's code addresses a slot's key word by the slot's offset
+     * (or address) itself (no {@code + KEY_OFFSET}); a layout that moves it must change that code.
+     */
     public static final int KEY_OFFSET = 0;
 
     /** Offset of the TAT word in a slot. */
