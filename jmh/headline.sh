@@ -71,6 +71,7 @@ SINGLE='cellrateCallerTime|cellrateNanoClock|guava|bucket4jLockFree|resilience4j
 : > "$OUT-load.txt"
 for run in $(seq 1 "$RUNS"); do
     echo "run $run before: $(uptime)" | tee -a "$OUT-load.txt"
+    rm -f "$OUT-cpu$run.txt"  # tables.py reads it if it is there: none from an earlier headline
     java ${JMH_LOCK:--Djmh.ignoreLock=true} -jar "$JARS/benchmarks.jar" \
         "AdmitOneThreadBenchmark\.($SINGLE|bucket4jSynchronized|baselineAtomicIncrement|baselineNanoTimeAtomicIncrement|baselineAtomicGetCompareAndExchange)\$" \
         "AdmitTwoThreadsBenchmark\.($SINGLE|baselineAtomicIncrement|baselineAtomicGetCompareAndExchange)\$" \
