@@ -90,4 +90,32 @@ class KeyedInsertRaceSpecTest
         assertEquals(1_100, table.tatNs(table.keyWord(chosen)));
         assertEquals(1, limiter.liveKeys());
     }
+
+    @Test
+    void anInsertOfAKeyAnotherCallerInsertedMeanwhileReturnsThatKeysCell()
+    {
+        // The table's insert step, called as the second inserter calls it: after its lock-free lookup missed, while
+        // the first inserter put the key in (here: before the call). It must hand back the key's one cell, plain and
+        // classed (with the class the first inserter stored), wherever the cell is in the probe chain.
+        final SlotTable table = new SlotTable(1, 8, 8, 1_000, 9, () -> Long.MAX_VALUE);
+        for (long key = 0; key < 6; key++)
+        {
+            final long word = table.keyWord(key);
+            final int cell = table.insertSlot(word, 1_000);
+            assertEquals(cell, table.findSlot(word));
+            assertEquals(cell, table.insertSlot(word, 1_000), "key " + key + ": the same cell again");
+        }
+        assertEquals(6, table.liveKeys());
+
+        final SlotTable classed = new SlotTable(4, 8, 8, 1_000, 9, () -> Long.MAX_VALUE);
+        for (long key = 0; key < 6; key++)
+        {
+            final long word = classed.keyWord(key);
+            final int cell = classed.insertClassedSlot(word, 0, 1_000);
+            assertEquals(cell, classed.findClassedSlot(word));
+            assertEquals(cell, classed.insertClassedSlot(word, 1, 1_000), "key " + key + ": the same cell again");
+            assertEquals(0, classed.classOf(word), "with the class stored first");
+        }
+        assertEquals(6, classed.liveKeys());
+    }
 }
