@@ -51,7 +51,6 @@ public final class CellArray
     {
         this.cellCount = cellCount;
         this.buffer = buffer;
-        buffer.verifyAlignment();
         for (int i = 0; i < cellCount; i++)
         {
             buffer.putLongVolatile(tatOffset(i), FRESH_TAT_NS);
@@ -100,11 +99,15 @@ public final class CellArray
      * Tests only (package-private, reached through the test sources' {@code dev.cellrate.TestCells}): fresh
      * cells over a caller's buffer, e.g. one that performs another thread's write just before a CAS so a
      * unit test drives a limiter's retry branch deterministically. Production code never calls it, so the
-     * cells' buffer stays a plain {@link UnsafeBuffer} and the hot path pays nothing.
+     * cells' buffer stays a plain {@link UnsafeBuffer} and the hot path pays nothing. The buffer's alignment is
+     * checked here ({@link #allocate}'s buffers are checked by {@link #allocateBuffer}).
+     *
+     * @throws IllegalStateException if the buffer is not aligned for atomic access.
      */
     static CellArray over(final AtomicBuffer buffer, final int cellCount)
     {
         Bounds.requireRange("cellCount", cellCount, 1, buffer.capacity() / CellLayout.CELL_LENGTH);
+        buffer.verifyAlignment();
         return new CellArray(buffer, cellCount);
     }
 

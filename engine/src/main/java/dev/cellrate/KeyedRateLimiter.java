@@ -9,6 +9,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.Objects;
+
 /**
  * A thread-safe, allocation-free GCRA limiter per key (client IP, API key, user, account, route) over a
  * fixed-capacity off-heap {@link SlotTable}: one {@link Limit} for every key, 16 bytes per slot.
@@ -238,14 +240,14 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
      * @param nowNs    the time of the requests, ns.
      * @param codesOut receives the code of key i at index i.
      * @throws IndexOutOfBoundsException if count does not fit the arrays or a key's range does not fit
-     *                                   {@code keys} (nothing is decided: every key is hashed before any decision).
+     *                                   {@code keys} (nothing is decided: every range is checked before any decision).
      */
     public void tryAcquire(
         final byte[] keys, final int[] offsets, final int[] lengths, final int count, final long permits,
         final long nowNs, final long[] codesOut)
     {
         checkBatch(count, Math.min(offsets.length, lengths.length), codesOut.length);
-        consumeTouches(touchKeys(keys, BufferUtil.ARRAY_BASE_OFFSET, keys.length, offsets, lengths, count));
+        touchKeys(keys, BufferUtil.ARRAY_BASE_OFFSET, keys.length, offsets, lengths, count, codesOut);
         table.keyWords(keys, offsets, lengths, count, codesOut);
         decideBatch(count, limit.incrementNs(permits), nowNs, codesOut);
     }
@@ -268,8 +270,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         final long nowNs, final long[] codesOut)
     {
         checkBatch(count, Math.min(offsets.length, lengths.length), codesOut.length);
-        consumeTouches(
-            touchKeys(keys.byteArray(), keys.addressOffset(), keys.capacity(), offsets, lengths, count));
+        touchKeys(keys.byteArray(), keys.addressOffset(), keys.capacity(), offsets, lengths, count, codesOut);
         table.keyWords(keys, offsets, lengths, count, codesOut);
         decideBatch(count, limit.incrementNs(permits), nowNs, codesOut);
     }
@@ -453,15 +454,12 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     /**
      * A debit through the one slot loop: a charge against the debt ceiling instead of the ceiling. When the
      * whole cost does not fit under the debt ceiling the loop answers by how much ({@code r}); the part that
-     * fits, {@code I - r}, is charged next, so the word ends at the debt ceiling at most.
+     * fits, {@code I - r}, is charged next, so the word ends at the debt ceiling at most. A cost below one
+     * permit has the increment {@code NEVER}, which the loop answers {@code NEVER} with nothing claimed.
      */
     private long debitWord(final long keyWord, final long permits, final long nowNs)
     {
         long incrementNs = limit.debitIncrementNs(permits);
-        if (incrementNs < 1)
-        {
-            return Result.NEVER;
-        }
         final long debtCeilingNs = limit.debtCeilingNs();
         while (true)
         {
@@ -514,27 +512,29 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     /**
      * First pass of a byte-key batch over {@code capacity} bytes at {@code address} of {@code base} (a
      * {@code byte[]} with the array base offset, or {@code null} with an off-heap address, as
-     * {@link SlotTable#keyWords} reads them): load the first and last byte of every key, with no fence between
-     * them, so the misses on key bytes that are not in the cache (keys gathered in a large buffer) are in flight
-     * together instead of one per hash: the hash's ~150 instructions leave no room in the core's window for the
-     * next key's miss. A range outside {@code [0, capacity)} is skipped here; {@link SlotTable#keyWords} throws
-     * for it before any key is decided.
+     * {@link SlotTable#keyWords} reads them): check every key's range against {@code [0, capacity)}, throwing
+     * the {@link IndexOutOfBoundsException} the hash pass would throw for the first bad key (so before any key is
+     * decided), and load the first and last byte of every non-empty key, with no fence between them, so the
+     * misses on key bytes that are not in the cache (keys gathered in a large buffer) are in flight together
+     * instead of one per hash: the hash's ~150 instructions leave no room in the core's window for the next
+     * key's miss. The loaded bytes go to {@code codesOut[i]}, which the hash pass overwrites with the key word:
+     * a store the compiler cannot drop, so the touches stay loads.
      */
-    private static long touchKeys(
+    private static void touchKeys(
         final Object base, final long address, final int capacity, final int[] offsets, final int[] lengths,
-        final int count)
+        final int count, final long[] codesOut)
     {
-        long touched = 0;
         for (int i = 0; i < count; i++)
         {
             final int offset = offsets[i];
-            final int last = offset + lengths[i] - 1;
-            if (offset >= 0 && offset <= last && last < capacity)
+            final int length = lengths[i];
+            Objects.checkFromIndexSize(offset, length, capacity);
+            if (0 != length)
             {
-                touched += UnsafeApi.getByte(base, address + offset) + UnsafeApi.getByte(base, address + last);
+                final long first = address + offset;
+                codesOut[i] = UnsafeApi.getByte(base, first) + UnsafeApi.getByte(base, first + length - 1);
             }
         }
-        return touched;
     }
 
     private void consumeTouches(final long touched)

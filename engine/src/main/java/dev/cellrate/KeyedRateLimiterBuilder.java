@@ -247,10 +247,12 @@ public final class KeyedRateLimiterBuilder
         Bounds.requireNonNull("clock", clock);
         Bounds.requireRange("slotCount", slotCount, 1, TableLayout.MAX_SLOTS);
         final int shards = shardCountSet ? shardCount : defaultShardCount(slotCount);
-        Bounds.requireRange("shardCount", shards, 1, Math.min(TableLayout.MAX_SHARDS, slotCount));
+        final int maxShards = Math.min(TableLayout.MAX_SHARDS, slotCount);
+        Bounds.requireRange("shardCount", shards, 1, maxShards);
         if (Integer.bitCount(shards) != 1)
         {
-            throw new IllegalArgumentException("shardCount must be a power of two but was " + shards);
+            throw new IllegalArgumentException(
+                "shardCount must be a power of two in [1, " + maxShards + "] but was " + shards);
         }
         return shards;
     }

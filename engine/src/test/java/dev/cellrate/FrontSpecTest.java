@@ -98,6 +98,45 @@ class FrontSpecTest
     }
 
     @Test
+    void aShardCountThatIsNotAPowerOfTwoIsRefusedNamingTheFieldAndItsRange()
+    {
+        for (final int shards : new int[]{3, 6, 12})
+        {
+            assertEquals("shardCount must be a power of two in [1, 12] but was " + shards,
+                assertThrows(IllegalArgumentException.class,
+                    () -> KeyedRateLimiter.builder(BURST_3).slotCount(12).shardCount(shards).build()).getMessage());
+        }
+        assertEquals(4, KeyedRateLimiter.builder(BURST_3).slotCount(12).shardCount(4).build().table().shardCount());
+    }
+
+    @Test
+    void cellsOverABufferNotAlignedForAtomicAccessAreRefused()
+    {
+        final int cell = dev.cellrate.layout.CellLayout.CELL_LENGTH;
+        final java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(3 * cell);
+        assertThrows(IllegalStateException.class, () -> CellArray.over(new UnsafeBuffer(direct, 4, 2 * cell), 1));
+        assertEquals(2, CellArray.over(new UnsafeBuffer(direct, 0, 2 * cell), 2).cellCount());
+    }
+
+    @Test
+    void aKeyedDebitOfNoPermitIsNeverAndClaimsNoSlotChargesNothing()
+    {
+        final KeyedRateLimiter limiter = keyed(BURST_3).build();
+        final byte[] key = {4};
+        for (final long permits : new long[]{0, -1, Long.MIN_VALUE})
+        {
+            assertEquals(Result.NEVER, limiter.debit(7L, permits, 0));
+            assertEquals(Result.NEVER, limiter.debit("seven", permits, 0));
+            assertEquals(Result.NEVER, limiter.debit(key, 0, 1, permits, 0));
+        }
+        assertEquals(0, limiter.liveKeys(), "an absent key stays absent");
+        assertEquals(Result.ADMITTED, limiter.debit(7L, 1, 0));
+        assertEquals(Result.NEVER, limiter.debit(7L, 0, 0));
+        assertEquals(T_NS, limiter.table().tatNs(limiter.table().keyWord(7L)), "a present key is not charged");
+        assertEquals(1, limiter.liveKeys());
+    }
+
+    @Test
     void aKeyedDebitOnAFullTableAnswersTheTableFullCode()
     {
         final KeyedRateLimiter limiter = KeyedRateLimiter.builder(BURST_3).slotCount(1).shardCount(1).probeBound(1)

@@ -152,7 +152,7 @@ class KeyedBatchTest
         assertThrows(IndexOutOfBoundsException.class,
             () -> fresh.tryAcquire(bytes, offsets, lengths, byteKeys, 1, 0, new long[byteKeys]));
         assertEquals(0, fresh.liveKeys());
-        // Ranges the first pass (touching key bytes) must skip without reading, each thrown for before any decision:
+        // Ranges the first pass (touching key bytes) must refuse before reading them, so before any decision:
         // a negative offset, a negative length, an end that overflows int, one past a buffer's capacity.
         final org.agrona.concurrent.UnsafeBuffer buffer = new org.agrona.concurrent.UnsafeBuffer(bytes);
         final int[][] bad = {{-1, 4}, {8, -2}, {Integer.MAX_VALUE - 1, 4}, {bytes.length - 2, 3}};
