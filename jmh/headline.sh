@@ -4,21 +4,38 @@
 #
 #   jmh/headline.sh [OUT_PREFIX]          default OUT_PREFIX: jmh/results/headline
 #
-# Each run is one JMH invocation of the whole headline with one fork per benchmark, so a ratio is taken inside
-# one run (cellrate, its peers and its baselines back to back) and the runs are spread over time: a burst of
-# load from another process hits one run, not one benchmark of every run. About 3.5 minutes a run on 2 quiet
-# cores, under 12 minutes in all.
+# Each run is two JMH invocations back to back: the single-limiter rows (admit, reject, latency) with one fork per
+# benchmark, then the keyed rows (KeyedBenchmark, KeyedBatchBenchmark) with KEYED_FORKS forks per benchmark (the
+# keyed rows differ between forks more than anything else: each fork allocates its 16-43 MB tables anew, see
+# "Memory pages" in docs/benchmarks.md). A ratio is taken inside one run (cellrate, its peers and its baselines
+# back to back; a keyed score is the median of its forks' means) and the runs are spread over time: a burst of
+# load from another process hits one run, not one benchmark of every run. Estimated 3.5-4 minutes a run on 2 quiet
+# cores with 3 keyed forks, about 12 minutes in all (measured: 7.4 minutes for one run at load 13-18).
 #
-# Writes OUT_PREFIX-run<i>.json / .txt (JMH, one per run), OUT_PREFIX-memory.txt, OUT_PREFIX-load.txt (uptime
-# before and after each run: the machine is shared) and OUT_PREFIX.md (the tables). To put the tables into the doc:
+# Then, once per run, KeyedCpuTime (one JVM, CPU time of the thread): the keyed ÷ random-CAS and batch ÷ single ratios
+# paired in one JVM, which hold from JVM to JVM where the absolute keyed scores do not (docs/benchmarks.md, "Memory
+# pages"); tables.py reports them beside the JMH rows.
+#
+# Writes OUT_PREFIX-run<i>.json (both invocations of run i, merged) and .txt, OUT_PREFIX-cpu<i>.txt, OUT_PREFIX-memory.txt,
+# OUT_PREFIX-load.txt (uptime before and after each run: the machine is shared) and OUT_PREFIX.md (the tables).
+# To put the tables into the doc:
 #   python3 jmh/tables.py jmh/results/headline-run*.json --memory jmh/results/headline-memory.txt --update docs/benchmarks.md
-# Builds the jars first if they are missing. Extra arguments after OUT_PREFIX go to JMH. Knobs:
+# Builds the jars first if they are missing. Extra arguments after OUT_PREFIX go to both JMH invocations. Knobs:
 #   RUNS=3                      how many runs
-#   HEADLINE_SHAPE="-f 1 ..."   the shape of one run, e.g. "-f 1 -wi 1 -w 1s -i 1 -r 1s" for a smoke run
+#   HEADLINE_SHAPE="-f 1 ..."   the shape of one run, e.g. "-f 1 -wi 1 -w 1s -i 1 -r 1s" for a smoke run; its -f is
+#                               the single-limiter rows' fork count
+#   KEYED_FORKS=3               forks per keyed benchmark in each run (replaces HEADLINE_SHAPE's -f for the keyed
+#                               rows; KEYED_FORKS=1 gives the old one-fork-per-run shape)
 #   KEYS=1000000                key count of the keyed rows and of the memory program
 #   TARGETS=...                 keyed targets (default cellrate,randomCas,hashOnly,bucket4jMap; Caffeine is left out
 #                               for time: add bucket4jCaffeine to run it)
 #   JARS=jmh/target             where benchmarks.jar and demo.jar are (e.g. a saved "before" build)
+#   HUGE_PAGES=1                every JVM of the run on transparent huge pages, peers and baselines alike (opt-in; the
+#                               default headline is the default JVM): GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (off-heap
+#                               tables: malloc madvises its mmap'd chunks) and -XX:+UseTransparentHugePages (heap), and
+#                               each keyed fork prints its table's smaps line (AnonHugePages) at its end
+#   SMAPS=1                     only the smaps lines, default pages
+#   PAIRED=1                    (default) run KeyedCpuTime once per run (1 M keys only; PAIRED=0 to leave it out)
 #   JMH_LOCK=-Djmh.ignoreLock=true  (default) run even if another JMH holds /tmp/jmh.lock: on a machine shared by
 #                               several builds the lock only says someone else is measuring; say so with the numbers
 set -euo pipefail
@@ -35,25 +52,54 @@ RUNS=${RUNS:-3}
 KEYS=${KEYS:-1000000}
 TARGETS=${TARGETS:-cellrate,randomCas,hashOnly,bucket4jMap}
 SHAPE=${HEADLINE_SHAPE:-"-f 1 -wi 2 -w 300ms -i 3 -r 400ms"}
+KEYED_FORKS=${KEYED_FORKS:-3}
+# the keyed rows' shape: HEADLINE_SHAPE with its fork count replaced (JMH refuses an option given twice)
+KEYED_SHAPE="$(sed -E 's/(^|[[:space:]])-f[[:space:]]+[0-9]+//g' <<< "$SHAPE") -f $KEYED_FORKS"
+PAGES=()
+CPU_FLAGS=()
+if [[ ${HUGE_PAGES:-0} == 1 ]]; then
+    export GLIBC_TUNABLES=${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1
+    PAGES=(-jvmArgsPrepend "-XX:+UseTransparentHugePages -Dcellrate.bench.smaps=true")
+    CPU_FLAGS=(-XX:+UseTransparentHugePages)
+    echo "huge pages: GLIBC_TUNABLES=$GLIBC_TUNABLES, JMH forks get -XX:+UseTransparentHugePages"
+elif [[ ${SMAPS:-0} == 1 ]]; then
+    PAGES=(-jvmArgsPrepend "-Dcellrate.bench.smaps=true")
+fi
 SINGLE='cellrateCallerTime|cellrateNanoClock|guava|bucket4jLockFree|resilience4j'
 # Benchmarks that exist only in newer jars are asked for by regexp, so an older jar (a "before" run) simply
 # runs fewer rows.
 : > "$OUT-load.txt"
 for run in $(seq 1 "$RUNS"); do
     echo "run $run before: $(uptime)" | tee -a "$OUT-load.txt"
+    rm -f "$OUT-cpu$run.txt"  # tables.py reads it if it is there: none from an earlier headline
     java ${JMH_LOCK:--Djmh.ignoreLock=true} -jar "$JARS/benchmarks.jar" \
         "AdmitOneThreadBenchmark\.($SINGLE|bucket4jSynchronized|baselineAtomicIncrement|baselineNanoTimeAtomicIncrement|baselineAtomicGetCompareAndExchange)\$" \
         "AdmitTwoThreadsBenchmark\.($SINGLE|baselineAtomicIncrement|baselineAtomicGetCompareAndExchange)\$" \
         "Reject(OneThread|TwoThreads)Benchmark\.(cellrateCallerTime|guava|bucket4jLockFree|resilience4j|baselineAtomicGet)\$" \
         "AdmitLatencyBenchmark\.(cellrateCallerTime|guava|bucket4jLockFree)\$" \
+        $SHAPE \
+        "${PAGES[@]}" \
+        -prof gc \
+        -rf json -rff "$OUT-part-single$run.json" \
+        "$@" | tee "$OUT-run$run.txt"
+    echo "run $run keyed:  $(uptime)" | tee -a "$OUT-load.txt"
+    java ${JMH_LOCK:--Djmh.ignoreLock=true} -jar "$JARS/benchmarks.jar" \
         "KeyedBenchmark\.(longKey|stringKey|bytesKey)\$" \
         "KeyedBatchBenchmark\.(single|batch|singleBytes|batchBytes)\$" \
         -p keys="$KEYS" -p distribution=uniform \
         -p target="$TARGETS" \
-        $SHAPE \
+        $KEYED_SHAPE \
+        "${PAGES[@]}" \
         -prof gc \
-        -rf json -rff "$OUT-run$run.json" \
-        "$@" | tee "$OUT-run$run.txt"
+        -rf json -rff "$OUT-part-keyed$run.json" \
+        "$@" | tee -a "$OUT-run$run.txt"
+    if [[ ${PAIRED:-1} == 1 && $KEYS == 1000000 ]]; then
+        echo "run $run paired: $(uptime)" | tee -a "$OUT-load.txt"
+        java "${CPU_FLAGS[@]}" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp "$JARS/benchmarks.jar" \
+            dev.cellrate.bench.KeyedCpuTime 5 | tee "$OUT-cpu$run.txt" || echo "KeyedCpuTime did not run (an older jar?)"
+    fi
+    python3 -c 'import json, sys; json.dump([e for p in sys.argv[2:] for e in json.load(open(p))], open(sys.argv[1], "w"), indent=2)' \
+        "$OUT-run$run.json" "$OUT-part-single$run.json" "$OUT-part-keyed$run.json"
     echo "run $run after:  $(uptime)" | tee -a "$OUT-load.txt"
 done
 

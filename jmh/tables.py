@@ -6,12 +6,18 @@ Usage:
 
 Without --update the markdown goes to stdout. With --update the text between the markers
 <!-- results:begin --> and <!-- results:end --> in that file is replaced.
-Every ratio is computed inside one JSON file, i.e. inside one JMH run (cellrate, its peers and its baselines
-back to back); with several files each ratio is computed per run and reported as the median with the range
-(min-max) over the runs. Scores in the detail tables are the median over the runs.
+Every ratio is computed inside one JSON file, i.e. inside one run (cellrate, its peers and its baselines
+back to back; jmh/headline.sh merges a run's two JMH invocations into one file); with several files each ratio is
+computed per run and reported as the median with the range (min-max) over the runs. Scores in the detail tables
+are the median over the runs. A throughput benchmark run with several forks scores the median of its forks'
+means (JMH's own score is their mean: one fork in a fast or slow mode moves a mean of three by a third of the
+gap, a median not at all); with one fork that is JMH's score. If a run's JSON X-run<i>.json has a X-cpu<i>.txt
+beside it (KeyedCpuTime's output, written by jmh/headline.sh), the targets table also gets the keyed ÷ random-CAS
+and batch ÷ single ratios paired in one JVM, in CPU time.
 """
 import argparse
 import json
+import os
 import re
 import sys
 
@@ -42,8 +48,9 @@ KEYED_ROWS = [
 
 
 class Results:
-    def __init__(self, entries):
+    def __init__(self, entries, cpu=None):
         self.entries = entries
+        self.cpu = cpu or {}
 
     def find(self, cls, method, **params):
         for e in self.entries:
@@ -57,7 +64,7 @@ class Results:
 
     def score(self, cls, method, **params):
         e = self.find(cls, method, **params)
-        return None if e is None else e["primaryMetric"]["score"]
+        return None if e is None else entry_score(e)
 
     def alloc(self, cls, method, **params):
         e = self.find(cls, method, **params)
@@ -65,6 +72,20 @@ class Results:
             return None
         m = e.get("secondaryMetrics", {}).get("gc.alloc.rate.norm")
         return None if m is None else m["score"]
+
+
+def fork_means(e):
+    """The mean of each fork's iterations (throughput and average-time modes), or [] if the JSON has no rawData."""
+    raw = e["primaryMetric"].get("rawData")
+    if not raw or e.get("mode") == "sample":
+        return []
+    return [sum(fork) / len(fork) for fork in raw if fork]
+
+
+def entry_score(e):
+    """JMH's score with one fork; with several, the median of the forks' means."""
+    means = fork_means(e)
+    return median(means) if len(means) > 1 else e["primaryMetric"]["score"]
 
 
 def median(xs):
@@ -79,8 +100,9 @@ class Runs:
     """Several runs: score()/alloc() give the median over the runs that have the benchmark; each(f) applies a
     function of one run (a Results) to every run and keeps the values that are not None."""
 
-    def __init__(self, runs):
-        self.runs = [Results(entries) for entries in runs]
+    def __init__(self, runs, cpus=None):
+        cpus = cpus or [None] * len(runs)
+        self.runs = [Results(entries, cpu) for entries, cpu in zip(runs, cpus)]
         self.entries = [e for r in self.runs for e in r.entries]
 
     def find(self, cls, method, **params):
@@ -191,7 +213,19 @@ def keyed_table(r, keys, distribution):
             cells += [fmt(x), fmt_alloc(r.alloc("KeyedBenchmark", m, target=target, **p))]
         cells += [fmt_ratio(ratio(refs[m], x)) for m, x in zip(methods, scores)]
         out.append("| %s | %s |" % (label, " | ".join(cells)))
-    return out + [""]
+    return out + [""] + fork_spread(r, "KeyedBenchmark", [(m, t) for m in methods for t in ("cellrate", "randomCas")], p)
+
+
+def fork_spread(r, cls, pairs, p):
+    """One line: the range of the forks' means over every run, for the rows that were run with several forks."""
+    parts = []
+    for method, target in pairs:
+        params = dict(p) if target is None else dict(p, target=target)
+        means = [x for e in r.finds(cls, method, **params) for x in fork_means(e)]
+        if len(means) > len(r.finds(cls, method, **params)):
+            parts.append("%s%s %s–%s (%d forks)" % (method, "" if target is None else " " + target,
+                                                   fmt(min(means)), fmt(max(means)), len(means)))
+    return ["Forks' means, lowest–highest over all runs: " + "; ".join(parts) + ".", ""] if parts else []
 
 
 def latency_table(r):
@@ -322,6 +356,11 @@ def targets_table(runs, memory):
     ratio_row("keyed, %s uniform long keys, cost ÷ bare random CAS" % n, "≤ 1.3x",
               lambda r: ratio(sc(r, KB, "longKey", target="randomCas", **K), sc(r, KB, "longKey", target="cellrate", **K)),
               False, 1.3)
+    if any(r.cpu for r in runs.runs):
+        ratio_row("keyed, 1 M uniform long keys, cost ÷ bare random CAS, **paired in one JVM** (CPU time of the thread, "
+                  "`KeyedCpuTime`, one JVM a run)", "≤ 1.3x", lambda r: r.cpu.get("keyed"), False, 1.3)
+        ratio_row("keyed, 1 M uniform long keys, batch of 32 ÷ single calls, paired in one JVM (CPU time, `KeyedCpuTime`)",
+                  "≥ 2.5x", lambda r: r.cpu.get("batch"), True, 2.5)
     ratio_row("keyed, %s uniform long keys, batch of %s ÷ single calls" % (n, batch_size(runs) or "?"), "≥ 2.5x",
               lambda r: ratio(sc(r, "KeyedBatchBenchmark", "batch", **K), sc(r, "KeyedBatchBenchmark", "single", **K)),
               True, 2.5)
@@ -388,7 +427,8 @@ def batch_table(r, keys, distribution):
                 fmt(r.score("KeyedBatchBenchmark", "single", **p)), fmt_alloc(r.alloc("KeyedBatchBenchmark", "single", **p))),
             "| `tryAcquire(keys, count, permits, now, codes)`, %s keys a call | %s | %s |" % (
                 batch_size(r) or "?", fmt(r.score("KeyedBatchBenchmark", "batch", **p)), fmt_alloc(r.alloc("KeyedBatchBenchmark", "batch", **p))),
-            "", "Batch ÷ single: %s." % fmt_stat(st), ""]
+            "", "Batch ÷ single: %s." % fmt_stat(st), ""] + fork_spread(
+                r, "KeyedBatchBenchmark", [(m, None) for m in ("single", "batch", "singleBytes", "batchBytes")], p)
 
 
 def memory_table(memory):
@@ -402,8 +442,26 @@ def memory_table(memory):
     return out + [""]
 
 
-def render(runs, memory):
-    r = Runs(runs)
+def parse_cpu(path):
+    """KeyedCpuTime's summary line: 'keyed cellrate / randomCas 1.53x; batch32 speed-up over single calls 1.53x; ...'."""
+    cpu = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"keyed cellrate / randomCas ([\d.]+)x; batch32 speed-up over single calls ([\d.]+)x; "
+                         r"admit cellrate / AtomicLong ([\d.]+)x", line)
+            if m:
+                cpu = {"keyed": float(m.group(1)), "batch": float(m.group(2)), "admit": float(m.group(3))}
+    return cpu
+
+
+def cpu_path(json_path):
+    """jmh/headline.sh writes KeyedCpuTime's output of run i beside its JSON: X-run<i>.json -> X-cpu<i>.txt."""
+    m = re.match(r"(.*)-run(\d+)\.json$", json_path)
+    return None if m is None else "%s-cpu%s.txt" % (m.group(1), m.group(2))
+
+
+def render(runs, memory, cpus=None):
+    r = Runs(runs, cpus)
     out = []
     out += targets_table(r, memory)
     out += single_table(r, "Admit path: one limiter, every call admitted", "AdmitOneThreadBenchmark", "AdmitTwoThreadsBenchmark")
@@ -426,10 +484,13 @@ def main():
     ap.add_argument("--update", help="markdown file whose results section to replace")
     args = ap.parse_args()
     runs = []
+    cpus = []
     for path in args.json:
         with open(path) as f:
             runs.append(json.load(f))
-    text = render(runs, parse_memory(args.memory))
+        cpu = cpu_path(path)
+        cpus.append(parse_cpu(cpu) if cpu is not None and os.path.exists(cpu) else None)
+    text = render(runs, parse_memory(args.memory), cpus)
     if not args.update:
         print(text)
         return

@@ -42,6 +42,12 @@ final class CellrateKeyedTarget extends KeyedTarget
     }
 
     @Override
+    long offHeapAddress()
+    {
+        return Smaps.tableAddress(limiter);
+    }
+
+    @Override
     long decideLong(final long key, final Long boxedKey, final long nowNs)
     {
         return limiter.tryAcquire(key, 1, nowNs);

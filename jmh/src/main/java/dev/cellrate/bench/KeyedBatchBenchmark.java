@@ -13,6 +13,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
@@ -106,6 +107,20 @@ public class KeyedBatchBenchmark
         for (int i = 0; i < indices.length; i++)
         {
             stream[i] = KeyStream.longKey(indices[i]);
+        }
+    }
+
+    /**
+     * With {@code -Dcellrate.bench.smaps=true}: print the smaps line of the table (see {@link KeyedBenchmark}).
+     */
+    @TearDown(Level.Trial)
+    public void printPages()
+    {
+        if (Smaps.wanted())
+        {
+            System.out.println();
+            System.out.println(Smaps.report("smaps: cellrate table", Smaps.tableAddress(limiter)));
+            System.out.println("smaps: process AnonHugePages " + Smaps.processHugeKb() + " kB");
         }
     }
 

@@ -12,6 +12,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
@@ -148,6 +149,23 @@ public class KeyedBenchmark
                     boxedKeys[i] = distinct[stream[i]];
                 }
             }
+        }
+    }
+
+    /**
+     * With {@code -Dcellrate.bench.smaps=true} (e.g. {@code HUGE_PAGES=1 jmh/headline.sh}): print the smaps line of
+     * the target's off-heap memory (AnonHugePages: how much of it is on 2 MB pages) and the process's total.
+     */
+    @TearDown(Level.Trial)
+    public void printPages()
+    {
+        if (Smaps.wanted())
+        {
+            final long address = keyed.offHeapAddress();
+            System.out.println();
+            System.out.println(address == 0 ? "smaps: " + target + " holds no off-heap memory"
+                : Smaps.report("smaps: " + target + " off-heap", address));
+            System.out.println("smaps: process AnonHugePages " + Smaps.processHugeKb() + " kB");
         }
     }
 

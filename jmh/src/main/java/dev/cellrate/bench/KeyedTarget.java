@@ -57,4 +57,12 @@ abstract class KeyedTarget
     {
         return 0;
     }
+
+    /**
+     * @return the address of the off-heap memory this target holds, or 0 (for {@link Smaps}).
+     */
+    long offHeapAddress()
+    {
+        return 0;
+    }
 }

@@ -65,6 +65,18 @@ final class RandomCasTarget extends KeyedTarget
     }
 
     @Override
+    long offHeapAddress()
+    {
+        return address();
+    }
+
+    /** @return the address of byte 0 of the array (for {@link Smaps}). */
+    long address()
+    {
+        return buffer.addressOffset();
+    }
+
+    @Override
     boolean wantsBoxedKeys()
     {
         return false;
