@@ -129,11 +129,12 @@ public final class CellArray
 
     /**
      * @param index cell index in [0, cellCount).
-     * @return the byte offset of that cell's TAT word.
+     * @return the byte offset of that cell's TAT word: the cell's own offset, the TAT being its first word
+     * ({@link CellLayout#TAT_OFFSET} is 0, asserted by {@code CellLayoutSpecTest}).
      */
     public static int tatOffset(final int index)
     {
-        return CellLayout.cellOffset(index) + CellLayout.TAT_OFFSET;
+        return CellLayout.cellOffset(index);
     }
 
     int checkIndex(final int index)

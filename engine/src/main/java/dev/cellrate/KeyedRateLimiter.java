@@ -506,7 +506,10 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
                 codes[i] = charge(codes[i], incrementNs, nowNs, null);
             }
         }
-        consumeTouches(touched);
+        if (TOUCH_SENTINEL == touched)
+        {
+            touchSink = touched;
+        }
     }
 
     /**
@@ -534,14 +537,6 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
                 final long first = address + offset;
                 codesOut[i] = UnsafeApi.getByte(base, first) + UnsafeApi.getByte(base, first + length - 1);
             }
-        }
-    }
-
-    private void consumeTouches(final long touched)
-    {
-        if (TOUCH_SENTINEL == touched)
-        {
-            touchSink = touched;
         }
     }
 

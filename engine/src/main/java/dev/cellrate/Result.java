@@ -182,10 +182,6 @@ public final class Result
      */
     public static String name(final long code)
     {
-        if (ADMITTED == code)
-        {
-            return "ADMITTED";
-        }
         if (code > 0)
         {
             return "POSITIVE_NS";
@@ -200,6 +196,8 @@ public final class Result
         }
         switch ((int)code)
         {
+            case (int)ADMITTED:
+                return "ADMITTED";
             case (int)NEVER:
                 return "NEVER";
             case (int)TABLE_FULL:

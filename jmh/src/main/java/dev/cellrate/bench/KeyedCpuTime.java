@@ -19,22 +19,22 @@ import dev.cellrate.RateLimiter;
  * a "before" and an "after" build.
  * <p>
  * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp jmh/target/benchmarks.jar
- * dev.cellrate.bench.KeyedCpuTime [rounds]}. Prints the median CPU ns per operation (per key for the batch rows)
+ * dev.cellrate.bench.KeyedCpuTime [rounds] [keys]} (keys: default 1,000,000; also the key count of the batch rows). Prints the median CPU ns per operation (per key for the batch rows)
  * over the rounds, with the range, and the ratios the headline reports.
  */
 public final class KeyedCpuTime
 {
-    private static final int KEYS = 1_000_000;
+    private static final int DEFAULT_KEYS = 1_000_000;
     private static final int OPS = 2_000_000;
     private static final int BATCH = KeyedBatchBenchmark.BATCH;
     private static final String[] NAMES = {
         "keyed cellrate", "keyed randomCas", "keyed hashOnly", "batch single x32", "batch batch32", "admit cellrate",
         "admit AtomicLong"};
 
-    private final CellrateKeyedTarget cellrate = new CellrateKeyedTarget(KEYS);
-    private final RandomCasTarget randomCas = new RandomCasTarget(KEYS);
+    private final CellrateKeyedTarget cellrate;
+    private final RandomCasTarget randomCas;
     private final HashOnlyTarget hashOnly = new HashOnlyTarget();
-    private final KeyedRateLimiter limiter = cellrate.limiter();
+    private final KeyedRateLimiter limiter;
     private final RateLimiter cell = new RateLimiter(SingleLimiterBenchmark.CELLRATE_ADMIT);
     private final AtomicLong counter = new AtomicLong();
     private final long[] keys;
@@ -44,10 +44,13 @@ public final class KeyedCpuTime
     private long nowNs = 1;
     private int next;
 
-    private KeyedCpuTime()
+    private KeyedCpuTime(final int keyCount)
     {
-        final int[] stream = KeyStream.indices(KEYS, "uniform", KeyStream.lengthFor(KEYS), 20_240_601L);
-        for (int i = 0; i < KEYS; i++)
+        cellrate = new CellrateKeyedTarget(keyCount);
+        randomCas = new RandomCasTarget(keyCount);
+        limiter = cellrate.limiter();
+        final int[] stream = KeyStream.indices(keyCount, "uniform", KeyStream.lengthFor(keyCount), 20_240_601L);
+        for (int i = 0; i < keyCount; i++)
         {
             cellrate.decideLong(KeyStream.longKey(i), null, 0);
             randomCas.decideLong(KeyStream.longKey(i), null, 0);
@@ -61,13 +64,14 @@ public final class KeyedCpuTime
     }
 
     /**
-     * @param args optional round count (default 5).
+     * @param args optional round count (default 5) and key count (default 1,000,000).
      */
     public static void main(final String[] args)
     {
         final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        final int keyCount = args.length > 1 ? Integer.parseInt(args[1]) : DEFAULT_KEYS;
         final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        final KeyedCpuTime work = new KeyedCpuTime();
+        final KeyedCpuTime work = new KeyedCpuTime(keyCount);
         final double[][] ns = new double[NAMES.length][rounds];
         long sink = 0;
         for (int round = -1; round < rounds; round++)

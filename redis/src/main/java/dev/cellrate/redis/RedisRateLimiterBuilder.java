@@ -16,6 +16,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RedisRateLimiterBuilder
 {
+    /**
+     * Default extra expiry of a key beyond {@code TAT - now}, ms: a caller whose call reaches Redis up to this much
+     * after it read its clock (a GC pause, a descheduled thread) still meets its key (see {@link #extraTtlMs}).
+     */
+    public static final long DEFAULT_EXTRA_TTL_MS = 1_000;
+
     final StatefulRedisConnection<byte[], byte[]> connection;
     final Limit limit;
     final FailPolicy policy;
@@ -26,7 +32,7 @@ public final class RedisRateLimiterBuilder
     long breakerOpenNs = TimeUnit.SECONDS.toNanos(1);
     long logIntervalNs = TimeUnit.SECONDS.toNanos(10);
     int localKeys = 1 << 16;
-    long extraTtlMs;
+    long extraTtlMs = DEFAULT_EXTRA_TTL_MS;
     NanoClock localClock = () -> System.currentTimeMillis() * 1_000_000L;
 
     RedisRateLimiterBuilder(
@@ -121,8 +127,11 @@ public final class RedisRateLimiterBuilder
     }
 
     /**
-     * @param extraTtlMs expiry added to {@code TAT - now} (for caller clocks that run slower than the server's),
-     *                   in [0, 1 day].
+     * @param extraTtlMs expiry added to {@code TAT - now}, in [0, 1 day]; default {@link #DEFAULT_EXTRA_TTL_MS}.
+     *                   It covers caller clocks that run slower than the server's, which includes a thread that
+     *                   pauses (GC, descheduling) between reading its clock and its call reaching Redis: a call
+     *                   that arrives after its key expired would find a fresh cell and a burst already spent at its
+     *                   caller time. Keys of idle callers stay this much longer in Redis.
      * @return this.
      */
     public RedisRateLimiterBuilder extraTtlMs(final long extraTtlMs)

@@ -49,7 +49,7 @@ class ScriptTest
     {
         final Limit limit = Limit.ofGcra(3_000_000_000L, 6_000_000_000L); // one per 3 s, burst 3
         final RedisRateLimiter limiter = builder(limit, FailPolicy.CLOSED)
-            .prefix("rl:{tenant}:").build();
+            .prefix("rl:{tenant}:").extraTtlMs(0).build();
         final long nowNs = System.currentTimeMillis() * 1_000_000L + 1_234; // sub-us part is floored
         final Decision decision = new Decision();
         assertEquals(Result.ADMITTED, limiter.tryAcquire("user-1", 2, nowNs, decision));
@@ -76,6 +76,29 @@ class ScriptTest
         {
             assertEquals(Result.ADMITTED, limiter.tryAcquire("k" + i, 1, System.currentTimeMillis() * 1_000_000L));
         }
+        assertEquals(0, limiter.fallbacks());
+        limiter.close();
+    }
+
+    @Test
+    void aCallerPausedPastTheKeysExpiryGetsNoFreshBurst() throws Exception
+    {
+        // A thread reads its clock, then pauses (a GC, descheduled) before its call reaches Redis: its caller time
+        // lags the server's clock by the pause. With the key's expiry at exactly TAT - now, a pause longer than
+        // that lag meets an expired key, i.e. a fresh cell, and a burst already spent at that same instant is
+        // handed out again. The default extra expiry (1 s) covers such pauses.
+        final Limit limit = Limit.ofGcra(1_000_000, 9_000_000); // 1000/s, burst 10: a spent burst lags 10 ms
+        final RedisRateLimiter limiter = builder(limit, FailPolicy.CLOSED)
+            .prefix("paused:" + System.nanoTime() + ":").build();
+        final long stampNs = System.currentTimeMillis() * 1_000_000L;
+        int admitted = 0;
+        while (Result.ADMITTED == limiter.tryAcquire("k", 1, stampNs))
+        {
+            admitted++;
+        }
+        assertEquals(10, admitted);
+        Thread.sleep(60); // the paused thread: longer than the 10 ms lag, far shorter than the default extra expiry
+        assertTrue(Result.ADMITTED != limiter.tryAcquire("k", 1, stampNs), "the burst of that instant is spent");
         assertEquals(0, limiter.fallbacks());
         limiter.close();
     }
