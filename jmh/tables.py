@@ -372,22 +372,17 @@ def targets_table(runs, memory):
     ratio_row("keyed, %s uniform byte keys, batch of %s ÷ single calls" % (n, batch_size(runs) or "?"), "– (info)",
               lambda r: ratio(sc(r, "KeyedBatchBenchmark", "batchBytes", **K), sc(r, "KeyedBatchBenchmark", "singleBytes", **K)),
               True, None)
-    ratio_row("keyed, %s uniform string keys ÷ Bucket4j + CHM" % n, "≥ 5x",
-              lambda r: ratio(sc(r, KB, "stringKey", target="cellrate", **K), sc(r, KB, "stringKey", target="bucket4jMap", **K)),
-              True, 5,
-              ("random CAS ÷ Bucket4j + CHM", lambda r: ratio(sc(r, KB, "stringKey", target="randomCas", **K), sc(r, KB, "stringKey", target="bucket4jMap", **K))),
-              ("cellrate's key hash alone, no table ÷ Bucket4j + CHM", lambda r: ratio(sc(r, KB, "stringKey", target="hashOnly", **K), sc(r, KB, "stringKey", target="bucket4jMap", **K))),
-              ("that hash, then a bare random CAS (the long-key row's), their costs added ÷ Bucket4j + CHM",
-               lambda r: ratio(composed(sc(r, KB, "stringKey", target="hashOnly", **K), sc(r, KB, "longKey", target="randomCas", **K)),
-                               sc(r, KB, "stringKey", target="bucket4jMap", **K))))
-    ratio_row("keyed, %s uniform byte keys ÷ Bucket4j + CHM" % n, "≥ 5x",
-              lambda r: ratio(sc(r, KB, "bytesKey", target="cellrate", **K), sc(r, KB, "bytesKey", target="bucket4jMap", **K)),
-              True, 5,
-              ("random CAS ÷ Bucket4j + CHM", lambda r: ratio(sc(r, KB, "bytesKey", target="randomCas", **K), sc(r, KB, "bytesKey", target="bucket4jMap", **K))),
-              ("cellrate's key hash alone, no table ÷ Bucket4j + CHM", lambda r: ratio(sc(r, KB, "bytesKey", target="hashOnly", **K), sc(r, KB, "bytesKey", target="bucket4jMap", **K))),
-              ("that hash, then a bare random CAS (the long-key row's), their costs added ÷ Bucket4j + CHM",
-               lambda r: ratio(composed(sc(r, KB, "bytesKey", target="hashOnly", **K), sc(r, KB, "longKey", target="randomCas", **K)),
-                               sc(r, KB, "bytesKey", target="bucket4jMap", **K))))
+    for label, method in (("string", "stringKey"), ("byte", "bytesKey")):
+        def peer(target, m=method):
+            return lambda r: ratio(sc(r, KB, m, target=target, **K), sc(r, KB, m, target="bucket4jMap", **K))
+
+        ratio_row("keyed, %s uniform %s keys ÷ Bucket4j + CHM" % (n, label), "≥ 5x", peer("cellrate"), True, 5,
+                  ("random CAS ÷ Bucket4j + CHM", peer("randomCas")),
+                  ("cellrate's key hash alone, no table ÷ Bucket4j + CHM", peer("hashOnly")),
+                  ("that hash, then a bare random CAS (the long-key row's), their costs added ÷ Bucket4j + CHM",
+                   lambda r, m=method: ratio(composed(sc(r, KB, m, target="hashOnly", **K),
+                                                      sc(r, KB, "longKey", target="randomCas", **K)),
+                                             sc(r, KB, m, target="bucket4jMap", **K))))
     allocs = []
     for e in runs.entries:
         name = e["benchmark"].rsplit(".", 1)[1]
