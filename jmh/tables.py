@@ -442,7 +442,7 @@ def batch_table(r, keys, distribution):
 def memory_table(memory):
     if not memory:
         return []
-    out = ["#### Memory per key (%s long keys; `java -jar jmh/target/demo.jar memory`)" % memory.get("_keys", "?"), "",
+    out = ["#### Memory per key (%s long keys; `MemoryPerKey` of tools/lab)" % memory.get("_keys", "?"), "",
            "| target | bytes per key |", "| --- | ---: |"]
     for target, label in KEYED_ROWS:
         if target in memory:
@@ -488,7 +488,7 @@ def render(runs, memory, cpus=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="+", help="one JMH JSON result per run")
-    ap.add_argument("--memory", help="output of java -jar jmh/target/demo.jar memory")
+    ap.add_argument("--memory", help="output of the lab tool MemoryPerKey (tools/lab)")
     ap.add_argument("--update", help="markdown file whose results section to replace")
     args = ap.parse_args()
     runs = []

@@ -15,7 +15,7 @@ import dev.cellrate.KeyedRateLimiter;
  * it with and without huge pages and compare, and compare the ratios of one JVM with the next (each JVM
  * allocates its tables anew, so the pages differ from JVM to JVM as they do from JMH fork to fork).
  * <p>
- * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp jmh/target/benchmarks.jar
+ * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
  * dev.cellrate.bench.PagesCpuTime [rounds]}; huge pages for the off-heap tables:
  * {@code GLIBC_TUNABLES=glibc.malloc.hugetlb=1} in the environment; for the heap: {@code -XX:+UseTransparentHugePages}.
  * Prints the smaps lines of the tables first, then the median CPU ns per operation (per key for the batch rows)

@@ -18,7 +18,7 @@ import dev.cellrate.RateLimiter;
  * process ran on the core). Uses only API that exists in every jar of issue 14, so one source compiles against
  * a "before" and an "after" build.
  * <p>
- * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp jmh/target/benchmarks.jar
+ * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
  * dev.cellrate.bench.KeyedCpuTime [rounds] [keys]} (keys: default 1,000,000; also the key count of the batch rows). Prints the median CPU ns per operation (per key for the batch rows)
  * over the rounds, with the range, and the ratios the headline reports.
  */

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Uses only API that exists in every jar of issue 14, so this one source also runs against a "before" jar
  * (compile it against that jar and put the class first on the class path).
  * <p>
- * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp jmh/target/benchmarks.jar
+ * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
  * dev.cellrate.bench.SingleCellCpuTime [rounds]}.
  */
 public final class SingleCellCpuTime
