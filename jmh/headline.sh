@@ -17,7 +17,8 @@
 # pages"); tables.py reports them beside the JMH rows.
 #
 # Writes OUT_PREFIX-run<i>.json (both invocations of run i, merged) and .txt, OUT_PREFIX-cpu<i>.txt, OUT_PREFIX-memory.txt,
-# OUT_PREFIX-load.txt (uptime before and after each run: the machine is shared) and OUT_PREFIX.md (the tables).
+# OUT_PREFIX-load.txt (uptime before and after each run: the machine is shared), OUT_PREFIX-host.txt (lscpu summary,
+# kernel, JVM, start and end) and OUT_PREFIX.md (the tables).
 # To put the tables into the doc:
 #   python3 jmh/tables.py jmh/results/headline-run*.json --memory jmh/results/headline-memory.txt --update docs/benchmarks.md
 # Builds the jars first if they are missing (jmh/target/benchmarks.jar; tools/lab/target/lab.jar for KeyedCpuTime and
@@ -71,6 +72,15 @@ fi
 SINGLE='cellrateCallerTime|cellrateNanoClock|guava|bucket4jLockFree|resilience4j'
 # Benchmarks that exist only in newer jars are asked for by regexp, so an older jar (a "before" run) simply
 # runs fewer rows.
+# The machine of this headline (docs/benchmarks.md prints it above the tables: tables.py reads OUT_PREFIX-host.txt).
+{
+    lscpu | grep -E '^(Model name|CPU\(s\)|Thread\(s\) per core|Hypervisor vendor|L1d cache|L2 cache|L3 cache):' || true
+    echo "Memory: $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo)"
+    echo "Clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
+    echo "Kernel: $(uname -sr)"
+    echo "Java: $(java -version 2>&1 | head -1)"
+    echo "Started: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime | sed 's/.*load average/load average/')"
+} > "$OUT-host.txt"
 : > "$OUT-load.txt"
 for run in $(seq 1 "$RUNS"); do
     echo "run $run before: $(uptime)" | tee -a "$OUT-load.txt"
@@ -108,6 +118,7 @@ done
 
 java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp "$LAB_JAR" dev.cellrate.bench.MemoryPerKey "$KEYS" \
     | tee "$OUT-memory.txt"
+echo "Ended: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime | sed 's/.*load average/load average/')" >> "$OUT-host.txt"
 runs=()
 for run in $(seq 1 "$RUNS"); do runs+=("$OUT-run$run.json"); done
 python3 jmh/tables.py "${runs[@]}" --memory "$OUT-memory.txt" > "$OUT.md"
