@@ -7,14 +7,14 @@
 # Each run is two JMH invocations back to back: the single-limiter rows (admit, reject, latency) with one fork per
 # benchmark, then the keyed rows (KeyedBenchmark, KeyedBatchBenchmark) with KEYED_FORKS forks per benchmark (the
 # keyed rows differ between forks more than anything else: each fork allocates its 16-43 MB tables anew, see
-# "Memory pages" in docs/benchmarks.md). A ratio is taken inside one run (cellrate, its peers and its baselines
+# "Huge pages" in docs/keyed-table.md). A ratio is taken inside one run (cellrate, its peers and its baselines
 # back to back; a keyed score is the median of its forks' means) and the runs are spread over time: a burst of
 # load from another process hits one run, not one benchmark of every run. Estimated 3.5-4 minutes a run on 2 quiet
 # cores with 3 keyed forks, about 12 minutes in all (measured: 7.4 minutes for one run at load 13-18).
 #
 # Then, once per run, KeyedCpuTime (tools/lab; one JVM, CPU time of the thread): the keyed ÷ random-CAS and batch ÷ single ratios
-# paired in one JVM, which hold from JVM to JVM where the absolute keyed scores do not (docs/benchmarks.md, "Memory
-# pages"); tables.py reports them beside the JMH rows.
+# paired in one JVM, which hold from JVM to JVM where the absolute keyed scores do not (docs/benchmarks.md, "Reading
+# the numbers"); tables.py reports them beside the JMH rows.
 #
 # Writes OUT_PREFIX-run<i>.json (both invocations of run i, merged) and .txt, OUT_PREFIX-cpu<i>.txt, OUT_PREFIX-memory.txt,
 # OUT_PREFIX-load.txt (uptime before and after each run: the machine is shared), OUT_PREFIX-host.txt (lscpu summary,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory pages A/B (docs/benchmarks.md, "Memory pages"): PagesCpuTime in fresh JVMs, alternating
+# Memory pages A/B (docs/keyed-table.md, "Huge pages"): PagesCpuTime in fresh JVMs, alternating
 #   4k    the default (THP is "madvise" here: nothing asks for huge pages)
 #   thp   GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (malloc madvises its mmap'd chunks: the off-heap tables)
 #   thp+heap  the same and -XX:+UseTransparentHugePages (the Java heap: key streams, Strings, Bucket4j's maps)

@@ -11,7 +11,7 @@ import dev.cellrate.KeyedRateLimiter;
  * Every keyed row of the headline in <em>CPU</em> time of one thread, in one JVM, with the pages each table
  * landed on: long, string and byte keys on cellrate, the random-CAS and hash-only baselines, Bucket4j +
  * {@code ConcurrentHashMap}, and the batch against single calls for long and byte keys at 1 M keys and at 1,000
- * keys (in cache). Written for the memory-pages question of issue 14 (docs/benchmarks.md, "Memory pages"): run
+ * keys (in cache). For the memory-pages question (docs/keyed-table.md, "Huge pages"): run
  * it with and without huge pages and compare, and compare the ratios of one JVM with the next (each JVM
  * allocates its tables anew, so the pages differ from JVM to JVM as they do from JMH fork to fork).
  * <p>
