@@ -261,6 +261,71 @@ final class TableFileTest
         }
     }
 
+    /**
+     * A read-only mount (as root, a tmpfs remounted read-only; otherwise a file and directory without write
+     * permission, which the kernel refuses alike): opening an existing table and creating a new one each give a
+     * clear error naming the file.
+     */
+    @Test
+    void aReadOnlyMountIsAClearError() throws Exception
+    {
+        final Path writable = Files.createDirectory(directory.resolve("rw"));
+        final Path mount = Files.createDirectory(directory.resolve("ro"));
+        final boolean root = "root".equals(System.getProperty("user.name"));
+        if (root)
+        {
+            run("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", writable.toString());
+        }
+        try
+        {
+            TableFile.open(writable.resolve("t.table"), TestSpecs.small(), null);
+            if (root)
+            {
+                // The same file system, seen through a read-only bind mount.
+                run("mount", "--bind", writable.toString(), mount.toString());
+                run("mount", "-o", "remount,bind,ro", mount.toString());
+            }
+            else
+            {
+                Files.copy(writable.resolve("t.table"), mount.resolve("t.table"));
+                Files.setPosixFilePermissions(mount.resolve("t.table"), PosixFilePermissions.fromString("r--------"));
+                Files.setPosixFilePermissions(mount, PosixFilePermissions.fromString("r-x------"));
+            }
+            final Path path = mount.resolve("t.table");
+            final IllegalStateException opening = assertThrows(IllegalStateException.class,
+                () -> TableFile.open(path, TestSpecs.small(), null));
+            assertTrue(opening.getMessage().startsWith("cannot open the keyed-table file " + path +
+                " for reading and writing: "), opening.getMessage());
+            assertTrue(opening.getMessage().contains(root ? "Read-only file system" : "Permission denied"),
+                opening.getMessage());
+            final Path fresh = mount.resolve("u.table");
+            final IllegalStateException creating = assertThrows(IllegalStateException.class,
+                () -> TableFile.open(fresh, TestSpecs.small(), null));
+            assertTrue(creating.getMessage().startsWith("cannot create the keyed-table file " + fresh), creating.getMessage());
+            assertFalse(Files.exists(fresh));
+        }
+        finally
+        {
+            if (root)
+            {
+                // Lazily: this JVM still maps the table.
+                new ProcessBuilder("umount", "-l", mount.toString()).start().waitFor();
+                run("umount", "-l", writable.toString());
+            }
+            else
+            {
+                Files.setPosixFilePermissions(mount, PosixFilePermissions.fromString("rwx------"));
+            }
+        }
+    }
+
+    private static void run(final String... command) throws Exception
+    {
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String output = new String(process.getInputStream().readAllBytes());
+        assertEquals(0, process.waitFor(), String.join(" ", command) + ": " + output);
+    }
+
     static void edit(final Path path, final Consumer<AtomicBuffer> change) throws Exception
     {
         try (RandomAccessFile raf = new RandomAccessFile(path.toFile(), "rw"); FileChannel channel = raf.getChannel())
