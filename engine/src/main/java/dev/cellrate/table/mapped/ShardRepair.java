@@ -27,8 +27,9 @@ import org.agrona.concurrent.AtomicBuffer;
  * RECLAIMING, writes the key, then the TAT; a sweep ends with the cursor and the counts):
  * <ul>
  * <li>a slot whose TAT is RECLAIMING, holding the old key or the new one: its TAT becomes
- * {@code now + tau + T}, an empty bucket for whichever key it holds (never more than that key may have: the
- * old key was idle, the new one is charged as if it had spent its burst), and above every value a paused
+ * {@code now + 2 (tau + T)}, the deepest any key can be (an empty bucket and a debit's full burst of debt) for
+ * whichever key it holds (never more than that key may have: the old key was idle, the new one is charged as if
+ * it had spent its burst and more), and above every value a paused
  * decider of the old key can hold (those are at most the dead holder's eviction time, which is at most now),
  * so the ABA rule holds;</li>
  * <li>a free slot whose TAT was raised but whose key was not written: left alone (a later claim starts above
@@ -52,7 +53,7 @@ final class ShardRepair
      * @param shard         the shard.
      * @param slotsPerShard slots per shard.
      * @param shardCount    shards.
-     * @param capNs         {@code now + tau + T}: the word of a slot caught mid-reclaim.
+     * @param capNs         {@code now + 2 (tau + T)}: the word of a slot caught mid-reclaim.
      * @return slots that were caught mid-reclaim and repaired.
      */
     static int afterDeadHolder(
@@ -96,7 +97,7 @@ final class ShardRepair
      * @param shardCount    shards.
      * @param slotsPerShard slots per shard.
      * @param deltaNs       {@link TimeBase#rebaseDeltaNs}.
-     * @param capNs         {@code mono_now + tau + T}.
+     * @param capNs         {@code mono_now + 2 (tau + T)}.
      * @param conservative  whether every keyed word becomes {@code capNs}.
      */
     static void rebase(

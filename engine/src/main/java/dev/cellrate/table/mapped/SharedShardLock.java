@@ -1,5 +1,6 @@
 package dev.cellrate.table.mapped;
 
+import dev.cellrate.table.ShardLock;
 import dev.cellrate.table.TableLayout;
 import org.agrona.concurrent.AtomicBuffer;
 
@@ -20,7 +21,7 @@ import org.agrona.concurrent.AtomicBuffer;
  * Memory ordering: the taking CAS (volatile) pairs with the release store of the previous holder; the
  * repair's reads of a dead holder's writes are ordered after the takeover CAS.
  */
-final class SharedShardLock
+final class SharedShardLock implements ShardLock
 {
     /** How long a waiter waits before it first asks whether the holder is alive: 1 ms. */
     static final long DEAD_HOLDER_CHECK_NS = 1_000_000L;
@@ -30,7 +31,7 @@ final class SharedShardLock
     private final AtomicBuffer buffer;
     private final int shardCount;
     private final int slotsPerShard;
-    private final long ceilingNs;
+    private final long maxLagNs;
     private final long token;
     private volatile long takeovers;
     private volatile long repairedSlots;
@@ -39,21 +40,21 @@ final class SharedShardLock
      * @param buffer        the table region (mapped).
      * @param shardCount    shards.
      * @param slotsPerShard slots per shard.
-     * @param ceilingNs     {@code tau + T} of the table's limit (the repair's empty bucket).
+     * @param maxLagNs     {@code 2 (tau + T)}: the deepest a key of the table's limit can be.
      */
-    SharedShardLock(final AtomicBuffer buffer, final int shardCount, final int slotsPerShard, final long ceilingNs)
+    SharedShardLock(final AtomicBuffer buffer, final int shardCount, final int slotsPerShard, final long maxLagNs)
     {
-        this(buffer, shardCount, slotsPerShard, ceilingNs, LockHolder.self());
+        this(buffer, shardCount, slotsPerShard, maxLagNs, LockHolder.self());
     }
 
     SharedShardLock(
-        final AtomicBuffer buffer, final int shardCount, final int slotsPerShard, final long ceilingNs,
+        final AtomicBuffer buffer, final int shardCount, final int slotsPerShard, final long maxLagNs,
         final long token)
     {
         this.buffer = buffer;
         this.shardCount = shardCount;
         this.slotsPerShard = slotsPerShard;
-        this.ceilingNs = ceilingNs;
+        this.maxLagNs = maxLagNs;
         this.token = token;
     }
 
@@ -62,7 +63,8 @@ final class SharedShardLock
      *
      * @param header the shard header's offset (its lock word's).
      */
-    void lock(final int header)
+    @Override
+    public void lock(final int header)
     {
         final int lockWord = header + TableLayout.LOCK_OFFSET;
         if (buffer.compareAndSetLong(lockWord, 0, token))
@@ -106,7 +108,8 @@ final class SharedShardLock
      *
      * @param header the shard header's offset.
      */
-    void unlock(final int header)
+    @Override
+    public void unlock(final int header)
     {
         buffer.putLongRelease(header + TableLayout.LOCK_OFFSET, 0);
     }
@@ -114,7 +117,7 @@ final class SharedShardLock
     private void takeOver(final int header)
     {
         final int shard = (header - TableLayout.SHARD_HEADERS_OFFSET) / TableLayout.SHARD_HEADER_LENGTH;
-        final long capNs = TimeBase.saturatedAdd(System.nanoTime(), ceilingNs);
+        final long capNs = TimeBase.saturatedAdd(System.nanoTime(), maxLagNs);
         final int repaired = ShardRepair.afterDeadHolder(buffer, shard, slotsPerShard, shardCount, capNs);
         repairedSlots = repairedSlots + repaired;
         takeovers = takeovers + 1;

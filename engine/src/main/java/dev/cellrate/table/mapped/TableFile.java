@@ -432,7 +432,7 @@ final class TableFile
         final long wallNowNs = TimeBase.wallNowNs();
         final long deltaNs = TimeBase.rebaseDeltaNs(
             header.getLong(ANCHOR_MONO_OFFSET), header.getLong(ANCHOR_WALL_OFFSET), monoNowNs, wallNowNs);
-        final long capNs = TimeBase.saturatedAdd(monoNowNs, spec.ceilingNs());
+        final long capNs = TimeBase.saturatedAdd(monoNowNs, spec.maxLagNs());
         ShardRepair.rebase(table, spec.shardCount, spec.slotsPerShard, deltaNs, capNs, REBASING == state);
         tableMap.force();
         writeTimeBase(header, current, monoNowNs, wallNowNs, header.getLong(REBASES_OFFSET) + 1);

@@ -58,10 +58,13 @@ final class TableSpec
         return TableLayout.length(shardCount, shardCount * slotsPerShard);
     }
 
-    /** @return {@code tau + T}: the largest lag a decision leaves, so {@code now + ceiling} bounds every TAT. */
-    long ceilingNs()
+    /**
+     * @return {@code 2 (tau + T)}: the largest lag any front leaves on a key (an empty bucket plus a debit's full
+     * burst of debt, {@code Limit#debtCeilingNs}), so {@code now + maxLag} bounds every TAT written at {@code now}.
+     */
+    long maxLagNs()
     {
-        return toleranceNs + emissionIntervalNs;
+        return 2 * (toleranceNs + emissionIntervalNs);
     }
 
     /**

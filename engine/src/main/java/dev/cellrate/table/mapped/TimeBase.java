@@ -26,12 +26,13 @@ import java.util.UUID;
  * boot that wrote the words; the wall-clock instant of a TAT is {@code wall_A + (tat - mono_A)} and the rebased
  * TAT is that instant on the new boot's monotonic clock: {@code tat + delta} with
  * {@code delta = (mono_now - wall_now) - (mono_A - wall_A)} ({@link #rebaseDeltaNs}), capped at
- * {@code mono_now + tau + T} (an empty bucket: the most any decision can leave) and floored at a fresh slot
+ * {@code mono_now + 2 (tau + T)} (the deepest a key can be: an empty bucket and a debit's full burst of debt) and
+ * floored at a fresh slot
  * ({@link #rebasedTatNs}). The downtime a key is credited with is what the wall clock says passed. Guarantee: a
  * key gets at most what it had left plus what the wall clock's forward error since the anchor
  * ({@code Δ}: a forward step, or a reboot with a clock that runs ahead) grants, i.e. at most
  * {@code floor(Δ / T)} permits more than exact GCRA, and never more than a full burst. A wall clock that is
- * behind only makes keys wait longer (down to an empty bucket).
+ * behind only makes keys wait longer (at most as long as the deepest a key can be).
  */
 final class TimeBase
 {
@@ -156,7 +157,7 @@ final class TimeBase
      *
      * @param tatNs   the stored word.
      * @param deltaNs from {@link #rebaseDeltaNs}.
-     * @param capNs   {@code mono_now + tau + T}.
+     * @param capNs   {@code mono_now + 2 (tau + T)}.
      * @return the rebased word: {@code capNs} for a slot caught mid-reclaim, else
      * {@code clamp(tat + delta, FRESH_SLOT_TAT_NS, capNs)}.
      */

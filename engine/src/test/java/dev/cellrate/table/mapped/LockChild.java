@@ -31,7 +31,7 @@ public final class LockChild
             {
                 final TableFile table = TableFile.open(file, TestSpecs.small(), null);
                 final SharedShardLock lock = new SharedShardLock(table.table, TestSpecs.SHARDS, TestSpecs.SLOTS_PER_SHARD,
-                    TestSpecs.small().ceilingNs());
+                    TestSpecs.small().maxLagNs());
                 final int header = TableLayout.shardHeaderOffset(0);
                 lock.lock(header);
                 final int slot = TableLayout.slotOffset(TableLayout.slotsOffset(TestSpecs.SHARDS), TestSpecs.SLOTS_PER_SHARD,

@@ -208,7 +208,7 @@ final class TableFileTest
         assertEquals(1, rebased.rebases());
         assertEquals(TimeBase.current().bootId(), rebased.bootId());
         final AtomicBuffer words = rebased.table;
-        final long ceilingNs = TestSpecs.small().ceilingNs();
+        final long ceilingNs = TestSpecs.small().maxLagNs();
         // The wall clock is read a little after the anchor was computed, so "now + 5 ms" lands within a few ms.
         assertBetween(beforeNs + 5_000_000L - 200_000_000L, afterNs + 5_000_000L, words.getLong(waiting + TableLayout.TAT_OFFSET));
         assertBetween(beforeNs - 1_200_000_000L, afterNs - 1_000_000_000L + 1, words.getLong(idle + TableLayout.TAT_OFFSET));
@@ -233,7 +233,7 @@ final class TableFileTest
         final TableFile reopened = TableFile.open(path, TestSpecs.small(), null);
         final long afterNs = System.nanoTime();
         assertTrue(reopened.rebased);
-        final long ceilingNs = TestSpecs.small().ceilingNs();
+        final long ceilingNs = TestSpecs.small().maxLagNs();
         assertBetween(beforeNs + ceilingNs, afterNs + ceilingNs, reopened.table.getLong(slot + TableLayout.TAT_OFFSET));
         assertEquals(TableLayout.FRESH_SLOT_TAT_NS,
             reopened.table.getLong(slot + TableLayout.SLOT_LENGTH + TableLayout.TAT_OFFSET), "a free slot stays fresh");
