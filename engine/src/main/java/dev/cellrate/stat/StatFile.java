@@ -1,6 +1,7 @@
 package dev.cellrate.stat;
 
 import dev.cellrate.Bounds;
+import dev.cellrate.layout.OffHeap;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.IoUtil;
@@ -93,6 +94,7 @@ public final class StatFile implements AutoCloseable
      */
     public static StatFile inMemory(final int maxCounters, final int sketchLength)
     {
+        OffHeap.requireUnsafe();
         checkCapacities(maxCounters, sketchLength);
         final long length = StatLayout.fileLength(
             StatLayout.metadataLength(maxCounters), StatLayout.valuesLength(maxCounters), sketchLength);
@@ -120,6 +122,7 @@ public final class StatFile implements AutoCloseable
      */
     public static StatFile create(final Path directory, final int maxCounters, final int sketchLength)
     {
+        OffHeap.requireUnsafe();
         checkCapacities(maxCounters, sketchLength);
         try
         {

@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.layout.OffHeap;
 import org.agrona.IoUtil;
 import org.agrona.SemanticVersion;
 import org.agrona.concurrent.AtomicBuffer;
@@ -64,6 +65,7 @@ public final class StatReader implements AutoCloseable
      */
     public static StatReader open(final Path directory, final long timeoutMs)
     {
+        OffHeap.requireUnsafe();
         final File file = directory.resolve(StatLayout.FILE_NAME).toFile();
         final long deadlineMs = System.currentTimeMillis() + timeoutMs;
         long fileLength;
