@@ -8,8 +8,8 @@ import dev.cellrate.Result;
  * the times a scheduler needs. Shapers fill it only when the caller passes one; nothing is allocated.
  * <p>
  * A reservation records the cell it was made on (the front's state and, on a keyed front, the key): a
- * {@code cancel} on another front, or for another key, is refused with an {@link IllegalArgumentException}
- * and changes nothing. Fronts that share one cell (a reconfigurable shaper across a change of its limit) cancel
+ * {@code cancel} on another front is refused with an {@link IllegalArgumentException}, a cancel for another key
+ * of the same front returns false; neither changes anything. Fronts that share one cell (a reconfigurable shaper across a change of its limit) cancel
  * each other's reservations, since the refund is on that cell.
  * <p>
  * Threading: not thread-safe; keep one per thread (or per in-flight request) and reuse it.
@@ -100,8 +100,9 @@ public final class Reservation
      *
      * @param owner the cancelling front's state.
      * @param cell  the cell in it.
-     * @return true iff the reservation holds a charge on this cell.
-     * @throws IllegalArgumentException if it was made on another front or for another key.
+     * @return true iff the reservation holds a charge on this cell (false for another key of the same front:
+     * nothing is refunded).
+     * @throws IllegalArgumentException if it was made on another front.
      */
     boolean heldOn(final Object owner, final long cell)
     {
@@ -114,12 +115,7 @@ public final class Reservation
             throw new IllegalArgumentException("this reservation was made by another front; cancel it on the front " +
                 "that made it (" + this + ")");
         }
-        if (this.cell != cell)
-        {
-            throw new IllegalArgumentException("this reservation was made for another key; cancel it with the key " +
-                "it was made for (" + this + ")");
-        }
-        return true;
+        return this.cell == cell;
     }
 
     /**
