@@ -48,6 +48,10 @@ public final class RlsServer implements AutoCloseable
         public RlsService.Headers headers = RlsService.Headers.NONE;
         public int keysPerRule = 65_536;
         public long pollMs = 1_000;
+        /** The clock of GCRA decisions (tests fix it); null for the system's monotonic clock. */
+        public org.agrona.concurrent.NanoClock clock;
+        /** ns since the Unix epoch for fixed windows (tests fix it); null for the system's wall clock. */
+        public org.agrona.concurrent.NanoClock epochClock;
     }
 
     private final RlsService service;
@@ -74,7 +78,8 @@ public final class RlsServer implements AutoCloseable
             redisClient = null;
             redisConnection = null;
             decider = Mode.FIXED_WINDOW == options.mode ?
-                new FixedWindowDecider(options.keysPerRule * 16, null) : new GcraDecider(options.keysPerRule, null);
+                new FixedWindowDecider(options.keysPerRule * 16, options.epochClock) :
+                new GcraDecider(options.keysPerRule, options.clock);
         }
         service = new RlsService(decider, config, options.globalShadowMode, options.headers);
         watcher = new ConfigWatcher(options.configDirectory, service, options.pollMs);
