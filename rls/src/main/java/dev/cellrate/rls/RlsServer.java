@@ -86,7 +86,7 @@ public final class RlsServer implements AutoCloseable
         health = new HealthStatusManager();
         final NettyServerBuilder builder = NettyServerBuilder
             .forAddress(new InetSocketAddress(options.bindHost, options.grpcPort))
-            .addService(service)
+            .addService(service.definition())
             .addService(health.getHealthService())
             .maxInboundMessageSize(1 << 20);
         if (null == options.redisUri)

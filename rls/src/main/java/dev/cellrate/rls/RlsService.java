@@ -11,9 +11,15 @@ import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
+import io.grpc.protobuf.ProtoUtils;
+import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -169,6 +175,59 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     public RlsConfig config()
     {
         return snapshot.config;
+    }
+
+    /**
+     * The service as gRPC serves it: {@code ShouldRateLimit} with a request marshaller that hands a request
+     * protobuf cannot parse (malformed UTF-8 in a string, a truncated field) to the service, which answers
+     * {@code INVALID_ARGUMENT} naming the problem (grpc-java's own marshaller would make it an
+     * {@code UNKNOWN} "application error").
+     *
+     * @return the definition to add to a server.
+     */
+    public ServerServiceDefinition definition()
+    {
+        final MethodDescriptor<Object, RateLimitResponse> method = RateLimitServiceGrpc.getShouldRateLimitMethod()
+            .toBuilder(new LenientRequests(), ProtoUtils.marshaller(RateLimitResponse.getDefaultInstance()))
+            .build();
+        return ServerServiceDefinition.builder(RateLimitServiceGrpc.SERVICE_NAME)
+            .addMethod(method, ServerCalls.asyncUnaryCall((final Object parsed,
+                final StreamObserver<RateLimitResponse> observer) ->
+            {
+                if (parsed instanceof RateLimitRequest)
+                {
+                    shouldRateLimit((RateLimitRequest)parsed, observer);
+                }
+                else
+                {
+                    requests.incrementAndGet();
+                    invalidRequests.incrementAndGet();
+                    fail(observer, Status.INVALID_ARGUMENT.withDescription(
+                        "not a RateLimitRequest: " + ((Exception)parsed).getMessage()));
+                }
+            }))
+            .build();
+    }
+
+    /** Parses a request, or hands over why it cannot be parsed. */
+    private static final class LenientRequests implements MethodDescriptor.Marshaller<Object>
+    {
+        public InputStream stream(final Object value)
+        {
+            return ((RateLimitRequest)value).toByteString().newInput();
+        }
+
+        public Object parse(final InputStream stream)
+        {
+            try
+            {
+                return RateLimitRequest.parseFrom(stream);
+            }
+            catch (final IOException ex)
+            {
+                return ex;
+            }
+        }
     }
 
     public void shouldRateLimit(final RateLimitRequest request, final StreamObserver<RateLimitResponse> observer)
