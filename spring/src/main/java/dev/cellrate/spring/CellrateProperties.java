@@ -102,6 +102,12 @@ public class CellrateProperties
         /** HTTP methods this limit applies to; empty means every method. */
         private List<String> methods = new ArrayList<>();
 
+        /**
+         * Whether the Servlet and WebFlux filters apply this limit; false for a limit used only by the gateway's
+         * RequestRateLimiter or by {@code @RateLimited}.
+         */
+        private boolean filter = true;
+
         /** What the web filters do with the decision. */
         private LimitMode mode = LimitMode.ENFORCE;
 
@@ -187,6 +193,16 @@ public class CellrateProperties
         public void setMethods(final List<String> methods)
         {
             this.methods = methods;
+        }
+
+        public boolean isFilter()
+        {
+            return filter;
+        }
+
+        public void setFilter(final boolean filter)
+        {
+            this.filter = filter;
         }
 
         public LimitMode getMode()

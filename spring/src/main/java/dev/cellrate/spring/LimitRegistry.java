@@ -66,7 +66,7 @@ public final class LimitRegistry implements AutoCloseable
                     redis = new RedisBackend(properties.getRedis());
                 }
                 final NamedLimit limit = build(prefix, e.getKey(), p, clock, redis);
-                paths |= limit.match.hasPaths();
+                paths |= limit.filter && limit.match.hasPaths();
                 limits.put(e.getKey(), limit);
             }
         }
@@ -137,7 +137,7 @@ public final class LimitRegistry implements AutoCloseable
     {
         for (final NamedLimit limit : ordered)
         {
-            if (limit.match.matchesMethod(method) && (null == path || limit.match.matchesPath(path)))
+            if (limit.filter && limit.match.matchesMethod(method) && (null == path || limit.match.matchesPath(path)))
             {
                 return limit;
             }
@@ -183,6 +183,7 @@ public final class LimitRegistry implements AutoCloseable
                 ex.getMessage(), ex);
         }
         b.mode = requireNonNull(prefix + ".mode", p.getMode());
+        b.filter = p.isFilter();
         b.headers = requireNonNull(prefix + ".headers", p.getHeaders());
         b.headersOnAdmitted = p.isHeadersOnAdmitted();
         b.policyName = null == p.getPolicyName() ? name : p.getPolicyName();

@@ -34,6 +34,7 @@ public final class NamedLimit
     final String name;
     final Limit limit;
     final LimitMode mode;
+    final boolean filter;
     final HeaderStyle headers;
     final boolean headersOnAdmitted;
     final KeySource keySource;
@@ -61,6 +62,7 @@ public final class NamedLimit
         this.name = b.name;
         this.limit = b.limit;
         this.mode = b.mode;
+        this.filter = b.filter;
         this.headers = b.headers;
         this.headersOnAdmitted = b.headersOnAdmitted;
         this.keySource = b.keySource;
@@ -298,6 +300,7 @@ public final class NamedLimit
         String name;
         Limit limit;
         LimitMode mode;
+        boolean filter;
         HeaderStyle headers;
         boolean headersOnAdmitted;
         KeySource keySource;

@@ -3,6 +3,8 @@ package dev.cellrate.spring.autoconfigure;
 import dev.cellrate.micrometer.CellrateMetrics;
 import dev.cellrate.spring.CellrateFilter;
 import dev.cellrate.spring.CellrateProperties;
+import dev.cellrate.spring.CellrateRateLimiter;
+import dev.cellrate.spring.CellrateWebFilter;
 import dev.cellrate.spring.LimitRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -16,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -26,7 +29,7 @@ import org.springframework.context.annotation.Configuration;
  * <p>
  * A bean of type {@link NanoClock}, if the application defines one, is the clock of local decisions.
  */
-@AutoConfiguration
+@AutoConfiguration(beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
 @ConditionalOnProperty(prefix = "cellrate", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(CellrateProperties.class)
 public class CellrateAutoConfiguration
@@ -53,6 +56,38 @@ public class CellrateAutoConfiguration
             bean.setOrder(properties.getFilterOrder());
             bean.setName("cellrateFilter");
             return bean;
+        }
+    }
+
+    /** The WebFlux web filter. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    @ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
+    @ConditionalOnProperty(prefix = "cellrate", name = "web-filter", havingValue = "true", matchIfMissing = true)
+    public static class ReactiveConfiguration
+    {
+        @Bean
+        @ConditionalOnMissingBean
+        public CellrateWebFilter cellrateWebFilter(final LimitRegistry limits, final CellrateProperties properties)
+        {
+            return new CellrateWebFilter(limits, properties.getFilterOrder());
+        }
+    }
+
+    /** The Spring Cloud Gateway rate limiter. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter")
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    @ConditionalOnProperty(name = "spring.cloud.gateway.server.webflux.enabled", havingValue = "true",
+        matchIfMissing = true)
+    public static class GatewayConfiguration
+    {
+        @Bean
+        @ConditionalOnMissingBean
+        public CellrateRateLimiter cellrateRateLimiter(
+            final LimitRegistry limits, final ConfigurationService configurationService)
+        {
+            return new CellrateRateLimiter(limits, configurationService);
         }
     }
 
