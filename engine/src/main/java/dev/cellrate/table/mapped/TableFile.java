@@ -197,6 +197,7 @@ public final class TableFile
         final TimeBase now = TimeBase.current();
         writeTimeBase(header, now, System.nanoTime(), TimeBase.wallNowNs(), 0);
         header.putLong(TIME_STATE_OFFSET, STEADY);
+        header.putLong(PID_NS_OFFSET, LockHolder.pidNamespace());
         final ByteBuffer bytes = header.byteBuffer().duplicate();
         bytes.clear();
         return bytes;
@@ -476,6 +477,13 @@ public final class TableFile
                         recorded.timeNamespaceOffsetNs + " ns, and this process's is offset by " +
                         current.timeNamespaceOffsetNs + " ns: processes sharing a table must share a time namespace");
                 }
+                final long pidNamespace = LockHolder.pidNamespace();
+                if (header.getLong(PID_NS_OFFSET) != pidNamespace)
+                {
+                    throw refused(file, "it is in use from pid namespace " + header.getLong(PID_NS_OFFSET) +
+                        ", and this process is in pid namespace " + pidNamespace + ": shard locks name their " +
+                        "holders by process id, so processes sharing a table must share a pid namespace");
+                }
                 return false;
             }
         }
@@ -490,6 +498,7 @@ public final class TableFile
         ShardRepair.rebase(table, spec.shardCount, spec.slotsPerShard, deltaNs, capNs, REBASING == state);
         tableMap.force();
         writeTimeBase(header, current, monoNowNs, wallNowNs, header.getLong(REBASES_OFFSET) + 1);
+        header.putLong(PID_NS_OFFSET, LockHolder.pidNamespace());
         headerMap.force();
         header.putLongVolatile(TIME_STATE_OFFSET, STEADY);
         headerMap.force();

@@ -158,6 +158,15 @@ final class TableFileTest
     }
 
     @Test
+    void anotherPidNamespaceIsRefused() throws Exception
+    {
+        final Path path = directory.resolve("t.table");
+        TableFile.open(path, TestSpecs.small(), null);
+        edit(path, header -> header.putLong(PID_NS_OFFSET, header.getLong(PID_NS_OFFSET) + 1));
+        assertRefused(path, TestSpecs.small(), "processes sharing a table must share a pid namespace");
+    }
+
+    @Test
     void aMissingDirectoryIsAClearErrorAndCreatesNothing()
     {
         final Path path = directory.resolve("absent").resolve("t.table");
