@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.ReadOnlyHttpHeaders;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -99,6 +100,28 @@ final class ParserProperties
         }
     }
 
+    /**
+     * A request with the lines in Netty's own header map ({@code otherMap} false) or in another implementation
+     * (Netty's {@code ReadOnlyHttpHeaders}), which the extractor reads by another path.
+     */
+    private static HttpRequest request(final String name, final List<String> lines, final boolean otherMap)
+    {
+        if (!otherMap)
+        {
+            return request(name, lines);
+        }
+        final CharSequence[] pairs = new CharSequence[2 * lines.size() + 2];
+        pairs[0] = "host";
+        pairs[1] = "x";
+        for (int i = 0; i < lines.size(); i++)
+        {
+            pairs[2 + 2 * i] = name;
+            pairs[3 + 2 * i] = lines.get(i);
+        }
+        return new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/",
+            new ReadOnlyHttpHeaders(false, pairs));
+    }
+
     private static HttpRequest request(final String name, final List<String> lines)
     {
         final HttpRequest request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/",
@@ -120,13 +143,16 @@ final class ParserProperties
     void anyForwardedHeaderGivesAKeyOrTheFallback(
         @ForAll @Size(max = 6) final List<@From("clientText") String> lines,
         @ForAll @IntRange(min = 1, max = 64) final int hops,
-        @ForAll @IntRange(min = 1, max = 128) final int prefix)
+        @ForAll @IntRange(min = 1, max = 128) final int prefix,
+        @ForAll final boolean otherMap)
     {
         final byte[] dst = new byte[KeyExtractor.MAX_KEY_LENGTH];
-        assertWellFormed(ForwardedKey.xForwardedFor(hops, prefix).extract(CHANNEL, request("X-Forwarded-For", lines), dst), dst);
-        assertWellFormed(ForwardedKey.forwarded(hops, prefix).extract(CHANNEL, request("Forwarded", lines), dst), dst);
+        assertWellFormed(ForwardedKey.xForwardedFor(hops, prefix)
+            .extract(CHANNEL, request("X-Forwarded-For", lines, otherMap), dst), dst);
+        assertWellFormed(ForwardedKey.forwarded(hops, prefix)
+            .extract(CHANNEL, request("Forwarded", lines, otherMap), dst), dst);
         assertWellFormed(ForwardedKey.envoyExternalAddress(prefix)
-            .extract(CHANNEL, request("x-envoy-external-address", lines), dst), dst);
+            .extract(CHANNEL, request("x-envoy-external-address", lines, otherMap), dst), dst);
     }
 
     /** How a trusted proxy adds the address it received the request from. */
@@ -177,7 +203,8 @@ final class ParserProperties
         @ForAll("ip") final Ip edgeSaw,
         @ForAll("proxies") final List<Ip> proxies,
         @ForAll("appends") final List<Append> appends,
-        @ForAll @IntRange(min = 1, max = 128) final int prefix)
+        @ForAll @IntRange(min = 1, max = 128) final int prefix,
+        @ForAll final boolean otherMap)
     {
         final int hops = appends.size();
         final byte[] dst = new byte[KeyExtractor.MAX_KEY_LENGTH];
@@ -185,14 +212,14 @@ final class ParserProperties
         {
             final List<String> lines = behindProxies(client, edgeSaw, proxies, appends, rfc7239);
             final ForwardedKey key = rfc7239 ? ForwardedKey.forwarded(hops, prefix) : ForwardedKey.xForwardedFor(hops, prefix);
-            final int n = key.extract(CHANNEL, request(rfc7239 ? "Forwarded" : "X-Forwarded-For", lines), dst);
+            final int n = key.extract(CHANNEL, request(rfc7239 ? "Forwarded" : "X-Forwarded-For", lines, otherMap), dst);
             assertArrayEquals(edgeSaw.key(prefix), n < 0 ? null : Arrays.copyOf(dst, n),
                 "the edge's entry over " + lines);
         }
         // Envoy: the client's own copy of the header is removed, its resolved address written once
         final List<String> envoy = List.of(edgeSaw.literal);
         final int n = ForwardedKey.envoyExternalAddress(prefix)
-            .extract(CHANNEL, request("x-envoy-external-address", envoy), dst);
+            .extract(CHANNEL, request("x-envoy-external-address", envoy, otherMap), dst);
         assertArrayEquals(edgeSaw.key(prefix), Arrays.copyOf(dst, n));
     }
 
