@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * trusted proxies wrote their entries as HAProxy (a new field line) or NGINX (appended to the last line) do, the
  * key is the address the edge proxy saw, never one the client chose.
  */
-final class ParserProperties
+final class ParserPropertiesTest
 {
     static
     {
