@@ -38,15 +38,7 @@ final class CommandLineTest
 
     static Run run(final String... args) throws IOException, InterruptedException
     {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED");
-        command.add("-Xshare:auto");
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(Gateway.class.getName());
-        command.addAll(List.of(args));
+        final List<String> command = javaCommand(args);
         final Path outFile = Files.createTempFile("gateway-out", ".txt");
         final Path errFile = Files.createTempFile("gateway-err", ".txt");
         try
@@ -67,6 +59,20 @@ final class CommandLineTest
             Files.deleteIfExists(outFile);
             Files.deleteIfExists(errFile);
         }
+    }
+
+    /** The gateway's main in a child JVM on the test class path, with the flag the engine needs. */
+    private static List<String> javaCommand(final String... args)
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(Gateway.class.getName());
+        command.addAll(List.of(args));
+        return command;
     }
 
     @Test
@@ -124,6 +130,78 @@ final class CommandLineTest
             assertClearFailure(run, "--port");
             assertTrue(run.err().contains(Integer.toString(busy.getLocalPort())), run.err());
         }
+    }
+
+    /**
+     * The running gateway process listens on exactly one TCP socket, its own: the backend has no network
+     * address that a client could use to get past the limiter. Read from {@code /proc} (Linux): the socket
+     * inodes of the process's descriptors against the LISTEN rows of {@code /proc/net/tcp} and {@code tcp6}.
+     */
+    @Test
+    void theRunningGatewayListensOnOneSocketOnly() throws Exception
+    {
+        final List<String> command = javaCommand("--port", "0", "--bind", "127.0.0.1");
+        final Path outFile = Files.createTempFile("gateway-out", ".txt");
+        final Process p = new ProcessBuilder(command).redirectOutput(outFile.toFile())
+            .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        try
+        {
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(EXIT_TIMEOUT_S);
+            while (!Files.readString(outFile).contains("gateway on") && System.nanoTime() < deadlineNs && p.isAlive())
+            {
+                Thread.sleep(50);
+            }
+            final String out = Files.readString(outFile);
+            assertTrue(out.contains("gateway on"), out);
+            final List<Integer> ports = listeningPorts(p.pid());
+            assertEquals(1, ports.size(), "TCP ports the gateway process listens on: " + ports + "\n" + out);
+            assertTrue(out.contains("127.0.0.1:" + ports.get(0) + "/"), out);
+        }
+        finally
+        {
+            p.destroy();
+            if (!p.waitFor(10, TimeUnit.SECONDS))
+            {
+                p.destroyForcibly();
+            }
+            Files.deleteIfExists(outFile);
+        }
+    }
+
+    private static List<Integer> listeningPorts(final long pid) throws IOException
+    {
+        final java.util.Set<String> inodes = new java.util.HashSet<>();
+        try (java.nio.file.DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "fd")))
+        {
+            for (final Path fd : fds)
+            {
+                try
+                {
+                    final String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:["))
+                    {
+                        inodes.add(target.substring(8, target.length() - 1));
+                    }
+                }
+                catch (final IOException e)
+                {
+                    // closed meanwhile
+                }
+            }
+        }
+        final List<Integer> ports = new ArrayList<>();
+        for (final String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"})
+        {
+            for (final String row : Files.readAllLines(Path.of(table)).subList(1, Files.readAllLines(Path.of(table)).size()))
+            {
+                final String[] f = row.trim().split("\\s+");
+                if ("0A".equals(f[3]) && inodes.contains(f[9]))
+                {
+                    ports.add(Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1), 16));
+                }
+            }
+        }
+        return ports;
     }
 
     @Test
