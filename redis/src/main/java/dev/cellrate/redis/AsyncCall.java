@@ -6,22 +6,22 @@ import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandType;
 
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
+
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One asynchronous decision: the Lettuce command itself (Lettuce needs one command and one output per call;
  * this object is both the command's future and the decision's state, so nothing else of ours is allocated),
- * and its timeout task on the limiter's timer (the executor allocates one scheduled task per call; Lettuce's own
- * command timeout, if the client enables it, is the client's and may be longer).
+ * and its timeout on the {@link SharedTimer} (one wheel entry per call, scheduled and cancelled without a lock;
+ * Lettuce's own command timeout, if the client enables it, is the client's and may be longer). Nothing here
+ * takes a lock or blocks, so concurrent callers' commands go out together on the one connection.
  * <p>
  * Exactly once: the listener runs for whichever of reply, failure or timeout wins the CAS on {@code state};
  * a NOSCRIPT reply hands the decision to a fresh EVAL call (state {@code HANDED_OVER}) with the time left.
  */
-final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implements Runnable
+final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implements TimerTask
 {
     private static final int PENDING = 0;
     private static final int DONE = 1;
@@ -41,7 +41,7 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
     private final long deadlineNs;
     private final boolean bySha;
     private volatile int state;
-    private ScheduledFuture<?> timeout;
+    private Timeout timeout;
 
     private AsyncCall(
         final RedisRateLimiter limiter, final ScriptReply reply, final boolean bySha, final byte[] redisKey,
@@ -64,18 +64,6 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
         this.deadlineNs = deadlineNs;
     }
 
-    static ScheduledExecutorService newTimer(final String name)
-    {
-        final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r ->
-        {
-            final Thread t = new Thread(r, "cellrate-redis-timeout-" + name);
-            t.setDaemon(true);
-            return t;
-        });
-        timer.setRemoveOnCancelPolicy(true);
-        return timer;
-    }
-
     /**
      * Start a decision: the breaker's verdict, then EVALSHA.
      */
@@ -85,9 +73,10 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
         final LeaseListener leaseListener)
     {
         final ScriptReply reply = new ScriptReply();
-        if (!limiter.allow())
+        final FallbackCause refusal = limiter.refusal();
+        if (null != refusal)
         {
-            reply.cause = FallbackCause.BREAKER_OPEN;
+            reply.cause = refusal;
             finish(limiter, reply, redisKey, permits, nowUs, decision, listener, leaseListener);
             return;
         }
@@ -100,11 +89,11 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
         final long leftNs = call.deadlineNs - System.nanoTime();
         try
         {
-            call.timeout = call.limiter.timer.schedule(call, Math.max(0, leftNs), TimeUnit.NANOSECONDS);
+            call.timeout = SharedTimer.schedule(call, leftNs);
         }
         catch (final RuntimeException ex)
         {
-            call.failed(FallbackCause.ERROR); // timer shut down: the limiter is closed
+            call.failed(FallbackCause.ERROR); // the timer refused: the JVM is shutting down
             return;
         }
         try
@@ -118,7 +107,7 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
     }
 
     /** The timeout. */
-    public void run()
+    public void run(final Timeout t)
     {
         if (STATE.compareAndSet(this, PENDING, DONE))
         {
@@ -144,7 +133,7 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
                 listener, leaseListener, deadlineNs));
             return;
         }
-        if (!reply.complete4())
+        if (!reply.complete4() && !reply.keyError())
         {
             reply.cause = FallbackCause.ERROR;
         }
@@ -177,10 +166,10 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
 
     private void cancelTimeout()
     {
-        final ScheduledFuture<?> t = timeout;
+        final Timeout t = timeout;
         if (null != t)
         {
-            t.cancel(false);
+            t.cancel();
         }
     }
 
@@ -199,10 +188,7 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
             leaseListener.onLease(reply);
             return;
         }
-        final long code = reply.complete4() ?
-            limiter.fromReply(reply, decision) :
-            limiter.fallback(reply.cause, redisKey, permits, nowUs, decision);
-        listener.onDecision(code);
+        listener.onDecision(limiter.answer(reply, redisKey, permits, nowUs, decision));
     }
 
     /**

@@ -151,10 +151,7 @@ public final class LeasingRateLimiter
         if (!lease.renewing.compareAndSet(false, true))
         {
             // another thread of this process is renewing: decide this one plainly (no lease)
-            final ScriptReply reply = redis.call(redisKey, incrementUs, 0, nowUs);
-            return reply.complete4() ?
-                redis.fromReply(reply, decision) :
-                redis.fallback(reply.cause, redisKey, permits, nowUs, decision);
+            return redis.answer(redis.call(redisKey, incrementUs, 0, nowUs), redisKey, permits, nowUs, decision);
         }
         try
         {
@@ -162,7 +159,7 @@ public final class LeasingRateLimiter
             final ScriptReply reply = redis.call(redisKey, incrementUs, leaseIntervals, nowUs);
             if (!reply.complete4())
             {
-                return redis.fallback(reply.cause, redisKey, permits, nowUs, decision);
+                return redis.answer(reply, redisKey, permits, nowUs, decision);
             }
             if (0 == reply.retryAfterUs)
             {

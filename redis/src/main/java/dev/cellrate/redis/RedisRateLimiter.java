@@ -5,6 +5,8 @@ import dev.cellrate.KeyedLimiter;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.protocol.AsyncCommand;
@@ -15,9 +17,9 @@ import org.agrona.concurrent.NanoClock;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A GCRA limiter per key whose cells live in Redis, so a fleet of processes shares one limit per key; the
@@ -64,10 +66,24 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     /** Redis could not decide and the policy is {@link FailPolicy#CLOSED}: rejected ({@link Result#REJECTED_FAIL_CLOSED}). */
     public static final long REJECTED_FAIL_CLOSED = Result.REJECTED_FAIL_CLOSED;
 
+    /**
+     * Redis answered, but about this key alone: the key holds another type ({@code WRONGTYPE}) or a value that is
+     * not a TAT (not a decimal integer below 2^53 &micro;s). A rejection with no retry-after (it lasts until
+     * someone repairs or deletes the key), in the engine's distributed range; counted by {@link #keyErrors()},
+     * never a fallback, never a failure for the circuit breaker: every other key is still decided by Redis.
+     */
+    public static final long REJECTED_KEY_ERROR = Result.DISTRIBUTED_RANGE_FIRST - 2;
+
     static final long SERVER_TIME = -1;
     private static final long NS_PER_US = 1000;
+    private static final long STARTUP_STEP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
 
-    final StatefulRedisConnection<byte[], byte[]> connection;
+    volatile StatefulRedisConnection<byte[], byte[]> connection;
+    final RedisClient client;
+    final RedisURI uri;
+    volatile boolean closed;
+    private volatile boolean ready;
+    private final Startup startup;
     final MicrosLimit limit;
     private final Limit effective;
     private final byte[] prefix;
@@ -78,13 +94,15 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     private final long extraTtlMs;
     private final CircuitBreaker breaker;
     private final FallbackLog log;
-    final ScheduledExecutorService timer;
-    private final AtomicLong roundTrips = new AtomicLong();
+    private final LongAdder roundTrips = new LongAdder();
+    private final LongAdder keyErrors = new LongAdder();
     private final AtomicLong scriptReloads = new AtomicLong();
 
     RedisRateLimiter(final RedisRateLimiterBuilder b)
     {
         this.connection = b.connection;
+        this.client = b.client;
+        this.uri = b.uri;
         this.limit = MicrosLimit.of(b.limit);
         this.effective = limit.effective();
         this.prefix = b.prefix;
@@ -93,9 +111,46 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         this.localClock = b.localClock;
         this.timeoutNs = b.timeoutNs;
         this.extraTtlMs = b.extraTtlMs;
-        this.breaker = new CircuitBreaker(b.breakerFailures, b.breakerOpenNs);
+        this.breaker = new CircuitBreaker(b.breakerWindowCalls, b.breakerMinimumCalls, b.breakerFailureRatePercent,
+            b.breakerOpenNs);
         this.log = new FallbackLog(b.name, b.policy, b.logIntervalNs);
-        this.timer = AsyncCall.newTimer(b.name);
+        this.startup = new Startup(this, Math.max(b.timeoutNs, STARTUP_STEP_TIMEOUT_NS));
+    }
+
+    /**
+     * Start connecting and loading the script, and wait for it at most {@code waitNs}; never throws because
+     * Redis is down (the fail policy answers until it is up).
+     */
+    RedisRateLimiter start(final long waitNs)
+    {
+        startup.attempt();
+        if (waitNs > 0)
+        {
+            startup.await(waitNs);
+        }
+        return this;
+    }
+
+    /** The start-up's connection, unless the limiter was closed meanwhile (then it is closed too). */
+    boolean adopt(final StatefulRedisConnection<byte[], byte[]> opened)
+    {
+        connection = opened;
+        if (closed)
+        {
+            opened.closeAsync();
+            return false;
+        }
+        return true;
+    }
+
+    void started()
+    {
+        ready = true;
+    }
+
+    byte[] warmUpKey()
+    {
+        return prefix;
     }
 
     /**
@@ -107,7 +162,32 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     public static RedisRateLimiterBuilder builder(
         final StatefulRedisConnection<byte[], byte[]> connection, final Limit limit, final FailPolicy policy)
     {
-        return new RedisRateLimiterBuilder(connection, limit, policy);
+        return new RedisRateLimiterBuilder(connection, null, null, limit, policy);
+    }
+
+    /**
+     * A limiter that opens its own connection from {@code client} to {@code uri} and closes it in
+     * {@link #close()}. Redis may be down when it is built: the connection is retried in the background, and the
+     * fail policy answers meanwhile ({@link FallbackCause#NOT_CONNECTED}).
+     *
+     * @param client the client (its resources and options; not shut down by the limiter).
+     * @param uri    where Redis is.
+     * @param limit  the limit every key gets.
+     * @param policy what to answer when Redis cannot.
+     * @return a builder with the defaults documented on {@link RedisRateLimiterBuilder}.
+     */
+    public static RedisRateLimiterBuilder builder(
+        final RedisClient client, final RedisURI uri, final Limit limit, final FailPolicy policy)
+    {
+        if (null == client)
+        {
+            throw new IllegalArgumentException("client must not be null");
+        }
+        if (null == uri)
+        {
+            throw new IllegalArgumentException("uri must not be null");
+        }
+        return new RedisRateLimiterBuilder(null, client, uri, limit, policy);
     }
 
     public long tryAcquire(final long key, final long permits, final long nowNs)
@@ -285,10 +365,27 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         {
             return never(nowUs, decision);
         }
-        final ScriptReply reply = call(redisKey, incrementUs, 0, nowUs);
+        return answer(call(redisKey, incrementUs, 0, nowUs), redisKey, permits, nowUs, decision);
+    }
+
+    /**
+     * The code of a finished script call: Redis's decision, the key's error, or the fail policy's answer.
+     */
+    long answer(
+        final ScriptReply reply, final byte[] redisKey, final long permits, final long nowUs, final Decision decision)
+    {
         if (reply.complete4())
         {
             return fromReply(reply, decision);
+        }
+        if (null == reply.cause && reply.keyError())
+        {
+            keyErrors.increment();
+            if (null != decision)
+            {
+                decision.setOutcome(REJECTED_KEY_ERROR, 0, 0, effective.burst());
+            }
+            return REJECTED_KEY_ERROR;
         }
         return fallback(reply.cause, redisKey, permits, nowUs, decision);
     }
@@ -301,6 +398,11 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     ScriptReply call(final byte[] redisKey, final long incrementUs, final long lease, final long nowUs)
     {
         final ScriptReply reply = new ScriptReply();
+        if (!ready)
+        {
+            reply.cause = FallbackCause.NOT_CONNECTED;
+            return reply;
+        }
         final long startNs = System.nanoTime();
         if (!breaker.allow(startNs))
         {
@@ -325,7 +427,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
                 command.cancel(false);
                 reply.cause = FallbackCause.TIMEOUT;
             }
-            else if (!reply.complete4())
+            else if (!reply.complete4() && !reply.keyError())
             {
                 reply.cause = FallbackCause.ERROR;
             }
@@ -344,12 +446,12 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 
     void settle(final ScriptReply reply)
     {
-        if (reply.complete4())
+        if (null == reply.cause)
         {
-            roundTrips.incrementAndGet();
+            roundTrips.increment(); // a decision or an answer about one key: Redis is up
             breaker.success();
         }
-        else if (FallbackCause.BREAKER_OPEN != reply.cause)
+        else if (FallbackCause.TIMEOUT == reply.cause || FallbackCause.ERROR == reply.cause)
         {
             breaker.failure(System.nanoTime());
         }
@@ -443,9 +545,16 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         AsyncCall.start(this, redisKey, permits, incrementUs, 0, nowUs, decision, listener, null);
     }
 
-    boolean allow()
+    /**
+     * @return null if the caller may ask Redis, else why not.
+     */
+    FallbackCause refusal()
     {
-        return breaker.allow(System.nanoTime());
+        if (!ready)
+        {
+            return FallbackCause.NOT_CONNECTED;
+        }
+        return breaker.allow(System.nanoTime()) ? null : FallbackCause.BREAKER_OPEN;
     }
 
     void countReload()
@@ -475,7 +584,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long roundTrips()
     {
-        return roundTrips.get();
+        return roundTrips.sum();
     }
 
     /**
@@ -504,6 +613,23 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     }
 
     /**
+     * @return decisions answered {@link #REJECTED_KEY_ERROR}: Redis answered about one key's data.
+     */
+    public long keyErrors()
+    {
+        return keyErrors.sum();
+    }
+
+    /**
+     * @return true once the limiter has connected and loaded its script; until then the fail policy answers
+     * ({@link FallbackCause#NOT_CONNECTED}).
+     */
+    public boolean connected()
+    {
+        return ready;
+    }
+
+    /**
      * @return warning lines logged about fallbacks (at most one per log interval).
      */
     public long fallbackLogLines()
@@ -528,13 +654,18 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     }
 
     /**
-     * Stops the limiter's timeout thread, if it has one; the connection stays open (it is the caller's).
+     * Stops the start-up retries, and closes the connection if the limiter opened it (one given to the builder
+     * stays open: it is the caller's). Decisions after close answer by the fail policy. The shared timer thread
+     * stays (a daemon, one per JVM).
      */
     public void close()
     {
-        if (null != timer)
+        closed = true;
+        ready = false;
+        final StatefulRedisConnection<byte[], byte[]> opened = connection;
+        if (null != client && null != opened)
         {
-            timer.shutdownNow();
+            opened.closeAsync();
         }
     }
 }

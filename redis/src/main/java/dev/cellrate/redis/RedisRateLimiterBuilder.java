@@ -3,6 +3,8 @@ package dev.cellrate.redis;
 import static dev.cellrate.Bounds.requireRange;
 
 import dev.cellrate.Limit;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.agrona.concurrent.NanoClock;
 
@@ -10,9 +12,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Configures a {@link RedisRateLimiter}. Defaults: prefix {@code "cellrate:"}, timeout 50 ms, circuit breaker
- * opening after 5 consecutive failures for 1 s, one fallback log line per 10 s at most, 65,536 expected keys for
- * the local fallback table, no extra expiry, the local fallback clock = the wall clock in ns since the epoch.
+ * Configures a {@link RedisRateLimiter}. Defaults: prefix {@code "cellrate:"}, timeout 50 ms, a circuit breaker
+ * over the last 100 calls that opens for 1 s when at least 50 % of them failed and at least 20 were recorded,
+ * a start-up wait of 1 s, one fallback log line per 10 s at most, 65,536 expected keys for the local fallback
+ * table, an extra expiry of {@link #DEFAULT_EXTRA_TTL_MS}, the local fallback clock = the wall clock in ns since
+ * the epoch. Every setter checks its range at once and names the field in its message.
  */
 public final class RedisRateLimiterBuilder
 {
@@ -22,23 +26,38 @@ public final class RedisRateLimiterBuilder
      */
     public static final long DEFAULT_EXTRA_TTL_MS = 1_000;
 
+    /** Default of {@link #circuitBreaker}: outcomes kept. */
+    public static final int DEFAULT_BREAKER_WINDOW_CALLS = 100;
+    /** Default of {@link #circuitBreaker}: calls recorded before the breaker may open. */
+    public static final int DEFAULT_BREAKER_MINIMUM_CALLS = 20;
+    /** Default of {@link #circuitBreaker}: failure rate that opens it, %. */
+    public static final int DEFAULT_BREAKER_FAILURE_RATE_PERCENT = 50;
+    /** Largest window of {@link #circuitBreaker}. */
+    public static final int MAX_BREAKER_WINDOW_CALLS = 10_000;
+
     final StatefulRedisConnection<byte[], byte[]> connection;
+    final RedisClient client;
+    final RedisURI uri;
     final Limit limit;
     final FailPolicy policy;
     byte[] prefix = "cellrate:".getBytes(StandardCharsets.UTF_8);
     String name = "cellrate";
     long timeoutNs = TimeUnit.MILLISECONDS.toNanos(50);
-    int breakerFailures = 5;
+    int breakerWindowCalls = DEFAULT_BREAKER_WINDOW_CALLS;
+    int breakerMinimumCalls = DEFAULT_BREAKER_MINIMUM_CALLS;
+    int breakerFailureRatePercent = DEFAULT_BREAKER_FAILURE_RATE_PERCENT;
     long breakerOpenNs = TimeUnit.SECONDS.toNanos(1);
+    long startupWaitNs = TimeUnit.SECONDS.toNanos(1);
     long logIntervalNs = TimeUnit.SECONDS.toNanos(10);
     int localKeys = 1 << 16;
     long extraTtlMs = DEFAULT_EXTRA_TTL_MS;
     NanoClock localClock = () -> System.currentTimeMillis() * 1_000_000L;
 
     RedisRateLimiterBuilder(
-        final StatefulRedisConnection<byte[], byte[]> connection, final Limit limit, final FailPolicy policy)
+        final StatefulRedisConnection<byte[], byte[]> connection, final RedisClient client, final RedisURI uri,
+        final Limit limit, final FailPolicy policy)
     {
-        if (null == connection)
+        if (null == connection && null == client)
         {
             throw new IllegalArgumentException("connection must not be null");
         }
@@ -51,6 +70,8 @@ public final class RedisRateLimiterBuilder
             throw new IllegalArgumentException("policy must not be null: choose OPEN, CLOSED or LOCAL");
         }
         this.connection = connection;
+        this.client = client;
+        this.uri = uri;
         this.limit = limit;
         this.policy = policy;
         MicrosLimit.of(limit); // fail now on a limit the script cannot hold
@@ -95,14 +116,42 @@ public final class RedisRateLimiterBuilder
     }
 
     /**
-     * @param failures      consecutive failures that open the breaker, in [1, 1000].
-     * @param openNs        how long it stays open before one probe, in [1 ms, 1 h].
+     * The circuit breaker: a count-based sliding window over the outcomes of the last {@code windowCalls} calls
+     * that reached Redis. It opens when at least {@code minimumCalls} calls were recorded since it last closed and
+     * at least {@code failureRatePercent} % of the window failed (timed out, or failed for a reason about the
+     * server; an answer about one key is not a failure). Open, it answers by the fail policy without asking Redis
+     * for {@code openNs}, then lets one call probe: its success closes it (and clears the window), its failure
+     * opens it again.
+     *
+     * @param windowCalls        outcomes kept, in [1, {@value #MAX_BREAKER_WINDOW_CALLS}].
+     * @param minimumCalls       calls recorded before it may open, in [1, windowCalls].
+     * @param failureRatePercent failed share of the window that opens it, in [1, 100] %.
+     * @param openNs             how long it stays open before one probe, in [1 ms, 1 h].
      * @return this.
      */
-    public RedisRateLimiterBuilder circuitBreaker(final int failures, final long openNs)
+    public RedisRateLimiterBuilder circuitBreaker(
+        final int windowCalls, final int minimumCalls, final int failureRatePercent, final long openNs)
     {
-        this.breakerFailures = (int)requireRange("breaker failures", failures, 1, 1000);
-        this.breakerOpenNs = requireRange("breaker openNs", openNs, 1_000_000, TimeUnit.HOURS.toNanos(1));
+        final int window = (int)requireRange("circuitBreaker windowCalls", windowCalls, 1, MAX_BREAKER_WINDOW_CALLS);
+        final int minimum = (int)requireRange("circuitBreaker minimumCalls", minimumCalls, 1, window);
+        final int rate = (int)requireRange("circuitBreaker failureRatePercent", failureRatePercent, 1, 100);
+        final long open = requireRange("circuitBreaker openNs", openNs, 1_000_000, TimeUnit.HOURS.toNanos(1));
+        this.breakerWindowCalls = window;
+        this.breakerMinimumCalls = minimum;
+        this.breakerFailureRatePercent = rate;
+        this.breakerOpenNs = open;
+        return this;
+    }
+
+    /**
+     * @param startupWaitNs the longest {@link #build()} waits for the connection and the script to be ready, in
+     *                      [0, 60 s]. Past it {@link #build()} returns anyway: the limiter keeps connecting in the
+     *                      background and the fail policy answers meanwhile ({@link FallbackCause#NOT_CONNECTED}).
+     * @return this.
+     */
+    public RedisRateLimiterBuilder startupWaitNs(final long startupWaitNs)
+    {
+        this.startupWaitNs = requireRange("startupWaitNs", startupWaitNs, 0, TimeUnit.SECONDS.toNanos(60));
         return this;
     }
 
@@ -155,10 +204,13 @@ public final class RedisRateLimiterBuilder
     }
 
     /**
+     * Builds the limiter, starts connecting and loading its script, and waits at most {@link #startupWaitNs} for
+     * that. Never throws because Redis is down: until Redis is reached the fail policy answers.
+     *
      * @return the limiter.
      */
     public RedisRateLimiter build()
     {
-        return new RedisRateLimiter(this);
+        return new RedisRateLimiter(this).start(startupWaitNs);
     }
 }

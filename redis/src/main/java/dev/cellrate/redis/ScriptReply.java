@@ -53,6 +53,15 @@ final class ScriptReply extends CommandOutput<byte[], byte[], ScriptReply>
     }
 
     /**
+     * @return true iff Redis answered, but about this key alone: the script's key-error reply (the key holds
+     * another type, or a value that is not a TAT), or a {@code WRONGTYPE} error reply.
+     */
+    boolean keyError()
+    {
+        return null == error ? 4 == count && -1 == retryAfterUs : error.startsWith("WRONGTYPE");
+    }
+
+    /**
      * @return true iff Redis answered NOSCRIPT (its script cache no longer holds ours).
      */
     boolean noScript()

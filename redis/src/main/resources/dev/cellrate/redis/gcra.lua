@@ -6,7 +6,8 @@
 -- ARGV[4]  lease: extra intervals to grant beyond this request (0: a plain decision)
 -- ARGV[5]  caller time (us), or -1: the server's TIME
 -- ARGV[6]  extra expiry (ms) beyond TAT - now
--- Reply: {retry_after_us (0: admitted), tat_after_us, now_us, granted}
+-- Reply: {retry_after_us (0: admitted), tat_after_us, now_us, granted}, or {-1, 0, now_us, 0} when the key holds
+-- another type or a value that is not a TAT (a decimal integer below 2^53): an error about this key alone.
 if redis.replicate_commands then redis.replicate_commands() end
 local now = tonumber(ARGV[5])
 if now < 0 then
@@ -15,11 +16,19 @@ if now < 0 then
 end
 local inc = tonumber(ARGV[1])
 local ceiling = tonumber(ARGV[2])
-local stored = redis.call('GET', KEYS[1])
+local stored = redis.pcall('GET', KEYS[1])
 local tat = now
+if type(stored) == 'table' then
+  return {-1, 0, now, 0}
+end
 if stored then
-  -- a value we cannot read counts as a full cell: reject rather than hand out a fresh burst
-  tat = tonumber(stored) or (now + ceiling)
+  if #stored > 16 or not string.match(stored, '^%d+$') then
+    return {-1, 0, now, 0}
+  end
+  tat = tonumber(stored)
+  if tat >= 9007199254740992 then
+    return {-1, 0, now, 0}
+  end
   if tat < now then tat = now end
 end
 local lag = tat - now

@@ -48,6 +48,12 @@ final class RedisServer implements AutoCloseable
         return server;
     }
 
+    /** A server on a free port that is not started yet: {@link #launch()} starts it. */
+    static RedisServer unstarted() throws IOException
+    {
+        return new RedisServer(freePort());
+    }
+
     static synchronized Path binary() throws IOException
     {
         if (null != binary)

@@ -163,15 +163,13 @@ class ScriptTest
         assertEquals(0, limiter.roundTrips(), "none of these needed Redis");
         assertEquals(0, limiter.fallbacks(), "nor were they fallbacks");
 
-        // a value the script cannot read counts as a full cell: rejected, never a fresh burst, never an error
+        // a value the script cannot read, or a key of another type, is answered for that key alone (KeyErrorTest)
         admin.sync().set("odd:garbage", "not a number");
-        final long code = limiter.tryAcquire("garbage", 1, EPOCH_NS);
-        assertTrue(code > 0, "garbage cell rejects: " + code);
-        assertEquals(0, limiter.fallbacks());
-        // a key of the wrong type is an error reply: the fail policy answers, counted
+        assertEquals(RedisRateLimiter.REJECTED_KEY_ERROR, limiter.tryAcquire("garbage", 1, EPOCH_NS));
         admin.sync().lpush("odd:list", "x");
-        assertEquals(RedisRateLimiter.ADMITTED_FAIL_OPEN, limiter.tryAcquire("list", 1, EPOCH_NS));
-        assertEquals(1, limiter.fallbacks(FallbackCause.ERROR));
+        assertEquals(RedisRateLimiter.REJECTED_KEY_ERROR, limiter.tryAcquire("list", 1, EPOCH_NS));
+        assertEquals(0, limiter.fallbacks());
+        assertEquals(2, limiter.keyErrors());
         limiter.close();
     }
 
@@ -214,6 +212,20 @@ class ScriptTest
         final IllegalArgumentException huge = assertThrows(IllegalArgumentException.class,
             () -> RedisRateLimiter.builder(redis.connection, Limit.ofGcra(1L << 61, 1L << 61), FailPolicy.OPEN));
         assertTrue(huge.getMessage().contains("ceiling in us"), huge.getMessage());
+        for (final String[] bad : new String[][] {
+            {"circuitBreaker windowCalls must be in [1, 10000] but was 0", "0", "1", "50", "1000000"},
+            {"circuitBreaker minimumCalls must be in [1, 10] but was 11", "10", "11", "50", "1000000"},
+            {"circuitBreaker failureRatePercent must be in [1, 100] but was 101", "10", "5", "101", "1000000"},
+            {"circuitBreaker openNs must be in [1000000, 3600000000000] but was 999", "10", "5", "50", "999"}})
+        {
+            final IllegalArgumentException breaker = assertThrows(IllegalArgumentException.class,
+                () -> RedisRateLimiter.builder(redis.connection, limit, FailPolicy.OPEN).circuitBreaker(
+                    Integer.parseInt(bad[1]), Integer.parseInt(bad[2]), Integer.parseInt(bad[3]), Long.parseLong(bad[4])));
+            assertEquals(bad[0], breaker.getMessage());
+        }
+        final IllegalArgumentException wait = assertThrows(IllegalArgumentException.class,
+            () -> RedisRateLimiter.builder(redis.connection, limit, FailPolicy.OPEN).startupWaitNs(-1));
+        assertTrue(wait.getMessage().startsWith("startupWaitNs must be in [0, "), wait.getMessage());
         final RedisRateLimiter limiter = RedisRateLimiter.builder(redis.connection, limit, FailPolicy.OPEN).build();
         final IllegalArgumentException lease = assertThrows(IllegalArgumentException.class,
             () -> new LeasingRateLimiter(limiter, 0, 1_000_000_000, 16));

@@ -15,10 +15,10 @@ import dev.cellrate.RateLimiter;
  * {@code AdmitOneThreadBenchmark} (cellrate caller time against {@code AtomicLong.incrementAndGet()}), timed in
  * <em>CPU</em> time of the measuring thread ({@code ThreadMXBean.getCurrentThreadCpuTime}) rather than wall
  * time, so time spent descheduled does not count (what it cannot remove: caches and TLB refilled after another
- * process ran on the core). Uses only API that exists in every jar of issue 14, so one source compiles against
- * a "before" and an "after" build.
+ * process ran on the core). Uses only long-standing API, so one source compiles against two builds to be
+ * compared.
  * <p>
- * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp jmh/target/benchmarks.jar
+ * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
  * dev.cellrate.bench.KeyedCpuTime [rounds] [keys]} (keys: default 1,000,000; also the key count of the batch rows). Prints the median CPU ns per operation (per key for the batch rows)
  * over the rounds, with the range, and the ratios the headline reports.
  */

@@ -25,7 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  * the sorted array.
  * <p>
  * Run (after {@code mvn -B -q package -DskipTests -Djcstress.skip=true}):
- * {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp jmh/target/benchmarks.jar
+ * {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
  * dev.cellrate.bench.lateness.ReleaseLateness [items]}
  */
 public final class ReleaseLateness

@@ -22,10 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *     <li>{@code AtomicLong get + CAS}: {@code get()} then {@code compareAndExchange(v, v + 1)} retried on the
  *     witness, the work of {@code baselineAtomicGetCompareAndExchange}: the floor of a read-then-CAS design.</li>
  * </ul>
- * Uses only API that exists in every jar of issue 14, so this one source also runs against a "before" jar
- * (compile it against that jar and put the class first on the class path).
+ * Uses only long-standing API ({@code RateLimiter.tryAcquire}), so this one source also runs against an older
+ * jar (compile it against that jar and put the class first on the class path).
  * <p>
- * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp jmh/target/benchmarks.jar
+ * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
  * dev.cellrate.bench.SingleCellCpuTime [rounds]}.
  */
 public final class SingleCellCpuTime

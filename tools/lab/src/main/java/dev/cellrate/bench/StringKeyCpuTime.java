@@ -17,7 +17,7 @@ import dev.cellrate.table.SlotTable;
  * change and the string fast path, so one source compiles against every jar (compile it against an older jar
  * with {@code javac -cp OLD.jar -d DIR} and put {@code DIR} first on the class path).
  * <p>
- * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp jmh/target/benchmarks.jar
+ * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
  * dev.cellrate.bench.StringKeyCpuTime [rounds]}. Prints CPU ns per operation for each round.
  */
 public final class StringKeyCpuTime

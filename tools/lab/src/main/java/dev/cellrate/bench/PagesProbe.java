@@ -29,7 +29,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *     <li>{@code cas}: an acquire load and a CAS of a random word (the random-CAS baseline's access).</li>
  * </ul>
  * Run: {@code GLIBC_TUNABLES=glibc.malloc.hugetlb=1 java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp
- * jmh/target/benchmarks.jar dev.cellrate.bench.PagesProbe [rounds] [MB]}. Setup allocates; the loops do not.
+ * tools/lab/target/lab.jar dev.cellrate.bench.PagesProbe [rounds] [MB]}. Setup allocates; the loops do not.
  */
 public final class PagesProbe
 {

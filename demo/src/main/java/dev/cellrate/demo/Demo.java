@@ -34,7 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The one-minute tour: {@code java -jar jmh/target/demo.jar}.
+ * The one-minute tour: {@code java -jar demo/target/cellrate-demo.jar}.
  * <ol>
  *     <li>Replays the reference traces (fixed-window boundary, sliding-counter adversary,
  *     section-7 burst) through every cellrate limiter, each configured as 10 per second with bursts of 10,
@@ -43,8 +43,7 @@ import java.util.function.Supplier;
  *     <li>Runs a short keyed workload on two threads and prints decisions per second and bytes allocated per
  *     decision.</li>
  * </ol>
- * {@code java -jar jmh/target/demo.jar memory} instead measures bytes per key (see {@link dev.cellrate.bench.MemoryPerKey}).
- * {@code java -jar jmh/target/demo.jar --stat-dir DIR [--seconds N]} also writes the keyed workload's counters
+ * {@code java -jar demo/target/cellrate-demo.jar --stat-dir DIR [--seconds N]} also writes the keyed workload's counters
  * (and those of a 500/s candidate limit run in dry-run beside it) to {@code DIR/cellrate-stat.dat} for
  * {@code cellrate-stat DIR 1}, and runs the workload for N seconds (default 3).
  */
@@ -64,11 +63,6 @@ public final class Demo
 
     public static void main(final String[] args) throws Exception
     {
-        if (args.length > 0 && "memory".equals(args[0]))
-        {
-            dev.cellrate.bench.MemoryPerKey.main(java.util.Arrays.copyOfRange(args, 1, args.length));
-            return;
-        }
         java.nio.file.Path statDir = null;
         long workloadSeconds = 3;
         for (int i = 0; i + 1 < args.length; i++)

@@ -1,8 +1,7 @@
 package dev.cellrate.demo;
 
-import dev.cellrate.bench.KeyStream;
-
 import java.lang.management.ManagementFactory;
+import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -41,6 +40,10 @@ final class KeyedWorkload
     }
 
     private static final int STREAM_LENGTH = 1 << 16;
+    /** The Zipf exponent of the key ranks (YCSB's default). */
+    private static final double ZIPF_EXPONENT = 0.99;
+    /** The odd multiplier that turns a rank into a key (a bijection on longs): hot keys are not neighbours. */
+    private static final long KEY_MULTIPLIER = 0x9E3779B97F4A7C15L;
 
     private final KeyedDecider decider;
     private final int keyCount;
@@ -94,13 +97,47 @@ final class KeyedWorkload
 
     private long[] keysFor(final int thread)
     {
-        final int[] indices = KeyStream.indices(keyCount, "zipf", STREAM_LENGTH, 42 + thread);
+        final SplittableRandom random = new SplittableRandom(42 + thread);
+        final double[] cumulative = zipfCumulative(keyCount);
         final long[] keys = new long[STREAM_LENGTH];
         for (int i = 0; i < STREAM_LENGTH; i++)
         {
-            keys[i] = KeyStream.longKey(indices[i]);
+            final int rank = firstAtLeast(cumulative, random.nextDouble() * cumulative[keyCount - 1]);
+            keys[i] = (rank + 1L) * KEY_MULTIPLIER;
         }
         return keys;
+    }
+
+    /** Zipf over ranks with YCSB's exponent: entry r is the sum of 1 / (i + 1)^0.99 for i &le; r. */
+    private static double[] zipfCumulative(final int keyCount)
+    {
+        final double[] cumulative = new double[keyCount];
+        double sum = 0;
+        for (int rank = 0; rank < keyCount; rank++)
+        {
+            sum += 1.0 / Math.pow(rank + 1, ZIPF_EXPONENT);
+            cumulative[rank] = sum;
+        }
+        return cumulative;
+    }
+
+    private static int firstAtLeast(final double[] sorted, final double value)
+    {
+        int low = 0;
+        int high = sorted.length - 1;
+        while (low < high)
+        {
+            final int mid = (low + high) >>> 1;
+            if (sorted[mid] < value)
+            {
+                low = mid + 1;
+            }
+            else
+            {
+                high = mid;
+            }
+        }
+        return low;
     }
 
     private void work(

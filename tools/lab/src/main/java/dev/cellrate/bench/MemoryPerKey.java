@@ -14,8 +14,9 @@ import java.util.Locale;
  * caller of a map-based limiter does, so the map's key objects count. With {@code --jol} it also walks the
  * heap graph with JOL's {@code GraphLayout} as a cross-check (slow for the peers).
  * <p>
- * Run: {@code java -jar jmh/target/demo.jar memory [keys] [target ...] [--jol]} (targets: cellrate, randomCas,
- * bucket4jMap, bucket4jCaffeine; default all), e.g. {@code memory 100000000 cellrate}.
+ * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
+ * dev.cellrate.bench.MemoryPerKey [keys] [target ...] [--jol]} (targets: cellrate, randomCas, bucket4jMap,
+ * bucket4jCaffeine; default all), e.g. {@code MemoryPerKey 100000000 cellrate}.
  */
 public final class MemoryPerKey
 {

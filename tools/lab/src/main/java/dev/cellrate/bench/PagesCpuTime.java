@@ -11,11 +11,11 @@ import dev.cellrate.KeyedRateLimiter;
  * Every keyed row of the headline in <em>CPU</em> time of one thread, in one JVM, with the pages each table
  * landed on: long, string and byte keys on cellrate, the random-CAS and hash-only baselines, Bucket4j +
  * {@code ConcurrentHashMap}, and the batch against single calls for long and byte keys at 1 M keys and at 1,000
- * keys (in cache). Written for the memory-pages question of issue 14 (docs/benchmarks.md, "Memory pages"): run
+ * keys (in cache). For the memory-pages question (docs/keyed-table.md, "Huge pages"): run
  * it with and without huge pages and compare, and compare the ratios of one JVM with the next (each JVM
  * allocates its tables anew, so the pages differ from JVM to JVM as they do from JMH fork to fork).
  * <p>
- * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp jmh/target/benchmarks.jar
+ * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
  * dev.cellrate.bench.PagesCpuTime [rounds]}; huge pages for the off-heap tables:
  * {@code GLIBC_TUNABLES=glibc.malloc.hugetlb=1} in the environment; for the heap: {@code -XX:+UseTransparentHugePages}.
  * Prints the smaps lines of the tables first, then the median CPU ns per operation (per key for the batch rows)

@@ -5,7 +5,7 @@ interleaving HotSpot's comments (scopes, implicit exceptions) at their addresses
 Why: Debian's libhsdis0-fcml (1.2.2) exports only `decode_instructions`, while JDK 17 looks up
 `decode_instructions_virtual`, so PrintAssembly prints the code as hex words. objdump (binutils) reads them.
 
-Usage: python3 jmh/tools/hexdis.py LOG [substring of the nmethod's header line, e.g. the method name or " 656 %"]
+Usage: python3 tools/lab/hexdis.py LOG [substring of the nmethod's header line, e.g. the method name or " 656 %"]
 Make LOG with, e.g.:
   java -jar jmh/target/benchmarks.jar 'KeyedBenchmark.longKey$' -p keys=1000 -p distribution=uniform \
     -p target=cellrate -f 1 -wi 5 -w 1s -i 4 -r 1s -jvmArgsAppend "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED \
