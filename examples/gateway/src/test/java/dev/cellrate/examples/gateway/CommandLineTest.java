@@ -7,7 +7,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,6 +22,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -133,14 +136,15 @@ final class CommandLineTest
     }
 
     /**
-     * The running gateway process listens on exactly one TCP socket, its own: the backend has no network
-     * address that a client could use to get past the limiter. Read from {@code /proc} (Linux): the socket
-     * inodes of the process's descriptors against the LISTEN rows of {@code /proc/net/tcp} and {@code tcp6}.
+     * The running gateway process listens on exactly one TCP socket, its own, at the {@code --bind} address:
+     * the backend has no network address that a client could use to get past the limiter. Read from
+     * {@code /proc} (Linux): the socket inodes of the process's descriptors against the LISTEN rows of
+     * {@code /proc/net/tcp} and {@code tcp6}.
      */
     @Test
     void theRunningGatewayListensOnOneSocketOnly() throws Exception
     {
-        final List<String> command = javaCommand("--port", "0", "--bind", "127.0.0.1");
+        final List<String> command = javaCommand("--port", "0", "--bind", "127.0.0.5");
         final Path outFile = Files.createTempFile("gateway-out", ".txt");
         final Process p = new ProcessBuilder(command).redirectOutput(outFile.toFile())
             .redirectError(ProcessBuilder.Redirect.DISCARD).start();
@@ -155,7 +159,16 @@ final class CommandLineTest
             assertTrue(out.contains("gateway on"), out);
             final List<Integer> ports = listeningPorts(p.pid());
             assertEquals(1, ports.size(), "TCP ports the gateway process listens on: " + ports + "\n" + out);
-            assertTrue(out.contains("127.0.0.1:" + ports.get(0) + "/"), out);
+            assertTrue(out.contains("http://127.0.0.5:" + ports.get(0) + "/"), out);
+            try (RawHttp client = new RawHttp("127.0.0.6", "127.0.0.5", ports.get(0)))
+            {
+                assertEquals(200, client.send(RawHttp.get("/")).read().status(), "served at the --bind address");
+            }
+            try (Socket other = new Socket())
+            {
+                assertThrows(ConnectException.class, () -> other.connect(new InetSocketAddress("127.0.0.1", ports.get(0))),
+                    "nothing listens at 127.0.0.1 when bound to 127.0.0.5");
+            }
         }
         finally
         {

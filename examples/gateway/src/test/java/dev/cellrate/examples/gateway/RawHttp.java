@@ -41,9 +41,14 @@ final class RawHttp implements AutoCloseable
 
     RawHttp(final String sourceAddress, final int port) throws IOException
     {
+        this(sourceAddress, "127.0.0.1", port);
+    }
+
+    RawHttp(final String sourceAddress, final String host, final int port) throws IOException
+    {
         socket = new Socket();
         socket.bind(new InetSocketAddress(sourceAddress, 0));
-        socket.connect(new InetSocketAddress("127.0.0.1", port), READ_TIMEOUT_MS);
+        socket.connect(new InetSocketAddress(host, port), READ_TIMEOUT_MS);
         socket.setSoTimeout(READ_TIMEOUT_MS);
         socket.setTcpNoDelay(true);
         in = socket.getInputStream();
