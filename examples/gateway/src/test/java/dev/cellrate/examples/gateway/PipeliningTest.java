@@ -83,4 +83,38 @@ final class PipeliningTest
             assertEquals(0, gateway.awaitBackendConnections(0), "the last client's backend connection is closed");
         }
     }
+
+    /**
+     * The race behind the orphaned backend connections, made certain: the backend's event loop is held busy,
+     * so each backend connect completes only after its client has pipelined 30 requests and reset.
+     */
+    @Test
+    void aClientGoneBeforeItsBackendConnectionCompletesLeavesNone() throws Exception
+    {
+        try (TestGateway gateway = new TestGateway(1_000_000))
+        {
+            final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            gateway.backendGroup.execute(() ->
+            {
+                try
+                {
+                    release.await(5, java.util.concurrent.TimeUnit.SECONDS);
+                }
+                catch (final InterruptedException e)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            for (int i = 0; i < 5; i++)
+            {
+                final RawHttp client = new RawHttp("127.0.4." + (100 + i), gateway.port);
+                client.send(pipeline(30));
+                client.reset();
+            }
+            Thread.sleep(200); // the gateway sees the resets while every backend connect is still pending
+            release.countDown();
+            Thread.sleep(200);
+            assertEquals(0, gateway.awaitBackendConnections(0), "backend connections left open");
+        }
+    }
 }
