@@ -105,9 +105,9 @@ public final class Gateway
         final HttpRateLimit config;
         try
         {
-            config = HttpRateLimit.enforce(
-                    KeyedRateLimiter.builder(Limit.perSecond(o.rate, o.burst)).expectedKeys(100_000).build())
-                .keyExtractor(ClientAddressKey.perClient()).policyName("per-client").headersOnAdmitted(true)
+            final Limit limit = Limit.perSecond(o.rate, o.burst);
+            config = HttpRateLimit.enforce(KeyedRateLimiter.builder(limit).expectedKeys(100_000).build())
+                .keyExtractor(ClientAddressKey.perClient()).policy("per-client", limit).headersOnAdmitted(true)
                 .legacyHeaders(o.legacyHeaders).build();
         }
         catch (final IllegalArgumentException e)

@@ -44,10 +44,10 @@ final class TestGateway implements AutoCloseable
         clock.update(1_000_000_000_000L);
         final Channel backend =
             Backend.inProcess(backendGroup, LocalAddress.ANY, () -> new Counting(backendConnections, backendRequests));
-        config = HttpRateLimit.enforce(
-                KeyedRateLimiter.builder(Limit.perSecond(burst, burst)).expectedKeys(1024).clock(clock).build())
-            .keyExtractor(ClientAddressKey.perClient()).policyName("per-client").headersOnAdmitted(true)
-            .legacyHeaders(legacyHeaders).clock(clock).build();
+        final Limit limit = Limit.perSecond(burst, burst);
+        config = HttpRateLimit.enforce(KeyedRateLimiter.builder(limit).expectedKeys(1024).clock(clock).build())
+            .keyExtractor(ClientAddressKey.perClient()).policy("per-client", limit).headersOnAdmitted(true)
+            .legacyHeaders(legacyHeaders).build();
         final Channel gateway = Gateway.start(group,
             new Gateway.Settings(new InetSocketAddress("127.0.0.1", 0), idleTimeoutNs, headerTimeoutNs),
             config, backend.localAddress(), backendGroup);
