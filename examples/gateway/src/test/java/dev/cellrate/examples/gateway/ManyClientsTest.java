@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -79,6 +80,29 @@ final class ManyClientsTest
                 for (final RawHttp c : clients)
                 {
                     c.close();
+                }
+            }
+        }
+    }
+
+    /** Bound to {@code ::} (both families): an IPv4 client and an IPv6 client on one host have two budgets. */
+    @Test
+    void ipv4AndIpv6ClientsHaveTheirOwnBudgets() throws Exception
+    {
+        try (TestGateway gateway = new TestGateway(BURST, false, TimeUnit.SECONDS.toNanos(60),
+            TimeUnit.SECONDS.toNanos(10), "::"))
+        {
+            final List<Integer> expected = List.of(200, 200, 200, 429);
+            for (final String[] client : new String[][] {{"127.0.0.2", "127.0.0.1"}, {"::1", "::1"}, {"127.0.0.3", "127.0.0.1"}})
+            {
+                try (RawHttp c = new RawHttp(client[0], client[1], gateway.port))
+                {
+                    final List<Integer> statuses = new ArrayList<>();
+                    for (int r = 0; r < expected.size(); r++)
+                    {
+                        statuses.add(c.send(RawHttp.get("/" + r)).read().status());
+                    }
+                    assertEquals(expected, statuses, "client " + client[0]);
                 }
             }
         }

@@ -40,6 +40,12 @@ final class TestGateway implements AutoCloseable
 
     TestGateway(final long burst, final boolean legacyHeaders, final long idleTimeoutNs, final long headerTimeoutNs)
     {
+        this(burst, legacyHeaders, idleTimeoutNs, headerTimeoutNs, "127.0.0.1");
+    }
+
+    TestGateway(final long burst, final boolean legacyHeaders, final long idleTimeoutNs, final long headerTimeoutNs,
+        final String bind)
+    {
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(1_000_000_000_000L);
         final Channel backend =
@@ -49,7 +55,7 @@ final class TestGateway implements AutoCloseable
             .keyExtractor(ClientAddressKey.perClient()).policy("per-client", limit).headersOnAdmitted(true)
             .legacyHeaders(legacyHeaders).build();
         final Channel gateway = Gateway.start(group,
-            new Gateway.Settings(new InetSocketAddress("127.0.0.1", 0), idleTimeoutNs, headerTimeoutNs),
+            new Gateway.Settings(new InetSocketAddress(bind, 0), idleTimeoutNs, headerTimeoutNs),
             config, backend.localAddress(), backendGroup);
         port = ((InetSocketAddress)gateway.localAddress()).getPort();
     }
