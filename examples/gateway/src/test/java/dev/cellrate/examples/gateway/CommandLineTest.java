@@ -41,7 +41,11 @@ final class CommandLineTest
 
     static Run run(final String... args) throws IOException, InterruptedException
     {
-        final List<String> command = javaCommand(args);
+        return run(javaCommand(args));
+    }
+
+    static Run run(final List<String> command) throws IOException, InterruptedException
+    {
         final Path outFile = Files.createTempFile("gateway-out", ".txt");
         final Path errFile = Files.createTempFile("gateway-err", ".txt");
         try
@@ -121,6 +125,18 @@ final class CommandLineTest
     {
         final Run run = run(args);
         assertClearFailure(run, named);
+    }
+
+    @Test
+    void withoutTheJvmOptionTheLineNamesIt() throws Exception
+    {
+        final List<String> command = javaCommand("--port", "0");
+        command.removeIf(a -> a.startsWith("--add-exports"));
+        final Run run = run(command);
+        assertEquals(Gateway.EXIT_START, run.exitCode(), run.toString());
+        assertEquals(1, run.err().lines().count(), run.err());
+        assertTrue(run.err().contains("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED"), run.err());
+        assertFalse(run.err().contains("\tat "), run.err());
     }
 
     @Test
