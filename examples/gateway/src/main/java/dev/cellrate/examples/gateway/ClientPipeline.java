@@ -100,8 +100,9 @@ final class ClientPipeline extends ChannelInitializer<Channel>
     }
 
     /**
-     * After the h2c detection: an HTTP/1.1 request (no upgrade) installs the HTTP/1.1 handlers; an upgrade
-     * to HTTP/2 (either way) removes the head timer, which times HTTP/1.1 heads only.
+     * After the h2c detection: an HTTP/1.1 request (no upgrade) installs the HTTP/1.1 handlers, and the
+     * connection stays HTTP/1.1 (a later {@code Upgrade: h2c} is an ordinary header); an upgrade to HTTP/2
+     * (either way) removes the head timer, which times HTTP/1.1 heads only.
      */
     private final class ProtocolChoice extends ChannelInboundHandlerAdapter
     {
@@ -122,6 +123,10 @@ final class ClientPipeline extends ChannelInitializer<Channel>
             p.addAfter(name, null, new HttpServerKeepAliveHandler());
             p.addAfter(name, null, timer.newGuard());
             p.remove(this);
+            if (null != p.get(HttpServerUpgradeHandler.class))
+            {
+                p.remove(HttpServerUpgradeHandler.class); // an upgrade is offered on the first request only
+            }
             ctx.fireChannelRead(msg);
         }
 

@@ -185,4 +185,18 @@ final class Http2Test
             assertEquals(3, gateway.config.admittedCount() + gateway.config.rejectedCount());
         }
     }
+
+    @Test
+    void anUpgradeAfterTheFirstRequestIsAnOrdinaryHeader() throws Exception
+    {
+        try (TestGateway gateway = new TestGateway(10);
+             RawHttp client = new RawHttp("127.0.12.1", gateway.port))
+        {
+            assertEquals(200, client.send(RawHttp.get("/1")).read().status());
+            final RawHttp.Response second = client.send("GET /2 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n" +
+                "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n").read();
+            assertEquals(200, second.status(), "answered over HTTP/1.1, not switched");
+            assertEquals(200, client.send(RawHttp.get("/3")).read().status());
+        }
+    }
 }
