@@ -78,6 +78,9 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     private static final long NS_PER_US = 1000;
     private static final long STARTUP_STEP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
 
+    /** The most keys one batch call decides (one round trip). */
+    public static final int MAX_BATCH = 1024;
+
     volatile StatefulRedisConnection<byte[], byte[]> connection;
     final RedisClient client;
     final RedisURI uri;
@@ -347,6 +350,177 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         return future;
     }
 
+    /**
+     * Decide {@code count} keys in one round trip, on the server's clock: one script call that decides each key in
+     * order on its own cell, exactly as {@link #tryAcquire(CharSequence, long)} would one after the other (a
+     * key that appears twice is charged twice). Not all-or-nothing: each key gets its own code. In Redis Cluster
+     * the keys of one batch must hash to one slot (a hash tag in the prefix or the keys).
+     * <p>
+     * Allocation: what Lettuce needs for one command of {@code count} keys (their bytes and arguments) and one
+     * {@code long[count]} for the reply; nothing per call beyond that. When Redis cannot answer within the
+     * timeout, each key is answered by the fail policy (each counted as a fallback).
+     *
+     * @param keys    the keys, {@code keys[0..count)}.
+     * @param permits their costs; a cost outside [1, burst] answers {@link Result#NEVER} for that key.
+     * @param count   keys to decide, in [0, {@value #MAX_BATCH}] and at most each array's length.
+     * @param codes   filled with each key's code, as {@link #tryAcquire(CharSequence, long)} answers it.
+     * @return the number of keys admitted.
+     */
+    public int tryAcquireBatch(final CharSequence[] keys, final long[] permits, final int count, final long[] codes)
+    {
+        return decideBatch(keys, permits, count, SERVER_TIME, codes);
+    }
+
+    /**
+     * As {@link #tryAcquireBatch(CharSequence[], long[], int, long[])}, on the caller's time.
+     *
+     * @param keys    the keys, {@code keys[0..count)}.
+     * @param permits their costs.
+     * @param count   keys to decide, in [0, {@value #MAX_BATCH}] and at most each array's length.
+     * @param nowNs   the caller's time, ns since the Unix epoch (floored to &micro;s).
+     * @param codes   filled with each key's code.
+     * @return the number of keys admitted.
+     */
+    public int tryAcquireBatch(
+        final CharSequence[] keys, final long[] permits, final int count, final long nowNs, final long[] codes)
+    {
+        return decideBatch(keys, permits, count, callerTime(nowNs), codes);
+    }
+
+    private int decideBatch(
+        final CharSequence[] keys, final long[] permits, final int count, final long nowUs, final long[] codes)
+    {
+        if (count < 0 || count > MAX_BATCH || count > keys.length || count > permits.length || count > codes.length)
+        {
+            throw new IllegalArgumentException("count must be in [0, " + Math.min(MAX_BATCH,
+                Math.min(keys.length, Math.min(permits.length, codes.length))) + "] but was " + count);
+        }
+        final byte[][] redisKeys = new byte[count][];
+        final long[] incrementsUs = new long[count];
+        int toSend = 0;
+        for (int i = 0; i < count; i++)
+        {
+            redisKeys[i] = RedisKeys.encode(prefix, keys[i]);
+            final long incrementUs = limit.incrementUs(permits[i]);
+            if (incrementUs < 1 || Long.MIN_VALUE == nowUs)
+            {
+                codes[i] = Result.NEVER;
+            }
+            else
+            {
+                incrementsUs[i] = incrementUs;
+                toSend++;
+            }
+        }
+        if (0 == toSend)
+        {
+            return 0;
+        }
+        final BatchReply reply = callBatch(redisKeys, incrementsUs, count, nowUs);
+        int admitted = 0;
+        for (int i = 0; i < count; i++)
+        {
+            if (0 == incrementsUs[i])
+            {
+                continue;
+            }
+            final long code;
+            if (null != reply.cause)
+            {
+                code = fallback(reply.cause, redisKeys[i], permits[i], nowUs, null);
+            }
+            else
+            {
+                final long retryAfterUs = reply.retryAfterUs[i];
+                if (retryAfterUs >= 0)
+                {
+                    code = 0 == retryAfterUs ? Result.ADMITTED : retryAfterUs * NS_PER_US;
+                }
+                else
+                {
+                    keyErrors.increment();
+                    code = REJECTED_KEY_ERROR;
+                }
+            }
+            codes[i] = code;
+            admitted += Result.isAdmitted(code) ? 1 : 0;
+        }
+        return admitted;
+    }
+
+    /**
+     * One synchronous batch call, EVALSHA then EVAL on NOSCRIPT, bounded by the timeout.
+     */
+    private BatchReply callBatch(final byte[][] redisKeys, final long[] incrementsUs, final int count, final long nowUs)
+    {
+        final BatchReply reply = new BatchReply(count);
+        if (!ready)
+        {
+            reply.cause = FallbackCause.NOT_CONNECTED;
+            return reply;
+        }
+        final long startNs = System.nanoTime();
+        if (!breaker.allow(startNs))
+        {
+            reply.cause = FallbackCause.BREAKER_OPEN;
+            return reply;
+        }
+        try
+        {
+            AsyncCommand<byte[], byte[], BatchReply> command = dispatchBatch(reply, true, redisKeys, incrementsUs, count, nowUs);
+            boolean done = command.await(timeoutNs, TimeUnit.NANOSECONDS);
+            if (done && reply.noScript())
+            {
+                scriptReloads.incrementAndGet();
+                reply.reset();
+                command = dispatchBatch(reply, false, redisKeys, incrementsUs, count, nowUs);
+                final long leftNs = timeoutNs - (System.nanoTime() - startNs);
+                done = leftNs > 0 && command.await(leftNs, TimeUnit.NANOSECONDS);
+            }
+            if (!done)
+            {
+                command.cancel(false);
+                reply.cause = FallbackCause.TIMEOUT;
+            }
+            else if (!reply.complete())
+            {
+                reply.cause = FallbackCause.ERROR;
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            if (ex instanceof io.lettuce.core.RedisCommandInterruptedException)
+            {
+                Thread.currentThread().interrupt();
+            }
+            reply.cause = FallbackCause.ERROR;
+        }
+        settle(reply.cause);
+        return reply;
+    }
+
+    private AsyncCommand<byte[], byte[], BatchReply> dispatchBatch(
+        final BatchReply reply, final boolean bySha, final byte[][] redisKeys, final long[] incrementsUs,
+        final int count, final long nowUs)
+    {
+        final CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE)
+            .add(bySha ? GcraScript.SHA1_HEX : GcraScript.SOURCE)
+            .add(count);
+        for (int i = 0; i < count; i++)
+        {
+            args.addKey(redisKeys[i]);
+        }
+        for (int i = 0; i < count; i++)
+        {
+            args.add(incrementsUs[i]);
+        }
+        args.add(limit.ceilingUs()).add(limit.emissionIntervalUs()).add(0).add(nowUs).add(extraTtlMs);
+        final AsyncCommand<byte[], byte[], BatchReply> command =
+            new AsyncCommand<>(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply, args));
+        connection.dispatch(command);
+        return command;
+    }
+
     byte[] redisKey(final CharSequence key)
     {
         return RedisKeys.encode(prefix, key);
@@ -446,12 +620,17 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 
     void settle(final ScriptReply reply)
     {
-        if (null == reply.cause)
+        settle(reply.cause);
+    }
+
+    private void settle(final FallbackCause cause)
+    {
+        if (null == cause)
         {
             roundTrips.increment(); // a decision or an answer about one key: Redis is up
             breaker.success();
         }
-        else if (FallbackCause.TIMEOUT == reply.cause || FallbackCause.ERROR == reply.cause)
+        else if (FallbackCause.TIMEOUT == cause || FallbackCause.ERROR == cause)
         {
             breaker.failure(System.nanoTime());
         }
