@@ -40,7 +40,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@code rounds} times in turn, so each ratio is taken within one round (the same minute of a shared machine);
  * the report gives each ratio per round and their median.
  * <p>
- * {@code java -cp jmh/target/benchmarks.jar dev.cellrate.bench.RedisPipelined [seconds per phase] [rounds]}
+ * {@code java -cp jmh/target/benchmarks.jar dev.cellrate.bench.RedisPipelined [seconds per phase, 2] [rounds, 9]}
  * starts the redis-server 6.2 shipped in the embedded-redis jar on a free loopback port; {@code
  * -Dcellrate.redis.server=/usr/bin/redis-server} runs another binary, {@code -Dcellrate.redis.port=N} uses a running
  * server.
@@ -67,8 +67,8 @@ public final class RedisPipelined
 
     public static void main(final String[] args) throws Exception
     {
-        final long phaseNs = TimeUnit.SECONDS.toNanos(args.length > 0 ? Long.parseLong(args[0]) : 3);
-        final int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        final long phaseNs = TimeUnit.SECONDS.toNanos(args.length > 0 ? Long.parseLong(args[0]) : 2);
+        final int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 9;
         Process server = null;
         final String configured = System.getProperty("cellrate.redis.port");
         final int port;
