@@ -28,6 +28,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -35,7 +36,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * The distributed path pipelined, measured in one run against one redis-server: decisions per second of
  * cellrate-redis with 64 concurrent synchronous callers on one shared Lettuce connection against one synchronous
  * caller; against Bucket4j's Lettuce backend (compare-and-swap) with the same 64 callers on its own shared
- * connection; and a batch of 32 keys per call against single calls, one caller. Every configuration admits
+ * connection; a batch of 32 keys per call against single calls, one caller; and (for information) one thread
+ * keeping 64 asynchronous decisions in flight. Every configuration admits
  * (10^6 permits/s per key, burst 2^40, 2^16 keys drawn at random). The configurations run one after the other,
  * {@code rounds} times in turn, so each ratio is taken within one round (the same minute of a shared machine);
  * the report gives each ratio per round and their median.
@@ -128,13 +130,20 @@ public final class RedisPipelined
             }
             return cellrate.tryAcquireBatch(k, p, BATCH, c);
         };
+        final Semaphore inFlight = new Semaphore(CALLERS);
+        final Caller async = (r, k, p, c) ->
+        {
+            inFlight.acquireUninterruptibly();
+            cellrate.tryAcquireAsync(keyStrings[r.nextInt(KEYS)], 1, null, code -> inFlight.release());
+            return 1;
+        };
         final Caller peer = (r, k, p, c) ->
             bucket4j.builder().build(keyBytes[r.nextInt(KEYS)], () -> configuration).tryConsume(1) ? 1 : 0;
 
         final String[] names = {"cellrate, 1 sync caller", "cellrate, 64 sync callers", "bucket4j, 64 callers",
-            "bucket4j, 1 caller", "cellrate, batch of 32, 1 caller"};
-        final Caller[] callers = {single, single, peer, peer, batch};
-        final int[] threads = {1, CALLERS, CALLERS, 1, 1};
+            "bucket4j, 1 caller", "cellrate, batch of 32, 1 caller", "cellrate, 64 async in flight"};
+        final Caller[] callers = {single, single, peer, peer, batch, async};
+        final int[] threads = {1, CALLERS, CALLERS, 1, 1, 1};
         System.out.println("warm-up");
         for (int c = 0; c < callers.length; c++)
         {
@@ -160,6 +169,7 @@ public final class RedisPipelined
         report("cellrate / bucket4j, 64 callers (goal >= 3)", rounds, r -> rates[r][1] / rates[r][2]);
         report("cellrate / bucket4j, 1 caller", rounds, r -> rates[r][0] / rates[r][3]);
         report("batch of 32 / 32 single sync calls (goal >= 10)", rounds, r -> rates[r][4] / rates[r][0]);
+        report("64 async in flight / 1 sync caller", rounds, r -> rates[r][5] / rates[r][0]);
         System.out.println("fallbacks " + cellrate.fallbacks() + ", key errors " + cellrate.keyErrors() +
             ", round trips " + cellrate.roundTrips());
         cellrate.close();

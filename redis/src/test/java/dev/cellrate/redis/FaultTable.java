@@ -23,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@code count - (tau + T + L) / T} over every window of the admissions (Redis's and the fail policy's together),
  * &le; 0 when no window exceeded the GCRA bound of the limit.
  * <p>
- * Run by {@code scripts/redis-faults.sh [redis-server binary]} (Debian's Redis 7.0 by default).
+ * Run by {@code scripts/redis-faults.sh [redis-server binary] [fault names...]} (Debian's Redis 7.0 by default;
+ * every fault unless some are named, e.g. {@code MAXMEMORY}).
  */
 public final class FaultTable
 {
@@ -62,8 +63,13 @@ public final class FaultTable
         System.out.println();
         System.out.println("| fault | policy | answers during the fault | recovery | admitted | over-admission |");
         System.out.println("| --- | --- | --- | --- | --- | --- |");
+        final java.util.Set<String> only = java.util.Set.of(args);
         for (final Fault fault : Fault.values())
         {
+            if (!only.isEmpty() && !only.contains(fault.name()))
+            {
+                continue;
+            }
             for (final FailPolicy policy : FailPolicy.values())
             {
                 System.out.println(run(fault, policy));
