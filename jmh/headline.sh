@@ -7,20 +7,22 @@
 # Each run is two JMH invocations back to back: the single-limiter rows (admit, reject, latency) with one fork per
 # benchmark, then the keyed rows (KeyedBenchmark, KeyedBatchBenchmark) with KEYED_FORKS forks per benchmark (the
 # keyed rows differ between forks more than anything else: each fork allocates its 16-43 MB tables anew, see
-# "Memory pages" in docs/benchmarks.md). A ratio is taken inside one run (cellrate, its peers and its baselines
+# "Huge pages" in docs/keyed-table.md). A ratio is taken inside one run (cellrate, its peers and its baselines
 # back to back; a keyed score is the median of its forks' means) and the runs are spread over time: a burst of
 # load from another process hits one run, not one benchmark of every run. Estimated 3.5-4 minutes a run on 2 quiet
 # cores with 3 keyed forks, about 12 minutes in all (measured: 7.4 minutes for one run at load 13-18).
 #
-# Then, once per run, KeyedCpuTime (one JVM, CPU time of the thread): the keyed ÷ random-CAS and batch ÷ single ratios
-# paired in one JVM, which hold from JVM to JVM where the absolute keyed scores do not (docs/benchmarks.md, "Memory
-# pages"); tables.py reports them beside the JMH rows.
+# Then, once per run, KeyedCpuTime (tools/lab; one JVM, CPU time of the thread): the keyed ÷ random-CAS and batch ÷ single ratios
+# paired in one JVM, which hold from JVM to JVM where the absolute keyed scores do not (docs/benchmarks.md, "Reading
+# the numbers"); tables.py reports them beside the JMH rows.
 #
 # Writes OUT_PREFIX-run<i>.json (both invocations of run i, merged) and .txt, OUT_PREFIX-cpu<i>.txt, OUT_PREFIX-memory.txt,
-# OUT_PREFIX-load.txt (uptime before and after each run: the machine is shared) and OUT_PREFIX.md (the tables).
+# OUT_PREFIX-load.txt (uptime before and after each run: the machine is shared), OUT_PREFIX-host.txt (lscpu summary,
+# kernel, JVM, start and end) and OUT_PREFIX.md (the tables).
 # To put the tables into the doc:
 #   python3 jmh/tables.py jmh/results/headline-run*.json --memory jmh/results/headline-memory.txt --update docs/benchmarks.md
-# Builds the jars first if they are missing. Extra arguments after OUT_PREFIX go to both JMH invocations. Knobs:
+# Builds the jars first if they are missing (jmh/target/benchmarks.jar; tools/lab/target/lab.jar for KeyedCpuTime and
+# MemoryPerKey). Extra arguments after OUT_PREFIX go to both JMH invocations. Knobs:
 #   RUNS=3                      how many runs
 #   HEADLINE_SHAPE="-f 1 ..."   the shape of one run, e.g. "-f 1 -wi 1 -w 1s -i 1 -r 1s" for a smoke run; its -f is
 #                               the single-limiter rows' fork count
@@ -29,7 +31,8 @@
 #   KEYS=1000000                key count of the keyed rows and of the memory program
 #   TARGETS=...                 keyed targets (default cellrate,randomCas,hashOnly,bucket4jMap; Caffeine is left out
 #                               for time: add bucket4jCaffeine to run it)
-#   JARS=jmh/target             where benchmarks.jar and demo.jar are (e.g. a saved "before" build)
+#   JARS=jmh/target             where benchmarks.jar is (e.g. a saved "before" build)
+#   LAB_JAR=tools/lab/target/lab.jar  the lab tools (KeyedCpuTime, MemoryPerKey)
 #   HUGE_PAGES=1                every JVM of the run on transparent huge pages, peers and baselines alike (opt-in; the
 #                               default headline is the default JVM): GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (off-heap
 #                               tables: malloc madvises its mmap'd chunks) and -XX:+UseTransparentHugePages (heap), and
@@ -44,8 +47,9 @@ OUT=${1:-jmh/results/headline}
 shift || true
 mkdir -p "$(dirname "$OUT")"
 JARS=${JARS:-jmh/target}
-if [[ ! -f $JARS/benchmarks.jar || ! -f $JARS/demo.jar ]]; then
-    mvn -B -q package -DskipTests -Djcstress.skip=true
+LAB_JAR=${LAB_JAR:-tools/lab/target/lab.jar}
+if [[ ! -f $JARS/benchmarks.jar || ! -f $LAB_JAR ]]; then
+    mvn -B -q package -pl jmh,tools/lab -am -DskipTests -Djcstress.skip=true
 fi
 
 RUNS=${RUNS:-3}
@@ -68,6 +72,15 @@ fi
 SINGLE='cellrateCallerTime|cellrateNanoClock|guava|bucket4jLockFree|resilience4j'
 # Benchmarks that exist only in newer jars are asked for by regexp, so an older jar (a "before" run) simply
 # runs fewer rows.
+# The machine of this headline (docs/benchmarks.md prints it above the tables: tables.py reads OUT_PREFIX-host.txt).
+{
+    lscpu | grep -E '^(Model name|CPU\(s\)|Thread\(s\) per core|Hypervisor vendor|L1d cache|L2 cache|L3 cache):' || true
+    echo "Memory: $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo)"
+    echo "Clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
+    echo "Kernel: $(uname -sr)"
+    echo "Java: $(java -version 2>&1 | head -1)"
+    echo "Started: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime | sed 's/.*load average/load average/')"
+} > "$OUT-host.txt"
 : > "$OUT-load.txt"
 for run in $(seq 1 "$RUNS"); do
     echo "run $run before: $(uptime)" | tee -a "$OUT-load.txt"
@@ -95,7 +108,7 @@ for run in $(seq 1 "$RUNS"); do
         "$@" | tee -a "$OUT-run$run.txt"
     if [[ ${PAIRED:-1} == 1 && $KEYS == 1000000 ]]; then
         echo "run $run paired: $(uptime)" | tee -a "$OUT-load.txt"
-        java "${CPU_FLAGS[@]}" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp "$JARS/benchmarks.jar" \
+        java "${CPU_FLAGS[@]}" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp "$LAB_JAR" \
             dev.cellrate.bench.KeyedCpuTime 5 | tee "$OUT-cpu$run.txt" || echo "KeyedCpuTime did not run (an older jar?)"
     fi
     python3 -c 'import json, sys; json.dump([e for p in sys.argv[2:] for e in json.load(open(p))], open(sys.argv[1], "w"), indent=2)' \
@@ -103,7 +116,9 @@ for run in $(seq 1 "$RUNS"); do
     echo "run $run after:  $(uptime)" | tee -a "$OUT-load.txt"
 done
 
-java -jar "$JARS/demo.jar" memory "$KEYS" | tee "$OUT-memory.txt"
+java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp "$LAB_JAR" dev.cellrate.bench.MemoryPerKey "$KEYS" \
+    | tee "$OUT-memory.txt"
+echo "Ended: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uptime | sed 's/.*load average/load average/')" >> "$OUT-host.txt"
 runs=()
 for run in $(seq 1 "$RUNS"); do runs+=("$OUT-run$run.json"); done
 python3 jmh/tables.py "${runs[@]}" --memory "$OUT-memory.txt" > "$OUT.md"

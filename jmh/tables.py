@@ -13,7 +13,8 @@ are the median over the runs. A throughput benchmark run with several forks scor
 means (JMH's own score is their mean: one fork in a fast or slow mode moves a mean of three by a third of the
 gap, a median not at all); with one fork that is JMH's score. If a run's JSON X-run<i>.json has a X-cpu<i>.txt
 beside it (KeyedCpuTime's output, written by jmh/headline.sh), the targets table also gets the keyed ÷ random-CAS
-and batch ÷ single ratios paired in one JVM, in CPU time.
+and batch ÷ single ratios paired in one JVM, in CPU time. If X-host.txt is there (the machine, written by
+jmh/headline.sh), the tables open with it.
 """
 import argparse
 import json
@@ -442,7 +443,7 @@ def batch_table(r, keys, distribution):
 def memory_table(memory):
     if not memory:
         return []
-    out = ["#### Memory per key (%s long keys; `java -jar jmh/target/demo.jar memory`)" % memory.get("_keys", "?"), "",
+    out = ["#### Memory per key (%s long keys; `MemoryPerKey` of tools/lab)" % memory.get("_keys", "?"), "",
            "| target | bytes per key |", "| --- | ---: |"]
     for target, label in KEYED_ROWS:
         if target in memory:
@@ -468,9 +469,44 @@ def cpu_path(json_path):
     return None if m is None else "%s-cpu%s.txt" % (m.group(1), m.group(2))
 
 
-def render(runs, memory, cpus=None):
+def parse_host(path):
+    """jmh/headline.sh's X-host.txt: 'Key: value' lines (lscpu's summary, memory, clock source, kernel, JVM, times)."""
+    host = {}
+    with open(path) as f:
+        for line in f:
+            key, sep, value = line.partition(":")
+            if sep:
+                host[key.strip()] = " ".join(value.split())
+    return host
+
+
+def host_path(json_path):
+    """X-run<i>.json -> X-host.txt (one per headline)."""
+    m = re.match(r"(.*)-run(\d+)\.json$", json_path)
+    return None if m is None else "%s-host.txt" % m.group(1)
+
+
+def host_lines(host):
+    if not host:
+        return []
+    cpu = "%s, %s vCPUs (%s guest, %s thread(s) per core)" % (
+        host.get("Model name", "?"), host.get("CPU(s)", "?"), host.get("Hypervisor vendor", "no"),
+        host.get("Thread(s) per core", "?"))
+    caches = "L1d %s, L2 %s, L3 %s" % (host.get("L1d cache", "?"), host.get("L2 cache", "?"), host.get("L3 cache", "?"))
+    return ["#### Machine of this run (`lscpu` and the JVM, recorded by `jmh/headline.sh`)", "",
+            "| what | value |", "| --- | --- |",
+            "| CPU | %s |" % cpu,
+            "| caches | %s |" % caches,
+            "| memory | %s |" % host.get("Memory", "?"),
+            "| clock source | %s |" % host.get("Clock source", "?"),
+            "| OS / JVM | %s, %s |" % (host.get("Kernel", "?"), host.get("Java", "?")),
+            "| run | %s to %s |" % (host.get("Started", "?"), host.get("Ended", "?")), ""]
+
+
+def render(runs, memory, cpus=None, host=None):
     r = Runs(runs, cpus)
     out = []
+    out += host_lines(host)
     out += targets_table(r, memory)
     out += single_table(r, "Admit path: one limiter, every call admitted", "AdmitOneThreadBenchmark", "AdmitTwoThreadsBenchmark")
     out += single_table(r, "Reject path: one limiter, every call rejected", "RejectOneThreadBenchmark", "RejectTwoThreadsBenchmark")
@@ -488,7 +524,7 @@ def render(runs, memory, cpus=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="+", help="one JMH JSON result per run")
-    ap.add_argument("--memory", help="output of java -jar jmh/target/demo.jar memory")
+    ap.add_argument("--memory", help="output of the lab tool MemoryPerKey (tools/lab)")
     ap.add_argument("--update", help="markdown file whose results section to replace")
     args = ap.parse_args()
     runs = []
@@ -498,7 +534,9 @@ def main():
             runs.append(json.load(f))
         cpu = cpu_path(path)
         cpus.append(parse_cpu(cpu) if cpu is not None and os.path.exists(cpu) else None)
-    text = render(runs, parse_memory(args.memory), cpus)
+    host = host_path(args.json[0])
+    text = render(runs, parse_memory(args.memory), cpus,
+                  parse_host(host) if host is not None and os.path.exists(host) else None)
     if not args.update:
         print(text)
         return

@@ -3,7 +3,7 @@ package dev.cellrate.bench;
 import java.util.SplittableRandom;
 
 /**
- * Pre-generated key streams for keyed benchmarks and the demo: a power-of-two array of key indices in
+ * Pre-generated key streams for the keyed benchmarks and the lab tools: a power-of-two array of key indices in
  * [0, keyCount), read in order with {@code & mask}, so drawing a key costs one sequential array read and no
  * random number generation inside the measured loop.
  * <p>

@@ -12,9 +12,9 @@ import dev.cellrate.table.SlotTable;
 /**
  * Whether a block of memory sits on transparent huge pages: reads {@code /proc/self/smaps} (Linux) and reports
  * the mapping that holds an address, its size, resident bytes and {@code AnonHugePages}, i.e. how much of it the
- * kernel backs with 2 MB pages. Used by {@link PagesCpuTime} and, with {@code -Dcellrate.bench.smaps=true}, by
- * {@link KeyedBenchmark} and {@link KeyedBatchBenchmark} at the end of each fork (docs/benchmarks.md, "Memory
- * pages"). Setup and teardown only: it allocates.
+ * kernel backs with 2 MB pages. Used by the lab tools ({@code PagesCpuTime}, {@code PagesProbe}) and, with
+ * {@code -Dcellrate.bench.smaps=true}, by {@link KeyedBenchmark} and {@link KeyedBatchBenchmark} at the end of
+ * each fork (docs/keyed-table.md, "Huge pages"). Setup and teardown only: it allocates.
  */
 final class Smaps
 {
