@@ -40,11 +40,17 @@ import java.util.concurrent.atomic.LongAdder;
  * same {@link Limit}; a caller time is floored to whole &micro;s.
  * <p>
  * Failure: a {@link FailPolicy} chosen at build time answers when Redis does not within the timeout, fails,
- * or the {@link CircuitBreaker} is open after repeated failures; each fallback is counted by cause and logged
- * at a bounded rate. A synchronous call never blocks longer than the timeout (plus scheduling).
+ * the {@link CircuitBreaker} is open after too many recent failures, or the limiter has not yet connected and
+ * loaded its script (Redis down at start-up: {@link FallbackCause#NOT_CONNECTED}; it keeps connecting in the
+ * background); each fallback is counted by cause and logged at a bounded rate. A synchronous call never blocks
+ * longer than the timeout (plus scheduling). An error about one key's data ({@code WRONGTYPE}, a value that is not
+ * a TAT) is not a failure: that key answers {@link #REJECTED_KEY_ERROR} and every other key is decided as usual.
+ * <p>
+ * Batches: {@link #tryAcquireBatch(CharSequence[], long[], int, long[])} decides up to {@value #MAX_BATCH} keys
+ * in one round trip, each as a single call would.
  * <p>
  * Codes: {@link Result#ADMITTED}, a positive retry-after in ns (whole &micro;s), {@link Result#NEVER},
- * {@link #ADMITTED_FAIL_OPEN} and {@link #REJECTED_FAIL_CLOSED}; under {@link FailPolicy#LOCAL} a fallback
+ * {@link #REJECTED_KEY_ERROR}, {@link #ADMITTED_FAIL_OPEN} and {@link #REJECTED_FAIL_CLOSED}; under {@link FailPolicy#LOCAL} a fallback
  * answers the local cell's own codes. Read every code with {@link Result#isAdmitted(long)}.
  * <p>
  * Contract: a {@link KeyedLimiter}, except that a decision on Redis allocates what Lettuce needs for one
@@ -53,7 +59,9 @@ import java.util.concurrent.atomic.LongAdder;
  * fallbacks). A {@code long} key {@code k} is the Redis key {@code prefix + Long.toString(k)}: the same cell as
  * the character key {@code "k"}.
  * <p>
- * Concurrency: any thread may call any method; the connection is Lettuce's thread-safe shared connection.
+ * Concurrency: any thread may call any method; the connection is Lettuce's thread-safe shared connection, which
+ * pipelines the commands of concurrent callers. No call takes a lock or blocks anyone but its own caller, and the
+ * timeouts of asynchronous calls run on one daemon thread shared by every limiter ({@link SharedTimer}).
  */
 public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 {
