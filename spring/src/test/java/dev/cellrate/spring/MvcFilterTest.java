@@ -306,4 +306,32 @@ class MvcFilterTest
         assertEquals("\"tenant\";r=0;t=120", r.headers().firstValue("ratelimit").orElse(null));
         assertTrue(r.body().contains("\"limit\":\"tenant\""), r.body());
     }
+
+    @Test
+    void actuatorListsLimitsLiveKeysAndTopRejectedKeysAndMetersCountOutcomes()
+    {
+        for (int i = 0; i < 200; i++)
+        {
+            Http.get(port, "/api/x", "X-Client", "flood");
+        }
+        final HttpResponse<String> all = Http.get(port, "/actuator/cellrate");
+        assertEquals(200, all.statusCode());
+        for (final String name : new String[] {"api", "dry", "users", "fwd", "addr", "spel", "login", "user", "tenant"})
+        {
+            assertTrue(all.body().contains("\"" + name + "\":{"), name + " in " + all.body());
+        }
+        final HttpResponse<String> api = Http.get(port, "/actuator/cellrate/api");
+        assertEquals(200, api.statusCode());
+        assertTrue(api.body().contains("\"topRejectedKeys\":[{\"key\":\"flood\""), api.body());
+        assertTrue(api.body().contains("\"liveKeys\":"), api.body());
+        assertTrue(api.body().contains("\"policy\":\"\\\"api\\\";q=3;w=2\""), api.body());
+        assertEquals(404, Http.get(port, "/actuator/cellrate/none").statusCode());
+
+        final io.micrometer.core.instrument.MeterRegistry meters =
+            context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+        final double rejected = meters.get("cellrate.decisions").tags("limiter", "api", "outcome", "rejected")
+            .functionCounter().count();
+        assertEquals(registry.get("api").stats().outcome(StatKind.REJECTED), (long)rejected);
+        assertTrue(rejected >= 197, "rejected " + rejected);
+    }
 }

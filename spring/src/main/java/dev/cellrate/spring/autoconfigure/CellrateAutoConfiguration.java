@@ -1,6 +1,7 @@
 package dev.cellrate.spring.autoconfigure;
 
 import dev.cellrate.micrometer.CellrateMetrics;
+import dev.cellrate.spring.CellrateEndpoint;
 import dev.cellrate.spring.CellrateFilter;
 import dev.cellrate.spring.CellrateProperties;
 import dev.cellrate.spring.CellrateRateLimiter;
@@ -28,6 +29,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -88,7 +90,6 @@ public class CellrateAutoConfiguration
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
     @ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
-    @ConditionalOnProperty(prefix = "cellrate", name = "web-filter", havingValue = "true", matchIfMissing = true)
     public static class ReactiveConfiguration
     {
         @Bean
@@ -178,6 +179,21 @@ public class CellrateAutoConfiguration
                 }
             }
             return i.invoke(invocation);
+        }
+    }
+
+    /** The actuator endpoint. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+        "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint"})
+    public static class EndpointConfiguration
+    {
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnAvailableEndpoint(endpoint = CellrateEndpoint.class)
+        public CellrateEndpoint cellrateEndpoint(final LimitRegistry limits)
+        {
+            return new CellrateEndpoint(limits);
         }
     }
 
