@@ -160,6 +160,8 @@ class ReadmeExamplesTest
         assertEquals(20, shadow.shadowMode.sum());
         assertEquals(20, shadow.overLimit.sum());
         assertEquals(10, shadow.withinLimit.sum());
+        assertEquals(20, shadow.engine.outcome(dev.cellrate.stat.StatKind.WOULD_REJECT), "the engine's dry-run count");
+        assertEquals(10, shadow.engine.outcome(dev.cellrate.stat.StatKind.ADMITTED));
     }
 
     @Test
