@@ -173,7 +173,12 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
                     "cannot be held by this mode: " + ex.getMessage());
             }
         }
-        snapshot = new Snapshot(config, states);
+        final Snapshot next = new Snapshot(config, states);
+        if (null != old)
+        {
+            next.overrides.putAll(old.overrides); // a request's override limits do not depend on the files
+        }
+        snapshot = next;
         if (null != old)
         {
             final List<RuleState> retired = new ArrayList<>();
@@ -189,7 +194,6 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
                     retired.add(s);
                 }
             }
-            retired.addAll(old.overrides.values());
             retirer.schedule(() -> retired.forEach(decider::retire), 10, TimeUnit.SECONDS);
         }
     }
