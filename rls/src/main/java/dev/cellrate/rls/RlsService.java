@@ -483,7 +483,9 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     {
         final RateLimitResponse.Builder response = RateLimitResponse.newBuilder();
         boolean over = false;
-        int headerIndex = -1;
+        int headerIndex = -1; // the descriptor whose headers are sent: the first refused, else the fewest remaining
+        boolean headerRefused = false;
+        long headerRemaining = Long.MAX_VALUE;
         for (int i = 0; i < plan.count; i++)
         {
             final RateLimitResponse.DescriptorStatus.Builder status = RateLimitResponse.DescriptorStatus.newBuilder();
@@ -520,12 +522,12 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
                     plan.hits[i] > capacity ? Result.NEVER : Math.max(1, plan.resetNs[i]), shadowed);
                 plan.stats[i].record(plan.hits[i], !plan.over[i], shadowed,
                     Math.max(0, capacity - plan.remaining[i]), capacity);
-                if (null != plan.states[i].fields &&
-                    (headerIndex < 0 || refused && !plan.over[headerIndex] ||
-                        (refused == (plan.over[headerIndex] && !plan.rules[headerIndex].shadowMode())) &&
-                            remaining < (plan.over[headerIndex] ? 0 : plan.remaining[headerIndex])))
+                if (null != plan.states[i].fields && (headerIndex < 0 || refused && !headerRefused ||
+                    refused == headerRefused && remaining < headerRemaining))
                 {
                     headerIndex = i;
+                    headerRefused = refused;
+                    headerRemaining = remaining;
                 }
             }
             response.addStatuses(status);
