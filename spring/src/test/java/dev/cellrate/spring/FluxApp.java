@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /** A WebFlux application with Spring Cloud Gateway on Reactor Netty for the tests. */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import(FluxApp.Api.class)
+@Import({FluxApp.Api.class, FluxApp.Reports.class})
 class FluxApp
 {
     static final ProbeClock CLOCK = new ProbeClock();
@@ -42,9 +42,32 @@ class FluxApp
             .defaultIfEmpty("anonymous");
     }
 
+    /** A bean with a rate-limited method. */
+    static class Reports
+    {
+        @RateLimited(name = "fluxuser", key = "#user")
+        public Mono<String> report(final String user)
+        {
+            return Mono.just("report for " + user);
+        }
+    }
+
     @RestController
     static class Api
     {
+        private final Reports reports;
+
+        Api(final Reports reports)
+        {
+            this.reports = reports;
+        }
+
+        @GetMapping("/report/{user}")
+        Mono<String> report(@PathVariable final String user)
+        {
+            return reports.report(user);
+        }
+
         @GetMapping({"/flux/{x}", "/fluxdry/{x}"})
         Mono<String> ok(@PathVariable final String x)
         {

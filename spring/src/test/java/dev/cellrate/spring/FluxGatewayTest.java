@@ -64,6 +64,10 @@ class FluxGatewayTest
             "cellrate.limits.gwredis.burst=3",
             "cellrate.limits.gwredis.filter=false",
             "cellrate.limits.gwredis.backend=redis",
+            "cellrate.limits.fluxuser.rate=1",
+            "cellrate.limits.fluxuser.period=1m",
+            "cellrate.limits.fluxuser.burst=2",
+            "cellrate.limits.fluxuser.filter=false",
             "cellrate.redis.uri=" + redis.uri(),
             "cellrate.redis.fail-policy=closed",
             "cellrate.redis.timeout=2s",
@@ -255,5 +259,17 @@ class FluxGatewayTest
         }
         assertFalse(0 == loops, "no reactor-http threads found");
         return sum;
+    }
+
+    @Test
+    void aRateLimitedRefusalIsAnswered429InWebFlux()
+    {
+        assertEquals("report for ann", Http.get(port, "/report/ann").body());
+        assertEquals(200, Http.get(port, "/report/ann").statusCode());
+        final HttpResponse<String> r = Http.get(port, "/report/ann");
+        assertEquals(429, r.statusCode());
+        assertEquals("60", r.headers().firstValue("retry-after").orElse(null));
+        assertEquals("\"fluxuser\";r=0;t=120", r.headers().firstValue("ratelimit").orElse(null));
+        assertEquals(200, Http.get(port, "/report/bob").statusCode());
     }
 }
