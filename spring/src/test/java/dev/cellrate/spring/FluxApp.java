@@ -62,13 +62,26 @@ class FluxApp
             this.reports = reports;
         }
 
+        @GetMapping("/fluxlogin")
+        Mono<String> login(
+            @org.springframework.web.bind.annotation.RequestHeader(value = "pw", required = false) final String pw,
+            final org.springframework.http.server.reactive.ServerHttpResponse response)
+        {
+            if (!"secret".equals(pw))
+            {
+                response.setStatusCode(org.springframework.http.HttpStatus.UNAUTHORIZED);
+                return Mono.just("no");
+            }
+            return Mono.just("welcome");
+        }
+
         @GetMapping("/report/{user}")
         Mono<String> report(@PathVariable final String user)
         {
             return reports.report(user);
         }
 
-        @GetMapping({"/flux/{x}", "/fluxdry/{x}"})
+        @GetMapping({"/flux/{x}", "/fluxdry/{x}", "/fluxshape/{x}"})
         Mono<String> ok(@PathVariable final String x)
         {
             return Mono.just("ok " + x);
