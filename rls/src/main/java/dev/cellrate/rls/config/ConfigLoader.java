@@ -165,7 +165,7 @@ public final class ConfigLoader
         final Node descriptors = field(root, "descriptors");
         if (null != descriptors)
         {
-            loadDescriptors(file, domain, domain, "descriptors", descriptors, top, rules, 1);
+            loadDescriptors(file, domain, domain, "descriptors", descriptors, top, rules, 1, true);
         }
         domains.put(domain, top);
         domainFiles.put(domain, file);
@@ -173,7 +173,8 @@ public final class ConfigLoader
 
     private static void loadDescriptors(
         final String file, final String domain, final String parentKey, final String path, final Node node,
-        final DescriptorNode level, final List<RateLimitRule> rules, final int depth) throws ConfigException
+        final DescriptorNode level, final List<RateLimitRule> rules, final int depth, final boolean explicitPath)
+        throws ConfigException
     {
         if (depth > MAX_DEPTH)
         {
@@ -199,6 +200,7 @@ public final class ConfigLoader
             final String value = null == valueNode ? "" : scalar(file, valueNode, at + ".value");
             final String mapKey = value.isEmpty() ? key : key + "_" + value;
             final String fullKey = parentKey + "." + mapKey;
+            final boolean explicit = explicitPath && !value.isEmpty() && !value.contains("*");
             if (level.children.containsKey(mapKey))
             {
                 throw new ConfigException(file, line(item), at,
@@ -217,13 +219,14 @@ public final class ConfigLoader
             final Node rateLimit = field(item, "rate_limit");
             if (null != rateLimit)
             {
-                child.rule = rule(file, domain, fullKey, at + ".rate_limit", rateLimit, shadowMode, detailedMetric);
+                child.rule = rule(file, domain, fullKey, at + ".rate_limit", rateLimit, shadowMode, detailedMetric,
+                    explicit);
                 rules.add(child.rule);
             }
             final Node nested = field(item, "descriptors");
             if (null != nested)
             {
-                loadDescriptors(file, domain, fullKey, at + ".descriptors", nested, child, rules, depth + 1);
+                loadDescriptors(file, domain, fullKey, at + ".descriptors", nested, child, rules, depth + 1, explicit);
             }
             level.children.put(mapKey, child);
             if (mapKey.contains("*"))
@@ -235,7 +238,7 @@ public final class ConfigLoader
 
     private static RateLimitRule rule(
         final String file, final String domain, final String fullKey, final String at, final Node node,
-        final boolean shadowMode, final boolean detailedMetric) throws ConfigException
+        final boolean shadowMode, final boolean detailedMetric, final boolean oneDescriptor) throws ConfigException
     {
         final MappingNode map = mapping(file, node, at);
         checkFields(file, map, at, RATE_LIMIT_FIELDS);
@@ -289,7 +292,7 @@ public final class ConfigLoader
                 throw new ConfigException(file, line(unitNode), at + ".unit", "should not be given when unlimited");
             }
             return new RateLimitRule(domain, fullKey, name, replaces, null, 1, 0, 0, true, shadowMode,
-                detailedMetric, source);
+                detailedMetric, source, oneDescriptor);
         }
         if (null == unit)
         {
@@ -301,7 +304,7 @@ public final class ConfigLoader
         final long units = number(file, map, "units", at, 1, MAX_UNITS, 1);
         final long burst = number(file, map, "burst", at, 1, MAX_REQUESTS_PER_UNIT, Math.max(1, requestsPerUnit));
         return new RateLimitRule(domain, fullKey, name, replaces, unit, units, requestsPerUnit,
-            0 == requestsPerUnit ? 0 : burst, false, shadowMode, detailedMetric, source);
+            0 == requestsPerUnit ? 0 : burst, false, shadowMode, detailedMetric, source, oneDescriptor);
     }
 
     private static long number(
