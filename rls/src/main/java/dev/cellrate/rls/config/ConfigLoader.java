@@ -90,7 +90,7 @@ public final class ConfigLoader
             loadText(name, text, domains, domainFiles, rules);
             names.add(name);
         }
-        return new RlsConfig(domains, rules, names);
+        return new RlsConfig(domains, rules, names, anyValueToMetric(domains.values()));
     }
 
     /**
@@ -111,7 +111,7 @@ public final class ConfigLoader
             loadText(fileName, texts[i], domains, domainFiles, rules);
             names.add(fileName);
         }
-        return new RlsConfig(domains, rules, names);
+        return new RlsConfig(domains, rules, names, anyValueToMetric(domains.values()));
     }
 
     /**
@@ -122,6 +122,18 @@ public final class ConfigLoader
     {
         final String name = path.getFileName().toString();
         return !name.startsWith(".") && (name.endsWith(".yaml") || name.endsWith(".yml")) && Files.isRegularFile(path);
+    }
+
+    private static boolean anyValueToMetric(final Iterable<DescriptorNode> nodes)
+    {
+        for (final DescriptorNode node : nodes)
+        {
+            if (node.valueToMetric || anyValueToMetric(node.children.values()))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void loadText(
