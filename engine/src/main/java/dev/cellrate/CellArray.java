@@ -1,7 +1,7 @@
 package dev.cellrate;
 
 import dev.cellrate.layout.CellLayout;
-import org.agrona.BufferUtil;
+import dev.cellrate.layout.OffHeap;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -25,7 +25,7 @@ public final class CellArray
      * {@code jdk.internal.misc.Unsafe}). A compile-time constant, so JMH's {@code @Fork(jvmArgsAppend = ...)}
      * and launchers can use it; the build spells it once too, as the root pom's {@code cellrate.addExports}.
      */
-    public static final String JVM_OPTION = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED";
+    public static final String JVM_OPTION = OffHeap.JVM_OPTION;
 
     /**
      * The value of a fresh cell: a TAT earlier than any time, i.e. a full bucket at any time. Also the TAT a
@@ -69,19 +69,7 @@ public final class CellArray
      */
     public static AtomicBuffer allocateBuffer(final int length, final int alignment)
     {
-        final AtomicBuffer buffer;
-        try
-        {
-            buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(length, alignment));
-        }
-        catch (final LinkageError ex)
-        {
-            throw new IllegalStateException("cellrate needs the JVM option " + JVM_OPTION + " (Agrona 2.x reads " +
-                "jdk.internal.misc.Unsafe); add it to the java command line, to surefire's argLine and to forked " +
-                "JVMs; executable jars can carry 'Add-Exports: java.base/jdk.internal.misc' in their manifest", ex);
-        }
-        buffer.verifyAlignment();
-        return buffer;
+        return OffHeap.allocate(length, alignment);
     }
 
     /**

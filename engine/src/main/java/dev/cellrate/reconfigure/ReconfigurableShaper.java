@@ -6,6 +6,9 @@ import dev.cellrate.Result;
 import dev.cellrate.Bounds;
 import dev.cellrate.shaper.Shaper;
 import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.Reserver;
+import dev.cellrate.shaper.Reservation;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
@@ -17,7 +20,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * wholly under the old or wholly under the new limit. The mode's immediate allowance ({@code delay=N}) is
  * {@code N} permits of the current limit. Allocation-free on {@link #reserve(long, long)}.
  */
-public final class ReconfigurableShaper
+public final class ReconfigurableShaper implements Reserver
 {
     private final CellArray cells = CellArray.allocate(1);
     private final ShaperMode mode;
@@ -43,6 +46,38 @@ public final class ReconfigurableShaper
     public long reserve(final long permits, final long nowNs)
     {
         return shaper.reserve(permits, nowNs);
+    }
+
+    /**
+     * @param permits     the cost.
+     * @param nowNs       the time of the request, ns.
+     * @param reservation a caller-owned record for {@link #cancel(Reservation)}, filled in place; may be null.
+     * @return as {@link #reserve(long, long)}.
+     */
+    public long reserve(final long permits, final long nowNs, final Reservation reservation)
+    {
+        return shaper.reserve(permits, nowNs, reservation);
+    }
+
+    /**
+     * Refund a reservation of this shaper, made under the current or an earlier limit, as
+     * {@link Shaper#cancel(Reservation)} does.
+     *
+     * @param reservation a holder filled by this shaper's {@code reserve}.
+     * @return true iff refunded.
+     * @throws IllegalArgumentException if another front made it.
+     */
+    public boolean cancel(final Reservation reservation)
+    {
+        return shaper.cancel(reservation);
+    }
+
+    /**
+     * @return the system clock, which the clock forms read.
+     */
+    public NanoClock clock()
+    {
+        return SystemNanoClock.INSTANCE;
     }
 
     /**

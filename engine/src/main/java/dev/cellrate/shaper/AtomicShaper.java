@@ -114,7 +114,7 @@ final class AtomicShaper
                     code = waitNs + ShaperMath.delayNs(tatNs, nowNs, immediateNs);
                     if (null != reservation)
                     {
-                        reservation.admitted(code, nowNs, tatNs, incrementNs);
+                        reservation.admitted(code, nowNs, tatNs, incrementNs, buffer, offset);
                     }
                     return code;
                 }

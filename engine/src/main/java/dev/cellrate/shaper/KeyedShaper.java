@@ -136,7 +136,7 @@ public final class KeyedShaper implements KeyedReserver
      */
     public boolean cancelKeyWord(final long keyWord, final Reservation reservation, final long nowNs)
     {
-        return reservation.tatAfterNs() > nowNs &&
+        return reservation.heldOn(table, keyWord) && reservation.tatAfterNs() > nowNs &&
             reservation.refundedIf(step.cancel(keyWord, reservation.tatAfterNs(), reservation.tatBeforeNs()));
     }
 
@@ -226,7 +226,7 @@ public final class KeyedShaper implements KeyedReserver
             final long delayNs = ShaperMath.delayNs(tatBeforeNs, nowNs, immediateNs);
             if (null != reservation)
             {
-                reservation.admitted(delayNs, nowNs, tatBeforeNs, incrementNs);
+                reservation.admitted(delayNs, nowNs, tatBeforeNs, incrementNs, table, keyWord);
             }
             return delayNs;
         }

@@ -7,6 +7,11 @@ import dev.cellrate.Result;
  * A caller-owned, reusable record of one admitted reservation: what {@code cancel} needs to refund it, and
  * the times a scheduler needs. Shapers fill it only when the caller passes one; nothing is allocated.
  * <p>
+ * A reservation records the cell it was made on (the front's state and, on a keyed front, the key): a
+ * {@code cancel} on another front is refused with an {@link IllegalArgumentException}, a cancel for another key
+ * of the same front returns false; neither changes anything. Fronts that share one cell (a reconfigurable shaper across a change of its limit) cancel
+ * each other's reservations, since the refund is on that cell.
+ * <p>
  * Threading: not thread-safe; keep one per thread (or per in-flight request) and reuse it.
  */
 public final class Reservation
@@ -18,6 +23,8 @@ public final class Reservation
     private long incrementNs;
     private long tatBeforeNs;
     private long tatAfterNs;
+    private Object owner;
+    private long cell;
 
     /**
      * Record an admission. Called by shapers; allocation-free.
@@ -26,10 +33,20 @@ public final class Reservation
      * @param nowNs       the time of the request.
      * @param tatBeforeNs the TAT the admission was decided on.
      * @param incrementNs {@code n * T} charged.
+     * @param owner       the state the cell lives in (a buffer or a table).
+     * @param cell        the cell in it (an offset or a key word).
      * @return this.
      */
-    Reservation admitted(final long delayNs, final long nowNs, final long tatBeforeNs, final long incrementNs)
+    Reservation admitted(
+        final long delayNs,
+        final long nowNs,
+        final long tatBeforeNs,
+        final long incrementNs,
+        final Object owner,
+        final long cell)
     {
+        this.owner = owner;
+        this.cell = cell;
         this.code = delayNs;
         this.nowNs = nowNs;
         this.slotNs = ShaperMath.slotNs(tatBeforeNs, nowNs);
@@ -49,6 +66,8 @@ public final class Reservation
      */
     Reservation rejected(final long code, final long nowNs)
     {
+        this.owner = null;
+        this.cell = 0;
         this.code = code;
         this.nowNs = nowNs;
         this.slotNs = 0;
@@ -57,6 +76,46 @@ public final class Reservation
         this.tatBeforeNs = 0;
         this.tatAfterNs = 0;
         return this;
+    }
+
+    /**
+     * Record the pass of a front in dry-run that would have rejected: go now (delay 0), nothing reserved, so
+     * nothing to cancel. Called by observing fronts ({@code ObservedReserver}, {@code ObservedKeyedReserver});
+     * allocation-free.
+     *
+     * @param nowNs the time of the request.
+     * @return this.
+     */
+    public Reservation dryRunPass(final long nowNs)
+    {
+        rejected(0, nowNs);
+        this.slotNs = nowNs;
+        this.releaseNs = nowNs;
+        return this;
+    }
+
+    /**
+     * Before any cancel: refuse a reservation made on another cell. A reservation that holds nothing (rejected,
+     * a dry-run pass, never filled) passes: its cancel refunds nothing.
+     *
+     * @param owner the cancelling front's state.
+     * @param cell  the cell in it.
+     * @return true iff the reservation holds a charge on this cell (false for another key of the same front:
+     * nothing is refunded).
+     * @throws IllegalArgumentException if it was made on another front.
+     */
+    boolean heldOn(final Object owner, final long cell)
+    {
+        if (null == this.owner)
+        {
+            return false;
+        }
+        if (this.owner != owner)
+        {
+            throw new IllegalArgumentException("this reservation was made by another front; cancel it on the front " +
+                "that made it (" + this + ")");
+        }
+        return this.cell == cell;
     }
 
     /**

@@ -214,7 +214,7 @@ public final class ReservingLimiter implements Reserver
      */
     public boolean cancel(final Reservation reservation, final long nowNs)
     {
-        if (!reservation.admitted() || 0 == reservation.incrementNs())
+        if (!reservation.heldOn(buffer, tatOffset) || 0 == reservation.incrementNs())
         {
             return false;
         }

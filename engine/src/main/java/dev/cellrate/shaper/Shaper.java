@@ -143,7 +143,7 @@ public final class Shaper implements Reserver
      */
     public boolean cancel(final Reservation reservation)
     {
-        return reservation.refundedIf(
+        return reservation.heldOn(buffer, tatOffset) && reservation.refundedIf(
             AtomicShaper.cancel(buffer, tatOffset, reservation.tatAfterNs(), reservation.tatBeforeNs()));
     }
 

@@ -54,7 +54,8 @@ public final class ObservedKeyedLimiter implements KeyedLimiter
 
     public long tryAcquire(final long key, final long permits, final long nowNs, final Decision decision)
     {
-        return count(key, limiter.tryAcquire(key, permits, nowNs, decision));
+        final long code = limiter.tryAcquire(key, permits, nowNs, decision);
+        return dryRun ? pass(stats.dryRun(key, code), code, decision) : stats.record(key, code);
     }
 
     public long tryAcquire(final CharSequence key, final long permits, final long nowNs)
@@ -66,12 +67,26 @@ public final class ObservedKeyedLimiter implements KeyedLimiter
     public long tryAcquire(final CharSequence key, final long permits, final long nowNs, final Decision decision)
     {
         final long code = limiter.tryAcquire(key, permits, nowNs, decision);
-        return Result.isAdmitted(code) && !dryRun ? stats.record(code) : count(keyWord(key), code);
+        return Result.isAdmitted(code) && !dryRun ? stats.record(code) :
+            dryRun ? pass(stats.dryRun(keyWord(key), code), code, decision) : stats.record(keyWord(key), code);
     }
 
     public NanoClock clock()
     {
         return limiter.clock();
+    }
+
+    /**
+     * @return {@code answer}; when a dry-run turned the limiter's rejection {@code code} into a pass, the
+     * caller's decision describes that pass.
+     */
+    static long pass(final long answer, final long code, final Decision decision)
+    {
+        if (answer != code && null != decision)
+        {
+            decision.dryRunPass();
+        }
+        return answer;
     }
 
     private long count(final long keyWord, final long code)

@@ -50,13 +50,16 @@ public final class ObservedKeyedReserver implements KeyedReserver
 
     public long reserve(final long key, final long permits, final long nowNs, final Reservation reservation)
     {
-        return count(key, reserver.reserve(key, permits, nowNs, reservation));
+        final long code = reserver.reserve(key, permits, nowNs, reservation);
+        return ObservedReserver.pass(count(key, code), code, nowNs, reservation);
     }
 
     public long reserve(final CharSequence key, final long permits, final long nowNs, final Reservation reservation)
     {
         final long code = reserver.reserve(key, permits, nowNs, reservation);
-        return Result.isReserved(code) ? count(0, code) : count(ObservedKeyedLimiter.keyWord(key), code);
+        return ObservedReserver.pass(
+            Result.isReserved(code) ? count(0, code) : count(ObservedKeyedLimiter.keyWord(key), code), code, nowNs,
+            reservation);
     }
 
     public NanoClock clock()

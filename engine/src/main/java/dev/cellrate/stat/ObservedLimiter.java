@@ -57,7 +57,7 @@ public final class ObservedLimiter implements Limiter
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
         final long code = limiter.tryAcquire(permits, nowNs, decision);
-        return dryRun ? stats.dryRun(code) : stats.record(code);
+        return dryRun ? ObservedKeyedLimiter.pass(stats.dryRun(code), code, decision) : stats.record(code);
     }
 
     public NanoClock clock()

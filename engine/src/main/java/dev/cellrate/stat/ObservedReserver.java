@@ -10,8 +10,9 @@ import org.agrona.concurrent.NanoClock;
  * Any {@link Reserver} (a shaper) with its reservations counted in a {@link LimiterStats}: enforced
  * ({@link #enforced}), or in dry-run ({@link #dryRun}): never rejects. In dry-run an admission is answered as
  * enforced (its delay, {@code >= 0}: honour it to keep pacing, or ignore it to shadow without pacing) and
- * what the shaper would reject is answered {@link Result#WOULD_HAVE_REJECTED} (go now; nothing was reserved,
- * so there is nothing to cancel). A rejected reservation charges nothing, so the dry-run shaper's state is
+ * what the shaper would reject is answered with a delay of 0 (go now), so {@link Result#isReserved} reads a
+ * dry-run pass as it reads any pass; nothing was reserved, so a holder records a pass with nothing to cancel,
+ * and the would-be rejection is counted in {@link StatKind#WOULD_REJECT}. A rejected reservation charges nothing, so the dry-run shaper's state is
  * exactly the enforced one's and its counters say exactly what enforcing would reject.
  * {@link #proceeds(long)} reads both conventions. Allocation-free.
  */
@@ -52,7 +53,8 @@ public final class ObservedReserver implements Reserver
 
     /**
      * @param code a code from a reservation (enforced or dry-run) or a dry-run concurrency limit.
-     * @return true iff the request may go: a delay or ticket {@code >= 0}, or {@link Result#WOULD_HAVE_REJECTED}.
+     * @return true iff the request may go: a delay or ticket {@code >= 0} (what every dry-run pass answers), or
+     * {@link Result#WOULD_HAVE_REJECTED}.
      */
     public static boolean proceeds(final long code)
     {
@@ -62,13 +64,30 @@ public final class ObservedReserver implements Reserver
     public long reserve(final long permits, final long nowNs)
     {
         final long code = reserver.reserve(permits, nowNs);
-        return dryRun ? stats.dryRunReservation(code) : stats.recordReservation(code);
+        return dryRun ? pass(stats.dryRunReservation(code), code, nowNs, null) : stats.recordReservation(code);
     }
 
     public long reserve(final long permits, final long nowNs, final Reservation reservation)
     {
         final long code = reserver.reserve(permits, nowNs, reservation);
-        return dryRun ? stats.dryRunReservation(code) : stats.recordReservation(code);
+        return dryRun ? pass(stats.dryRunReservation(code), code, nowNs, reservation) : stats.recordReservation(code);
+    }
+
+    /**
+     * @return {@code answer}, or, when a dry-run turned the shaper's rejection {@code code} into a pass, a delay
+     * of 0 (go now), recorded in the caller's holder as a pass with nothing to cancel.
+     */
+    static long pass(final long answer, final long code, final long nowNs, final Reservation reservation)
+    {
+        if (answer == code)
+        {
+            return code;
+        }
+        if (null != reservation)
+        {
+            reservation.dryRunPass(nowNs);
+        }
+        return 0;
     }
 
     public NanoClock clock()

@@ -1,6 +1,7 @@
 package dev.cellrate.stat;
 
 import dev.cellrate.Bounds;
+import dev.cellrate.layout.OffHeap;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
 import org.agrona.IoUtil;
@@ -10,7 +11,12 @@ import org.agrona.concurrent.status.CountersManager;
 
 import java.io.File;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.StandardOpenOption;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +31,9 @@ import java.nio.file.Path;
  * path, and is thread-safe. Recording is done through the returned {@link LimiterStats}.
  * <p>
  * A new file replaces an old one of the same name (as Aeron replaces a dead driver's CnC file); the file is
- * left in place at {@link #close()} so the last values stay readable.
+ * left in place at {@link #close()} so the last values stay readable. A directory has one live writer: while a
+ * writer is open (in this process or another), {@link #create} in the same directory is refused with an
+ * {@link IllegalStateException} that names the live writer's process, instead of hiding its statistics.
  */
 public final class StatFile implements AutoCloseable
 {
@@ -56,6 +64,7 @@ public final class StatFile implements AutoCloseable
     private int nextLimiterId;
     private int nextSketchOffset;
     private boolean closed;
+    private FileChannel writerLock;
 
     private StatFile(final ByteBuffer backing, final Path path, final int maxCounters, final int sketchLength)
     {
@@ -93,6 +102,7 @@ public final class StatFile implements AutoCloseable
      */
     public static StatFile inMemory(final int maxCounters, final int sketchLength)
     {
+        OffHeap.requireUnsafe();
         checkCapacities(maxCounters, sketchLength);
         final long length = StatLayout.fileLength(
             StatLayout.metadataLength(maxCounters), StatLayout.valuesLength(maxCounters), sketchLength);
@@ -120,20 +130,76 @@ public final class StatFile implements AutoCloseable
      */
     public static StatFile create(final Path directory, final int maxCounters, final int sketchLength)
     {
+        OffHeap.requireUnsafe();
         checkCapacities(maxCounters, sketchLength);
         try
         {
             Files.createDirectories(directory);
             final File file = directory.resolve(StatLayout.FILE_NAME).toFile();
-            Files.deleteIfExists(file.toPath());
-            final long length = StatLayout.fileLength(
-                StatLayout.metadataLength(maxCounters), StatLayout.valuesLength(maxCounters), sketchLength);
-            final MappedByteBuffer mapped = IoUtil.mapNewFile(file, length, true);
-            return new StatFile(mapped, file.toPath(), maxCounters, sketchLength);
+            final FileChannel lock = lockWriter(directory, file);
+            try
+            {
+                Files.deleteIfExists(file.toPath());
+                final long length = StatLayout.fileLength(
+                    StatLayout.metadataLength(maxCounters), StatLayout.valuesLength(maxCounters), sketchLength);
+                final MappedByteBuffer mapped = IoUtil.mapNewFile(file, length, true);
+                final StatFile statFile = new StatFile(mapped, file.toPath(), maxCounters, sketchLength);
+                statFile.writerLock = lock;
+                return statFile;
+            }
+            catch (final RuntimeException | java.io.IOException ex)
+            {
+                lock.close();
+                throw ex;
+            }
         }
         catch (final java.io.IOException ex)
         {
             throw new java.io.UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * One live writer a directory: the writer holds an OS file lock on {@value StatLayout#LOCK_FILE_NAME} until
+     * {@link #close()} or its process ends (the OS drops the lock of a dead process, so a crashed writer never
+     * blocks the next one).
+     */
+    private static FileChannel lockWriter(final Path directory, final File file) throws java.io.IOException
+    {
+        final Path lockPath = directory.resolve(StatLayout.LOCK_FILE_NAME);
+        final FileChannel channel = FileChannel.open(lockPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock;
+        try
+        {
+            lock = channel.tryLock();
+        }
+        catch (final OverlappingFileLockException ex)
+        {
+            lock = null;
+        }
+        if (null == lock)
+        {
+            channel.close();
+            throw new IllegalStateException("statistics file " + file + " has a live writer (" + describeWriter(file) +
+                "): a second writer would hide its statistics; close the first StatFile, or give this one " +
+                "another directory");
+        }
+        return channel;
+    }
+
+    private static String describeWriter(final File file)
+    {
+        try (FileChannel channel = FileChannel.open(file.toPath(), StandardOpenOption.READ))
+        {
+            final ByteBuffer header = ByteBuffer.allocate(StatLayout.HEADER_LENGTH).order(ByteOrder.nativeOrder());
+            channel.read(header, 0);
+            final long pid = header.getLong(StatLayout.PID_OFFSET);
+            return "process " + pid + (pid == ProcessHandle.current().pid() ? ", this process" : "") +
+                ", started at epoch ms " + header.getLong(StatLayout.START_TIMESTAMP_OFFSET);
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            return "its header is not readable yet";
         }
     }
 
@@ -284,6 +350,17 @@ public final class StatFile implements AutoCloseable
             if (backing instanceof MappedByteBuffer)
             {
                 ((MappedByteBuffer)backing).force();
+            }
+            if (null != writerLock)
+            {
+                try
+                {
+                    writerLock.close(); // releases the lock: the next writer may replace the file
+                }
+                catch (final java.io.IOException ignored)
+                {
+                    // the OS releases it with the process
+                }
             }
         }
     }

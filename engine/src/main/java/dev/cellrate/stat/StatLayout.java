@@ -51,6 +51,9 @@ public final class StatLayout
     /** The file's name inside the user's directory. */
     public static final String FILE_NAME = "cellrate-stat.dat";
 
+    /** The file a live writer holds an OS lock on, beside {@link #FILE_NAME}: one live writer a directory. */
+    public static final String LOCK_FILE_NAME = "cellrate-stat.lock";
+
     /** Major version: a reader refuses a file of another major version. */
     public static final int MAJOR_VERSION = 1;
 

@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.layout.OffHeap;
 import org.agrona.IoUtil;
 import org.agrona.SemanticVersion;
 import org.agrona.concurrent.AtomicBuffer;
@@ -64,6 +65,7 @@ public final class StatReader implements AutoCloseable
      */
     public static StatReader open(final Path directory, final long timeoutMs)
     {
+        OffHeap.requireUnsafe();
         final File file = directory.resolve(StatLayout.FILE_NAME).toFile();
         final long deadlineMs = System.currentTimeMillis() + timeoutMs;
         long fileLength;
@@ -193,11 +195,16 @@ public final class StatReader implements AutoCloseable
             if (StatKind.TOP_KEYS.typeId() == typeId)
             {
                 list.add(new Sketch(keyBuffer.getInt(StatLayout.KEY_LIMITER_ID_OFFSET), name(keyBuffer),
-                    (int)counters.getCounterValue(counterId), keyBuffer.getInt(StatLayout.KEY_STRIPE_OFFSET),
+                    offset(counters.getCounterValue(counterId)), keyBuffer.getInt(StatLayout.KEY_STRIPE_OFFSET),
                     keyBuffer.getInt(StatLayout.KEY_STRIPES_OFFSET)));
             }
         });
         return list;
+    }
+
+    private static int offset(final long counterValue)
+    {
+        return counterValue < 0 || counterValue > Integer.MAX_VALUE ? -1 : (int)counterValue;
     }
 
     private static String name(final org.agrona.DirectBuffer keyBuffer)
@@ -224,9 +231,14 @@ public final class StatReader implements AutoCloseable
      * @param sketch     a sketch of this reader.
      * @param maxEntries most entries.
      * @return its heaviest rejected keys.
+     * @throws IllegalStateException if the file describes a sketch that cannot be (an entry count outside
+     *                               [1, {@link TopKeys#MAX_K}], a stripe count that is not a power of two in
+     *                               [1, 64], or a region outside the file's sketch region): the message names the
+     *                               field, its value and the limiter, and nothing was allocated.
      */
     public TopKeys.Entry[] top(final Sketch sketch, final int maxEntries)
     {
+        TopKeys.checkDescriptor(sketches.capacity(), sketch.offset(), sketch.k(), sketch.stripes(), sketch.limiter());
         return TopKeys.read(sketches, sketch.offset(), sketch.k(), sketch.stripes(), maxEntries);
     }
 

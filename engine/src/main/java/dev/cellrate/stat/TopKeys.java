@@ -216,6 +216,7 @@ public final class TopKeys
     public static Entry[] read(
         final AtomicBuffer buffer, final int offset, final int k, final int stripes, final int maxEntries)
     {
+        checkDescriptor(buffer.capacity(), offset, k, stripes, "?");
         final int stripeLength = stripeLength(k);
         final long[] keys = new long[k * stripes];
         final long[] counts = new long[k * stripes];
@@ -273,6 +274,41 @@ public final class TopKeys
         }
         Arrays.sort(entries, (a, b) -> a.count != b.count ? Long.compare(b.count, a.count) : Long.compare(a.key, b.key));
         return Arrays.copyOf(entries, Math.min(size, Math.max(0, maxEntries)));
+    }
+
+    /**
+     * Check a sketch's descriptor as read from a file, before anything is sized by it.
+     *
+     * @param regionLength the sketch region's length, bytes.
+     * @param offset       the sketch's offset in the region.
+     * @param k            entries per stripe.
+     * @param stripes      stripes.
+     * @param limiter      the limiter's name, for the message.
+     * @throws IllegalStateException naming the field, its value and the limiter when the descriptor is corrupt.
+     */
+    static void checkDescriptor(
+        final int regionLength, final int offset, final int k, final int stripes, final String limiter)
+    {
+        if (k < 1 || k > MAX_K)
+        {
+            throw corrupt("k " + k + " outside [1, " + MAX_K + "]", limiter);
+        }
+        if (stripes < 1 || stripes > 64 || !BitUtil.isPowerOfTwo(stripes))
+        {
+            throw corrupt("stripes " + stripes + " not a power of two in [1, 64]", limiter);
+        }
+        if (offset < 0 || 0 != (offset & (BitUtil.SIZE_OF_LONG - 1)) ||
+            (long)offset + length(k, stripes) > regionLength)
+        {
+            throw corrupt("offset " + offset + " of a " + length(k, stripes) + "-byte sketch outside the " +
+                regionLength + "-byte sketch region (or not 8-byte aligned)", limiter);
+        }
+    }
+
+    private static IllegalStateException corrupt(final String what, final String limiter)
+    {
+        return new IllegalStateException("corrupt statistics file: top-keys sketch of limiter '" + limiter + "': " +
+            what);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.cellrate.table;
 
+import dev.cellrate.layout.OffHeap;
 import java.lang.reflect.Field;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -90,6 +91,10 @@ public final class KeyHash
         long coderOffset = -1;
         try
         {
+            if (!OffHeap.unsafeReachable())
+            {
+                throw new IllegalStateException("no Unsafe: byte[] keys and buffers only; the table names the option");
+            }
             final Field value = String.class.getDeclaredField("value");
             final Field coder = String.class.getDeclaredField("coder");
             if (byte[].class == value.getType() && byte.class == coder.getType())
