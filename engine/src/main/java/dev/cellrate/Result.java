@@ -40,7 +40,7 @@ public final class Result
     public static final long ADMITTED = 0;
 
     /** First (highest) code of the shared range. */
-    public static final long SHARED_RANGE_FIRST = -1;
+    static final long SHARED_RANGE_FIRST = -1;
 
     /** The request can never conform (cost outside [1, burst], or time at the edge of the long range). */
     public static final long NEVER = -1;
@@ -58,10 +58,10 @@ public final class Result
     public static final long CLOSED = -5;
 
     /** Last (lowest) code of the shared range. */
-    public static final long SHARED_RANGE_LAST = -15;
+    static final long SHARED_RANGE_LAST = -15;
 
     /** First (highest) code of the keyed range. */
-    public static final long KEYED_RANGE_FIRST = -16;
+    static final long KEYED_RANGE_FIRST = -16;
 
     /**
      * A keyed front found no cell for the key and its policy is to admit (fail open, uncharged): an admission.
@@ -75,10 +75,10 @@ public final class Result
     public static final long REJECTED_OVERFLOW = -18;
 
     /** Last (lowest) code of the keyed range. */
-    public static final long KEYED_RANGE_LAST = -31;
+    static final long KEYED_RANGE_LAST = -31;
 
     /** First (highest) code of the operating range. */
-    public static final long OPERATING_RANGE_FIRST = -32;
+    static final long OPERATING_RANGE_FIRST = -32;
 
     /**
      * Dry-run: the limit rejected, the request goes through anyway (an admission); the rejection was counted.
@@ -86,10 +86,10 @@ public final class Result
     public static final long WOULD_HAVE_REJECTED = -32;
 
     /** Last (lowest) code of the operating range. */
-    public static final long OPERATING_RANGE_LAST = -47;
+    static final long OPERATING_RANGE_LAST = -47;
 
     /** First (highest) code of the distributed range. */
-    public static final long DISTRIBUTED_RANGE_FIRST = -48;
+    static final long DISTRIBUTED_RANGE_FIRST = -48;
 
     /**
      * A shared-store front (cellrate-redis) could not reach its store within its timeout and its fail policy is
@@ -104,7 +104,7 @@ public final class Result
     public static final long REJECTED_FAIL_CLOSED = -49;
 
     /** Last (lowest) code of the distributed range. */
-    public static final long DISTRIBUTED_RANGE_LAST = -63;
+    static final long DISTRIBUTED_RANGE_LAST = -63;
 
     /**
      * A reservation rejected with retry-after {@code r} ns (&ge; 1) answers {@code ENCODED_RETRY_AFTER_BASE - r},

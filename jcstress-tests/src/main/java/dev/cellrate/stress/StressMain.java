@@ -1,6 +1,6 @@
 package dev.cellrate.stress;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 
 import java.util.Arrays;
 

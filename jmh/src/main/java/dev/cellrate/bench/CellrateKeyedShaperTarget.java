@@ -1,8 +1,8 @@
 package dev.cellrate.bench;
 
 import dev.cellrate.KeyedRateLimiterBuilder;
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.SystemNanoClock;
 

@@ -1,13 +1,13 @@
 package dev.cellrate.bench;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.ClassedKeyedRateLimiter;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.KeyedRateLimiterBuilder;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
-import dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter;
+import dev.cellrate.ReconfigurableKeyedRateLimiter;
 import dev.cellrate.table.SlotTable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

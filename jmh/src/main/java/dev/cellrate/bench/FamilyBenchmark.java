@@ -1,6 +1,6 @@
 package dev.cellrate.bench;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.PayLaterRateLimiter;
 import dev.cellrate.composite.CompositeRateLimiter;
 import dev.cellrate.concurrency.ConcurrencyLimiter;

@@ -1,6 +1,6 @@
 package dev.cellrate.bench;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *     <li>{@code cellrate}: {@link dev.cellrate.KeyedRateLimiter} sized with {@code expectedKeys(keys)}
  *     ({@link CellrateKeyedTarget});</li>
- *     <li>{@code cellrateShaper}: {@link dev.cellrate.shaper.KeyedShaper} {@code reserve} in delay mode on a table
+ *     <li>{@code cellrateShaper}: {@link dev.cellrate.KeyedShaper} {@code reserve} in delay mode on a table
  *     of the same shape ({@link CellrateKeyedShaperTarget});</li>
  *     <li>{@code randomCas}: the baseline, one random CAS on an off-heap array of a table's footprint
  *     ({@link RandomCasTarget});</li>

@@ -1,6 +1,6 @@
 package dev.cellrate.bench;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import io.github.bucket4j.Bucket;

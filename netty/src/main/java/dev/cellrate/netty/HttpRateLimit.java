@@ -3,7 +3,7 @@ package dev.cellrate.netty;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.http.RateLimitFields;
-import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.KeyedShaper;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -162,7 +162,7 @@ public final class HttpRateLimit
         {
             throw new IllegalArgumentException("shaper must not be null");
         }
-        dev.cellrate.Bounds.requireRange("maxDelayNs", maxDelayNs, 0, TimeUnit.HOURS.toNanos(1));
+        dev.cellrate.check.Bounds.requireRange("maxDelayNs", maxDelayNs, 0, TimeUnit.HOURS.toNanos(1));
         final Builder b = new Builder(Mode.SHAPE);
         b.shaper = shaper;
         b.maxDelayNs = maxDelayNs;
@@ -323,7 +323,7 @@ public final class HttpRateLimit
          */
         public Builder rejectStatus(final int code)
         {
-            dev.cellrate.Bounds.requireRange("rejectStatus", code, 400, 599);
+            dev.cellrate.check.Bounds.requireRange("rejectStatus", code, 400, 599);
             this.rejectStatus = HttpResponseStatus.valueOf(code);
             return this;
         }
@@ -372,7 +372,7 @@ public final class HttpRateLimit
         {
             for (final int s : statuses)
             {
-                dev.cellrate.Bounds.requireRange("chargeStatuses[]", s, 100, 599);
+                dev.cellrate.check.Bounds.requireRange("chargeStatuses[]", s, 100, 599);
                 chargedStatus[s] = true;
             }
             return this;

@@ -4,7 +4,7 @@ import dev.cellrate.Decision;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.http.RateLimitFields;
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.Reservation;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;

@@ -1,6 +1,6 @@
 package dev.cellrate.netty;
 
-import dev.cellrate.Bounds;
+import dev.cellrate.check.Bounds;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 

@@ -1,11 +1,11 @@
 package dev.cellrate.stress.composite;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.composite.CompositeRateLimiter;
-import dev.cellrate.composite.KeyedCompositeRateLimiter;
+import dev.cellrate.KeyedCompositeRateLimiter;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;

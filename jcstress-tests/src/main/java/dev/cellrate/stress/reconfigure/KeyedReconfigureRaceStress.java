@@ -3,7 +3,7 @@ package dev.cellrate.stress.reconfigure;
 import dev.cellrate.ClassedKeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.TableFullPolicy;
-import dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter;
+import dev.cellrate.ReconfigurableKeyedRateLimiter;
 import dev.cellrate.table.SlotTable;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;

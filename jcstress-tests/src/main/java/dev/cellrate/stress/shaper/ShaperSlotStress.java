@@ -2,9 +2,9 @@ package dev.cellrate.stress.shaper;
 
 import dev.cellrate.Result;
 import dev.cellrate.Limit;
-import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.KeyedShaper;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.SystemNanoClock;
 import org.openjdk.jcstress.annotations.Actor;
