@@ -25,8 +25,8 @@ class KeyedSizingTest
             assertTrue(perKey <= 22.5, keys + " keys: " + perKey + " B/key");
             assertTrue(perKey >= 21.3, keys + " keys: " + perKey + " B/key");
         }
-        // 100 M keys: computed, not allocated here (2.1 GB); `java -jar jmh/target/demo.jar memory 100000000`
-        // measures it.
+        // 100 M keys: computed, not allocated here (2.1 GB); the lab tool MemoryPerKey measures it
+        // (tools/lab, docs/keyed-table.md: `... dev.cellrate.bench.MemoryPerKey 100000000 cellrate`).
         final int slots = KeyedRateLimiter.builder(LIMIT).expectedKeys(100_000_000).slotCount;
         final long bytes = TableLayout.length(KeyedRateLimiterBuilder.DEFAULT_SHARD_COUNT, slots);
         assertTrue(bytes / 100_000_000.0 <= 21.4, bytes + " bytes");

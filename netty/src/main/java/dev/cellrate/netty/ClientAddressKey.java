@@ -8,9 +8,12 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 
 /**
- * The client's socket address (the default key): IPv4 exact, IPv6 grouped by a prefix (default /64; /56 and
- * /48 are wider tiers, see {@link IpAddresses}). The key is computed once per connection and cached on the
- * connection's channel (the parent of an HTTP/2 stream channel), so requests allocate nothing.
+ * The client's socket address (the default key): the remote address of the accepted connection the request
+ * arrived on, IPv4 exact, IPv6 grouped by a prefix (default /64; /56 and /48 are wider tiers, see
+ * {@link IpAddresses}). The key is computed once per connection and cached on that connection's channel (for
+ * an HTTP/2 stream, on the connection the stream belongs to; never on the listening server channel, which
+ * every client shares), so requests allocate nothing. A channel without an IP address (a local or embedded
+ * channel) has no key: the handler's fallback decides.
  */
 public final class ClientAddressKey implements KeyExtractor
 {
@@ -38,7 +41,7 @@ public final class ClientAddressKey implements KeyExtractor
 
     public int extract(final Channel channel, final HttpRequest request, final byte[] dst)
     {
-        final Channel connection = null != channel.parent() ? channel.parent() : channel;
+        final Channel connection = ConnectionChannel.of(channel);
         byte[] key = connection.attr(cacheKey).get();
         if (null == key)
         {

@@ -1,31 +1,53 @@
 package dev.cellrate.netty;
 
 import io.netty.channel.Channel;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.util.AsciiString;
 
+import java.util.Iterator;
+import java.util.Map;
+
 /**
- * The client address as reported by trusted reverse proxies, from {@code X-Forwarded-For} or RFC 7239
- * {@code Forwarded}, counted <b>from the right</b>: with {@code trustedHops = n}, the n-th entry from the
- * right is the client (each trusted proxy appends the address it received the request from, so the entries
- * further left are whatever the client chose to send and are never used). A header with fewer than
- * {@code n} entries, an entry that is not an IP literal ({@code unknown}, an obfuscated identifier), or no
- * header at all is {@link #NO_KEY}: the handler's fallback decides.
+ * The client address as reported by trusted reverse proxies, counted <b>from the right</b>: from
+ * {@code X-Forwarded-For}, RFC 7239 {@code Forwarded}, or Envoy's {@code x-envoy-external-address}.
  * <p>
- * Only the first field line of the header is read: the trusted proxies must append to one line (nginx
- * {@code $proxy_add_x_forwarded_for}, HAProxy {@code option forwardfor}, Envoy do). Parsing allocates
- * nothing.
+ * {@code X-Forwarded-For} and {@code Forwarded} are lists, and a proxy adds the address it received the
+ * request from at the end: NGINX's {@code $proxy_add_x_forwarded_for} appends it to the one field line,
+ * HAProxy's {@code option forwardfor} adds a new field line after the ones the request came with. Both are one
+ * list (RFC 9110 &sect;5.3: field lines of one name combine, in order, into one comma-separated list), so the
+ * entries are counted from the right over <em>every</em> field line of the header, in order. With
+ * {@code trustedHops = n}, the n-th entry from the right is the client; the entries further left are
+ * whatever the client chose to send and are never used. A header with fewer than {@code n} entries, an entry
+ * that is not an IP literal ({@code unknown}, an obfuscated identifier), a header longer than
+ * {@value #MAX_HEADER_CHARS} characters in all, or no header at all is {@link #NO_KEY}: the handler's
+ * fallback decides.
+ * <p>
+ * Envoy ({@link #envoyExternalAddress}) resolves the trusted hops itself (its {@code xff_num_trusted_hops})
+ * and writes the result as {@code x-envoy-external-address}, one IP literal, after removing any copy the
+ * client sent; the last field line is read.
+ * <p>
+ * Parsing allocates nothing of its own (Netty's header iterator is the only object, short-lived).
  */
 public final class ForwardedKey implements KeyExtractor
 {
+    /** The most characters read over all field lines of the header; a longer header has no key. */
+    public static final int MAX_HEADER_CHARS = 8192;
+
     private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
     private static final AsciiString FORWARDED = AsciiString.cached("forwarded");
+    private static final AsciiString X_ENVOY_EXTERNAL_ADDRESS = AsciiString.cached("x-envoy-external-address");
+
+    private static final int XFF = 0;
+    private static final int RFC7239 = 1;
+    private static final int ENVOY = 2;
 
     private final int trustedHops;
     private final int ipv6PrefixBits;
-    private final boolean rfc7239;
+    private final int format;
+    private final AsciiString name;
 
-    private ForwardedKey(final int trustedHops, final int ipv6PrefixBits, final boolean rfc7239)
+    private ForwardedKey(final int trustedHops, final int ipv6PrefixBits, final int format)
     {
         if (trustedHops < 1 || trustedHops > 64)
         {
@@ -33,7 +55,8 @@ public final class ForwardedKey implements KeyExtractor
         }
         this.trustedHops = trustedHops;
         this.ipv6PrefixBits = IpAddresses.requirePrefix(ipv6PrefixBits);
-        this.rfc7239 = rfc7239;
+        this.format = format;
+        this.name = XFF == format ? X_FORWARDED_FOR : RFC7239 == format ? FORWARDED : X_ENVOY_EXTERNAL_ADDRESS;
     }
 
     /**
@@ -43,7 +66,7 @@ public final class ForwardedKey implements KeyExtractor
      */
     public static ForwardedKey xForwardedFor(final int trustedHops, final int ipv6PrefixBits)
     {
-        return new ForwardedKey(trustedHops, ipv6PrefixBits, false);
+        return new ForwardedKey(trustedHops, ipv6PrefixBits, XFF);
     }
 
     /**
@@ -53,45 +76,132 @@ public final class ForwardedKey implements KeyExtractor
      */
     public static ForwardedKey forwarded(final int trustedHops, final int ipv6PrefixBits)
     {
-        return new ForwardedKey(trustedHops, ipv6PrefixBits, true);
+        return new ForwardedKey(trustedHops, ipv6PrefixBits, RFC7239);
+    }
+
+    /**
+     * For a server behind Envoy only (Envoy must be the proxy that reaches this server, so that no client
+     * can set the header).
+     *
+     * @param ipv6PrefixBits the IPv6 prefix that makes one client.
+     * @return an {@code x-envoy-external-address} resolver.
+     */
+    public static ForwardedKey envoyExternalAddress(final int ipv6PrefixBits)
+    {
+        return new ForwardedKey(1, ipv6PrefixBits, ENVOY);
     }
 
     public int extract(final Channel channel, final HttpRequest request, final byte[] dst)
     {
-        final CharSequence value = request.headers().get(rfc7239 ? FORWARDED : X_FORWARDED_FOR);
-        return null == value ? NO_KEY : resolve(value, dst);
-    }
-
-    /**
-     * @param value the header value.
-     * @param dst   destination, at least 17 bytes.
-     * @return the key length, or {@link #NO_KEY}.
-     */
-    int resolve(final CharSequence value, final byte[] dst)
-    {
-        if (value.length() > 4096)
+        // The field lines of the name, in the order they arrived: the iteration over all headers follows
+        // arrival order (Netty's per-name value iterator does not promise an order).
+        final HttpHeaders headers = request.headers();
+        final AsciiString name = this.name;
+        if (ENVOY == format)
+        {
+            CharSequence last = null;
+            for (final Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); )
+            {
+                final Map.Entry<CharSequence, CharSequence> line = it.next();
+                if (name.contentEqualsIgnoreCase(line.getKey()))
+                {
+                    last = line.getValue();
+                }
+            }
+            return null == last || last.length() > MAX_HEADER_CHARS ? NO_KEY : literal(last, 0, last.length(), dst);
+        }
+        // pass 1: count the entries of all lines (and bound the work)
+        int entries = 0;
+        int chars = 0;
+        for (final Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); )
+        {
+            final Map.Entry<CharSequence, CharSequence> line = it.next();
+            if (name.contentEqualsIgnoreCase(line.getKey()))
+            {
+                final CharSequence value = line.getValue();
+                chars += value.length();
+                if (chars > MAX_HEADER_CHARS)
+                {
+                    return NO_KEY;
+                }
+                entries += commas(value, 0, value.length()) + 1;
+            }
+        }
+        if (entries < trustedHops)
         {
             return NO_KEY;
         }
-        int end = value.length();
-        for (int hop = 1; hop <= trustedHops; hop++)
+        // pass 2: the entry at index (entries - trustedHops) from the left, over all lines
+        int skip = entries - trustedHops;
+        for (final Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence(); it.hasNext(); )
         {
-            if (end < 0)
+            final Map.Entry<CharSequence, CharSequence> line = it.next();
+            if (!name.contentEqualsIgnoreCase(line.getKey()))
             {
-                return NO_KEY;
+                continue;
             }
-            int start = end - 1;
-            while (start >= 0 && ',' != value.charAt(start))
+            final CharSequence value = line.getValue();
+            final int inLine = commas(value, 0, value.length()) + 1;
+            if (skip >= inLine)
             {
-                start--;
+                skip -= inLine;
+                continue;
             }
-            if (hop == trustedHops)
-            {
-                return rfc7239 ? forParam(value, start + 1, end, dst) : literal(value, start + 1, end, dst);
-            }
-            end = start;
+            return entry(value, skip, dst);
         }
         return NO_KEY;
+    }
+
+    /**
+     * @param value one header value (one field line).
+     * @param dst   destination, at least 17 bytes.
+     * @return the key of the value alone, as if it were the only field line, or {@link #NO_KEY}.
+     */
+    int resolve(final CharSequence value, final byte[] dst)
+    {
+        if (value.length() > MAX_HEADER_CHARS)
+        {
+            return NO_KEY;
+        }
+        if (ENVOY == format)
+        {
+            return literal(value, 0, value.length(), dst);
+        }
+        final int entries = commas(value, 0, value.length()) + 1;
+        return entries < trustedHops ? NO_KEY : entry(value, entries - trustedHops, dst);
+    }
+
+    private static int commas(final CharSequence v, final int from, final int to)
+    {
+        int n = 0;
+        for (int i = from; i < to; i++)
+        {
+            if (',' == v.charAt(i))
+            {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The key of the {@code index}-th comma-separated entry of one line. */
+    private int entry(final CharSequence v, final int index, final byte[] dst)
+    {
+        int start = 0;
+        for (int i = 0; i < index; i++)
+        {
+            while (',' != v.charAt(start))
+            {
+                start++;
+            }
+            start++;
+        }
+        int end = start;
+        while (end < v.length() && ',' != v.charAt(end))
+        {
+            end++;
+        }
+        return RFC7239 == format ? forParam(v, start, end, dst) : literal(v, start, end, dst);
     }
 
     private int literal(final CharSequence v, int from, int to, final byte[] dst)

@@ -1,9 +1,16 @@
 package dev.cellrate.netty;
 
-import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.Decision;
+import dev.cellrate.KeyedDebitLimiter;
+import dev.cellrate.KeyedLimiter;
+import dev.cellrate.KeyedReserver;
 import dev.cellrate.Limit;
+import dev.cellrate.Result;
 import dev.cellrate.http.RateLimitFields;
+<<<<<<< HEAD
 import dev.cellrate.KeyedShaper;
+=======
+>>>>>>> main
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -12,46 +19,43 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
-import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemNanoClock;
 
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The immutable, shareable configuration of {@link HttpRateLimitHandler}: one limiter, one key extractor,
- * one mode, the responses (built once) and counters. Create one per route or policy; add
+ * The immutable, shareable configuration of {@link HttpRateLimitHandler}: one keyed front, one key extractor,
+ * the responses (built once) and counters. Create one per route or policy; add
  * {@code new HttpRateLimitHandler(config)} to each channel's pipeline after {@code HttpServerCodec} and
  * {@code HttpServerKeepAliveHandler} (or to each HTTP/2 stream channel after
  * {@code Http2StreamFrameToHttpObjectCodec}).
  * <p>
- * Modes:
+ * The handler takes any front of the engine's three keyed contracts; what the front is decides how requests
+ * are treated (a classed, observed, reconfigurable or Redis-backed front is used as it is):
  * <ul>
- *     <li>{@link Mode#ENFORCE}: a {@link KeyedRateLimiter} decides; a rejected request gets the reject
- *     status (429 by default) with {@code Retry-After} and the {@code RateLimit} fields.</li>
- *     <li>{@link Mode#DRY_RUN}: decide and count, never reject; responses to would-be rejections carry
- *     {@code x-ratelimit-dry-run: would-reject}.</li>
- *     <li>{@link Mode#SHAPE}: a {@link KeyedShaper} decides; an admitted request waits on the channel's event
- *     loop until its release time if that is at most {@code maxDelayNs} away, else it is refused (and its
- *     reservation refunded).</li>
- *     <li>{@link Mode#CHARGE_AFTER}: requests are refused up front only while their key is in debt
- *     ({@code peek}); responses are charged after the fact ({@code debit}): one permit per response whose
- *     status is listed, or the cost read from a response header.</li>
+ *     <li>{@link #enforce(KeyedLimiter)}: one {@code tryAcquire} per request, by the front's clock, with a
+ *     {@link Decision} the front fills. A rejected request gets the reject status (429 by default) with
+ *     {@code Retry-After} and, with a {@linkplain Builder#policy policy}, the {@code RateLimit} fields. A
+ *     front in dry-run (an {@code ObservedKeyedLimiter.dryRun}) answers {@link Result#WOULD_HAVE_REJECTED}:
+ *     the request goes on and its response carries {@code x-ratelimit-dry-run: would-reject}.</li>
+ *     <li>{@link #shape(KeyedReserver)}: one {@code reserve} per request; an admitted request waits on the
+ *     channel's event loop until its release time (the front bounds the delay: a shaper's tolerance), a
+ *     rejected one is answered with {@code Retry-After}.</li>
+ *     <li>{@link #chargeAfter(KeyedDebitLimiter)}: a request is refused up front only while its key is in
+ *     debt ({@code peek} of one permit); responses are charged after the fact ({@code debit}): one permit per
+ *     response whose status is listed, or the cost read from a response header.</li>
  * </ul>
  */
 public final class HttpRateLimit
 {
-    /** The handler's modes. */
+    /** How the handler uses its front. */
     public enum Mode
     {
-        /** Reject what the limiter rejects. */
+        /** A {@link KeyedLimiter} decides each request. */
         ENFORCE,
-        /** Decide and count, never reject; mark would-be rejections. */
-        DRY_RUN,
-        /** Delay admitted requests up to a bound on the event loop, reject the rest. */
+        /** A {@link KeyedReserver} delays or refuses each request. */
         SHAPE,
-        /** Charge responses after the fact; refuse only keys in debt. */
+        /** A {@link KeyedDebitLimiter} refuses keys in debt and is charged by the responses. */
         CHARGE_AFTER
     }
 
@@ -70,20 +74,18 @@ public final class HttpRateLimit
     static final AsciiString GRPC_RESOURCE_EXHAUSTED = AsciiString.cached("8");
 
     final Mode mode;
-    final KeyedRateLimiter limiter;
-    final KeyedShaper shaper;
-    final long maxDelayNs;
-    final DebtLimiter debt;
+    final KeyedLimiter limiter;
+    final KeyedReserver reserver;
+    final KeyedDebitLimiter debit;
     final boolean[] chargedStatus;
     final AsciiString costHeader;
     final KeyExtractor keyExtractor;
     final byte[] fallbackKey;
     final RateLimitFields fields;
     final AsciiString policyValue;
-    final AsciiString legacyLimitValue;
+    final int valueLength;
     final boolean headersOnAdmitted;
     final boolean legacyHeaders;
-    final NanoClock clock;
     final FullHttpResponse rejectTemplate;
     final FullHttpResponse badRequestTemplate;
     final FullHttpResponse grpcTemplate;
@@ -97,21 +99,26 @@ public final class HttpRateLimit
     {
         this.mode = b.mode;
         this.limiter = b.limiter;
-        this.shaper = b.shaper;
-        this.maxDelayNs = b.maxDelayNs;
-        this.debt = b.debt;
+        this.reserver = b.reserver;
+        this.debit = b.debit;
         this.chargedStatus = b.chargedStatus.clone();
         this.costHeader = b.costHeader;
         this.keyExtractor = b.keyExtractor;
         this.fallbackKey = b.fallbackKey;
         this.headersOnAdmitted = b.headersOnAdmitted;
         this.legacyHeaders = b.legacyHeaders;
-        this.clock = b.clock;
-        final Limit limit = null != limiter ? limiter.limit() : null != shaper ? shaper.limit() : debt.limit();
-        this.fields = new RateLimitFields(b.policyName, limit);
-        final byte[] v = new byte[fields.maxValueLength()];
-        this.policyValue = new AsciiString(v, 0, fields.writePolicy(v, 0), true);
-        this.legacyLimitValue = new AsciiString(v, 0, fields.writeLegacyLimit(v, 0), true);
+        if (null != b.policyLimit)
+        {
+            this.fields = new RateLimitFields(b.policyName, b.policyLimit);
+            final byte[] v = new byte[fields.maxValueLength()];
+            this.policyValue = new AsciiString(v, 0, fields.writePolicy(v, 0), true);
+        }
+        else
+        {
+            this.fields = null;
+            this.policyValue = null;
+        }
+        this.valueLength = Math.max(RateLimitFields.MAX_LONG_DIGITS + 1, null == fields ? 0 : fields.maxValueLength());
         this.rejectTemplate = template(b.rejectStatus, "Too Many Requests\n");
         this.badRequestTemplate = template(HttpResponseStatus.BAD_REQUEST, "Bad Request: no rate-limit key\n");
         final FullHttpResponse grpc = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
@@ -134,54 +141,68 @@ public final class HttpRateLimit
     }
 
     /**
-     * @param limiter the keyed limiter (one permit per request).
+     * @param limiter any keyed limiter (plain, classed, observed, reconfigurable, Redis-backed); one permit per
+     *                request, by its own clock.
      * @return a builder in {@link Mode#ENFORCE}.
+     * @throws IllegalArgumentException if {@code limiter} is null.
      */
-    public static Builder enforce(final KeyedRateLimiter limiter)
+    public static Builder enforce(final KeyedLimiter limiter)
     {
-        return new Builder(Mode.ENFORCE).limiter(limiter);
+        requireFront("limiter", limiter);
+        final Builder b = new Builder(Mode.ENFORCE);
+        b.limiter = limiter;
+        return b;
     }
 
     /**
-     * @param limiter the keyed limiter (one permit per request).
-     * @return a builder in {@link Mode#DRY_RUN}.
-     */
-    public static Builder dryRun(final KeyedRateLimiter limiter)
-    {
-        return new Builder(Mode.DRY_RUN).limiter(limiter);
-    }
-
-    /**
-     * @param shaper     the keyed shaper.
-     * @param maxDelayNs the longest a request may wait, in [0, 1 hour].
+     * @param reserver any keyed reserver (a keyed shaper, observed or not); one permit per request, by its own
+     *                 clock. It bounds the delay itself.
      * @return a builder in {@link Mode#SHAPE}.
+     * @throws IllegalArgumentException if {@code reserver} is null.
      */
-    public static Builder shape(final KeyedShaper shaper, final long maxDelayNs)
+    public static Builder shape(final KeyedReserver reserver)
     {
+<<<<<<< HEAD
         if (null == shaper)
         {
             throw new IllegalArgumentException("shaper must not be null");
         }
         dev.cellrate.check.Bounds.requireRange("maxDelayNs", maxDelayNs, 0, TimeUnit.HOURS.toNanos(1));
+=======
+        requireFront("reserver", reserver);
+>>>>>>> main
         final Builder b = new Builder(Mode.SHAPE);
-        b.shaper = shaper;
-        b.maxDelayNs = maxDelayNs;
+        b.reserver = reserver;
         return b;
     }
 
     /**
-     * @param debt the debt limiter.
+     * @param debit a keyed limiter that can peek and debit; its clock times both.
      * @return a builder in {@link Mode#CHARGE_AFTER}; name the charged statuses or the cost header.
+     * @throws IllegalArgumentException if {@code debit} is null.
      */
-    public static Builder chargeAfter(final DebtLimiter debt)
+    public static Builder chargeAfter(final KeyedDebitLimiter debit)
     {
-        if (null == debt)
-        {
-            throw new IllegalArgumentException("debt must not be null");
-        }
+        requireFront("debit", debit);
         final Builder b = new Builder(Mode.CHARGE_AFTER);
-        b.debt = debt;
+        b.debit = debit;
         return b;
+    }
+
+    static void requireRange(final String name, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "] but was " + value);
+        }
+    }
+
+    private static void requireFront(final String name, final Object front)
+    {
+        if (null == front)
+        {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
     }
 
     /**
@@ -193,7 +214,7 @@ public final class HttpRateLimit
     }
 
     /**
-     * @return the field formatter (policy name and limit).
+     * @return the field formatter of the configured policy, or null when no policy was given.
      */
     public RateLimitFields fields()
     {
@@ -209,7 +230,7 @@ public final class HttpRateLimit
     }
 
     /**
-     * @return requests answered by the handler (rate limit, shaping bound, or 400 for no key).
+     * @return requests answered by the handler (rate limit, or 400 for no key).
      */
     public long rejectedCount()
     {
@@ -217,7 +238,7 @@ public final class HttpRateLimit
     }
 
     /**
-     * @return dry-run decisions that would have rejected.
+     * @return requests passed on that the front would have rejected ({@link Result#WOULD_HAVE_REJECTED}).
      */
     public long wouldRejectCount()
     {
@@ -236,33 +257,22 @@ public final class HttpRateLimit
     public static final class Builder
     {
         private final Mode mode;
-        private KeyedRateLimiter limiter;
-        private KeyedShaper shaper;
-        private long maxDelayNs;
-        private DebtLimiter debt;
+        private KeyedLimiter limiter;
+        private KeyedReserver reserver;
+        private KeyedDebitLimiter debit;
         private final boolean[] chargedStatus = new boolean[600];
         private AsciiString costHeader;
         private KeyExtractor keyExtractor = ClientAddressKey.perClient();
         private byte[] fallbackKey = "cellrate:no-key".getBytes(StandardCharsets.US_ASCII);
-        private String policyName = "default";
+        private String policyName;
+        private Limit policyLimit;
         private HttpResponseStatus rejectStatus = HttpResponseStatus.TOO_MANY_REQUESTS;
         private boolean headersOnAdmitted;
         private boolean legacyHeaders;
-        private NanoClock clock = SystemNanoClock.INSTANCE;
 
         private Builder(final Mode mode)
         {
             this.mode = mode;
-        }
-
-        private Builder limiter(final KeyedRateLimiter limiter)
-        {
-            if (null == limiter)
-            {
-                throw new IllegalArgumentException("limiter must not be null");
-            }
-            this.limiter = limiter;
-            return this;
         }
 
         /**
@@ -308,12 +318,21 @@ public final class HttpRateLimit
         }
 
         /**
-         * @param name the policy identifier in the {@code RateLimit} fields (default {@code "default"}).
+         * Advertise a policy: {@code RateLimit-Policy} and, for an {@link #enforce} front, the {@code RateLimit}
+         * field from each request's {@link Decision} (formatted by {@link RateLimitFields}). Without a policy,
+         * responses carry {@code Retry-After} (and the legacy fields, if on) only: a classed or reconfigurable
+         * front has no single limit to advertise unless the caller names one.
+         *
+         * @param name  the policy identifier, 1..{@link RateLimitFields#MAX_NAME_LENGTH} printable ASCII.
+         * @param limit the limit the policy advertises.
          * @return this.
+         * @throws IllegalArgumentException naming the bad field.
          */
-        public Builder policyName(final String name)
+        public Builder policy(final String name, final Limit limit)
         {
-            this.policyName = name; // validated by RateLimitFields at build()
+            new RateLimitFields(name, limit); // validates both now, with the engine's messages
+            this.policyName = name;
+            this.policyLimit = limit;
             return this;
         }
 
@@ -323,13 +342,18 @@ public final class HttpRateLimit
          */
         public Builder rejectStatus(final int code)
         {
+<<<<<<< HEAD
             dev.cellrate.check.Bounds.requireRange("rejectStatus", code, 400, 599);
+=======
+            requireRange("rejectStatus", code, 400, 599);
+>>>>>>> main
             this.rejectStatus = HttpResponseStatus.valueOf(code);
             return this;
         }
 
         /**
-         * @param on also put {@code RateLimit-Policy} and {@code RateLimit} on admitted responses.
+         * @param on also put the fields on admitted responses ({@link Mode#ENFORCE}: the request's
+         *           {@link Decision}; the other modes have no decision to show on an admission).
          * @return this.
          */
         public Builder headersOnAdmitted(final boolean on)
@@ -339,26 +363,13 @@ public final class HttpRateLimit
         }
 
         /**
-         * @param on also write {@code X-RateLimit-Limit}, {@code -Remaining}, {@code -Reset} (delta seconds).
+         * @param on also write {@code X-RateLimit-Limit}, {@code -Remaining}, {@code -Reset} (delta seconds) from
+         *           the request's {@link Decision} ({@link Mode#ENFORCE} only).
          * @return this.
          */
         public Builder legacyHeaders(final boolean on)
         {
             this.legacyHeaders = on;
-            return this;
-        }
-
-        /**
-         * @param clock the time source (default {@link SystemNanoClock}); read once per request.
-         * @return this.
-         */
-        public Builder clock(final NanoClock clock)
-        {
-            if (null == clock)
-            {
-                throw new IllegalArgumentException("clock must not be null");
-            }
-            this.clock = clock;
             return this;
         }
 
@@ -372,7 +383,11 @@ public final class HttpRateLimit
         {
             for (final int s : statuses)
             {
+<<<<<<< HEAD
                 dev.cellrate.check.Bounds.requireRange("chargeStatuses[]", s, 100, 599);
+=======
+                requireRange("chargeStatuses[]", s, 100, 599);
+>>>>>>> main
                 chargedStatus[s] = true;
             }
             return this;
@@ -400,19 +415,27 @@ public final class HttpRateLimit
          */
         public HttpRateLimit build()
         {
-            if (Mode.CHARGE_AFTER == mode && null == costHeader)
+            if (Mode.CHARGE_AFTER != mode && (null != costHeader || anyCharged()))
             {
-                boolean any = false;
-                for (final boolean s : chargedStatus)
-                {
-                    any |= s;
-                }
-                if (!any)
-                {
-                    throw new IllegalArgumentException("chargeAfter needs chargeStatuses or chargeCostHeader");
-                }
+                throw new IllegalArgumentException("chargeStatuses and chargeCostHeader are for chargeAfter only");
+            }
+            if (Mode.CHARGE_AFTER == mode && null == costHeader && !anyCharged())
+            {
+                throw new IllegalArgumentException("chargeAfter needs chargeStatuses or chargeCostHeader");
             }
             return new HttpRateLimit(this);
+        }
+
+        private boolean anyCharged()
+        {
+            for (final boolean s : chargedStatus)
+            {
+                if (s)
+                {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 }

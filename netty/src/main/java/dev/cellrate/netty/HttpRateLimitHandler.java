@@ -1,10 +1,14 @@
 package dev.cellrate.netty;
 
 import dev.cellrate.Decision;
-import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.http.RateLimitFields;
+<<<<<<< HEAD
 import dev.cellrate.Reservation;
+=======
+import dev.cellrate.shaper.Reservation;
+import io.netty.channel.ChannelConfig;
+>>>>>>> main
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -23,45 +27,58 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Limits HTTP requests in a Netty pipeline: one decision per request (see {@link HttpRateLimit} for the
- * modes). One instance per channel (it keeps per-connection state); the {@link HttpRateLimit} it reads is
- * shared.
+ * Limits HTTP requests in a Netty pipeline: one decision of the configured keyed front per request (see
+ * {@link HttpRateLimit}). One instance per channel (it keeps per-connection state); the {@link HttpRateLimit}
+ * it reads is shared.
  * <p>
  * <b>Order.</b> Admitted requests go on untouched. A rejected request is answered by this handler; its body
  * is released as it arrives and the connection is kept. HTTP/1.1 pipelining (RFC 9112 &sect;9.3.2): a
  * rejection is queued behind the responses still owed to earlier admitted requests and written right after
- * the last of them, so responses leave in request order. At most {@link #MAX_OUTSTANDING} requests may be
- * owed a response on one connection; a client that pipelines further is disconnected.
+ * the last of them, so responses leave in request order.
  * <p>
- * <b>Cost.</b> An admitted request costs a clock read, a key extraction (allocation-free, see
- * {@link KeyExtractor}) and one engine decision; with no headers on admitted responses nothing is
- * allocated. A rejection allocates what Netty needs to send it (a duplicate of the template response and
- * the header value strings). Bad input never throws: no key means the configured fallback.
+ * <b>Backpressure.</b> At most {@link #MAX_OUTSTANDING} requests are owed a response at once on one
+ * connection. A request beyond that is not decided yet: it and everything after it wait in the handler, and
+ * the handler turns the channel's {@code autoRead} off, so the socket is not read further. When a response
+ * completes, the waiting requests are decided in order and reading resumes once none is left (autoRead is
+ * turned back on only if the handler turned it off). Every pipelined request is answered; a request that
+ * is still waiting when the connection closes is released undecided, so it is never charged. The same
+ * waiting carries a shaped request's delay ({@link HttpRateLimit.Mode#SHAPE}).
+ * <p>
+ * <b>Malformed requests.</b> A request whose {@code decoderResult()} failed (a bad request line or header, a
+ * header section over the decoder's limit) is passed on undecided and uncharged, in its place in the
+ * response order, for the next handler to answer (typically 400 or 431, then close). The handler itself
+ * never throws on one.
+ * <p>
+ * <b>Cost.</b> An admitted request costs a key extraction (allocation-free, see {@link KeyExtractor}) and
+ * one decision of the front, which fills the {@link Decision} of the request's slot (one per owed
+ * response). With no fields on admitted responses this handler allocates nothing. A rejection allocates what
+ * Netty needs to send it (a duplicate of the template response and the header value strings). No key means
+ * the configured fallback.
  * <p>
  * Threading: every method runs on the channel's event loop.
  */
 public final class HttpRateLimitHandler extends ChannelDuplexHandler
 {
-    /** Most requests on one connection that may be owed a response at once. */
+    /** Most requests on one connection that may be owed a response at once; more wait unread. */
     public static final int MAX_OUTSTANDING = 16;
 
     private static final int MASK = MAX_OUTSTANDING - 1;
     private static final byte PASS = 1;
     private static final byte PASS_WOULD_REJECT = 2;
-    private static final byte REJECT = 3;
-    private static final byte REJECT_GRPC = 4;
-    private static final byte BAD_REQUEST = 5;
+    private static final byte PASS_UNDECIDED = 3;
+    private static final byte REJECT = 4;
+    private static final byte REJECT_GRPC = 5;
+    private static final byte BAD_REQUEST = 6;
 
     private final HttpRateLimit config;
     private final byte[] key = new byte[KeyExtractor.MAX_KEY_LENGTH];
+    private final KeyChars keyChars = new KeyChars();
     private final byte[] value;
-    private final Decision decision = new Decision();
-    private final Reservation reservation = new Reservation();
+    private final Reservation reservation;
 
+    /** The owed responses, a ring indexed by {@code head..tail}: kind, the front's decision, the key. */
     private final byte[] kinds = new byte[MAX_OUTSTANDING];
-    private final long[] retryAfterNs = new long[MAX_OUTSTANDING];
-    private final long[] remaining = new long[MAX_OUTSTANDING];
-    private final long[] resetAfterNs = new long[MAX_OUTSTANDING];
+    private final Decision[] decisions = new Decision[MAX_OUTSTANDING];
     private final byte[] keys;
     private final int[] keyLengths;
     private int head;
@@ -69,11 +86,17 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
 
     private boolean discarding;
     private boolean responseStarted;
-    private ArrayDeque<Object> held;
-    private boolean holding;
+
+    /** Inbound messages not handled yet (backpressure or a shaped delay), in arrival order. */
+    private ArrayDeque<Object> waiting;
+    /** A shaped request decided and owed, released at its time; everything after it waits. */
+    private HttpRequest delayed;
     private ScheduledFuture<?> releaseFuture;
+    private boolean resumeScheduled;
+    private boolean autoReadTurnedOff;
     private ChannelHandlerContext ctx;
     private final Runnable release = this::release;
+    private final Runnable resume = this::resume;
 
     /**
      * @param config the shared configuration.
@@ -85,10 +108,15 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
             throw new IllegalArgumentException("config must not be null");
         }
         this.config = config;
-        this.value = new byte[config.fields.maxValueLength()];
+        this.value = new byte[config.valueLength];
+        for (int i = 0; i < MAX_OUTSTANDING; i++)
+        {
+            decisions[i] = new Decision();
+        }
         final boolean keepKeys = HttpRateLimit.Mode.CHARGE_AFTER == config.mode;
         this.keys = keepKeys ? new byte[MAX_OUTSTANDING * KeyExtractor.MAX_KEY_LENGTH] : null;
         this.keyLengths = keepKeys ? new int[MAX_OUTSTANDING] : null;
+        this.reservation = HttpRateLimit.Mode.SHAPE == config.mode ? new Reservation() : null;
     }
 
     public void handlerAdded(final ChannelHandlerContext ctx)
@@ -98,9 +126,10 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
 
     public void channelRead(final ChannelHandlerContext ctx, final Object msg)
     {
-        if (holding)
+        if (null != delayed || (null != waiting && !waiting.isEmpty()) ||
+            (msg instanceof HttpRequest && tail - head >= MAX_OUTSTANDING))
         {
-            held.addLast(msg);
+            enqueue(ctx, msg);
             return;
         }
         handleRead(ctx, msg);
@@ -111,7 +140,14 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         if (msg instanceof HttpRequest)
         {
             discarding = false;
-            onRequest(ctx, (HttpRequest)msg);
+            final HttpRequest request = (HttpRequest)msg;
+            if (request.decoderResult().isFailure())
+            {
+                push(PASS_UNDECIDED);
+                ctx.fireChannelRead(request);
+                return;
+            }
+            onRequest(ctx, request);
         }
         else if (discarding)
         {
@@ -129,170 +165,117 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
 
     private void onRequest(final ChannelHandlerContext ctx, final HttpRequest request)
     {
-        if (tail - head >= MAX_OUTSTANDING)
-        {
-            ReferenceCountUtil.release(request);
-            ctx.close();
-            return;
-        }
         final HttpRateLimit config = this.config;
-        final long nowNs = config.clock.nanoTime();
         int length = config.keyExtractor.extract(ctx.channel(), request, key);
         if (length < 0 || length > KeyExtractor.MAX_KEY_LENGTH)
         {
             config.noKey.increment();
             if (null == config.fallbackKey)
             {
-                if (HttpRateLimit.Mode.DRY_RUN == config.mode)
-                {
-                    pass(ctx, request, PASS_WOULD_REJECT, 0, 0);
-                    return;
-                }
-                reject(ctx, request, BAD_REQUEST, Long.MAX_VALUE, 0, 0);
+                reject(ctx, request, BAD_REQUEST);
                 return;
             }
             length = config.fallbackKey.length;
             System.arraycopy(config.fallbackKey, 0, key, 0, length);
         }
+        keyChars.wrap(key, 0, length);
         switch (config.mode)
         {
             case ENFORCE:
-            case DRY_RUN:
-                decide(ctx, request, length, nowNs);
+                enforce(ctx, request);
                 break;
             case SHAPE:
-                shape(ctx, request, length, nowNs);
+                shape(ctx, request);
                 break;
             default:
-                chargeLater(ctx, request, length, nowNs);
+                chargeLater(ctx, request, length);
                 break;
         }
     }
 
-    private void decide(final ChannelHandlerContext ctx, final HttpRequest request, final int length, final long nowNs)
+    private void enforce(final ChannelHandlerContext ctx, final HttpRequest request)
     {
-        final HttpRateLimit config = this.config;
-        if (!config.headersOnAdmitted)
+        final Decision decision = decisions[tail & MASK];
+        decision.setOutcome(Result.NEVER, 0, 0, 0); // a front that answers without filling it leaves no stale fields
+        final long code = config.limiter.tryAcquire(keyChars, 1, decision);
+        if (Result.WOULD_HAVE_REJECTED == code)
         {
-            decideFast(ctx, request, length, nowNs);
-            return;
+            config.wouldReject.increment();
+            pass(ctx, request, PASS_WOULD_REJECT);
         }
-        final Decision decision = this.decision;
-        final long code = config.limiter.tryAcquire(key, 0, length, 1, nowNs, decision);
-        if (Result.isAdmitted(code))
+        else if (Result.isAdmitted(code))
         {
-            pass(ctx, request, PASS, decision.remaining(), decision.resetAfterNs());
+            pass(ctx, request, PASS);
         }
         else
         {
-            refuse(ctx, request, decision.retryAfterNs(), decision.remaining(), decision.resetAfterNs());
+            reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT);
         }
     }
 
     /**
-     * The engine's inlinable path without a {@link Decision} (no division). A rejected single permit still
-     * has exact fields: retry-after {@code r = lag - &tau;} (see {@code Gcra.retryAfterNs}), so the lag (the
-     * reset-after) is {@code r + &tau;} and the remaining is 0.
+     * A reservation answers only a delay or a retry-after: the slot's {@link Decision} carries the retry-after
+     * (as a decision code) and no remaining or reset.
      */
-    private void decideFast(
-        final ChannelHandlerContext ctx, final HttpRequest request, final int length, final long nowNs)
+    private void shape(final ChannelHandlerContext ctx, final HttpRequest request)
     {
-        final long code = config.limiter.tryAcquire(key, 0, length, 1, nowNs);
-        if (Result.isAdmitted(code))
-        {
-            pass(ctx, request, PASS, 0, 0);
-        }
-        else if (code > 0)
-        {
-            final long toleranceNs = config.limiter.limit().toleranceNs();
-            refuse(ctx, request, code, 0, code > Long.MAX_VALUE - toleranceNs ? Long.MAX_VALUE : code + toleranceNs);
-        }
-        else
-        {
-            refuse(ctx, request, Long.MAX_VALUE, 0, 0); // never conforms / table full: no Retry-After
-        }
-    }
-
-    private void refuse(
-        final ChannelHandlerContext ctx, final HttpRequest request, final long retryAfterNs, final long remaining,
-        final long resetAfterNs)
-    {
-        if (HttpRateLimit.Mode.DRY_RUN == config.mode)
+        final Decision decision = decisions[tail & MASK];
+        final long code = config.reserver.reserve(keyChars, 1, reservation);
+        if (Result.WOULD_HAVE_REJECTED == code)
         {
             config.wouldReject.increment();
-            pass(ctx, request, PASS_WOULD_REJECT, remaining, resetAfterNs);
+            decision.setOutcome(Result.ADMITTED, 0, 0, 0);
+            pass(ctx, request, PASS_WOULD_REJECT);
         }
-        else
+        else if (Result.isReserved(code))
         {
-            reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT, retryAfterNs, remaining, resetAfterNs);
-        }
-    }
-
-    private void shape(final ChannelHandlerContext ctx, final HttpRequest request, final int length, final long nowNs)
-    {
-        final HttpRateLimit config = this.config;
-        final long keyWord = config.shaper.table().keyWord(key, 0, length);
-        final long code = config.shaper.reserveKeyWord(keyWord, 1, nowNs, reservation);
-        if (Result.isReserved(code) && code <= config.maxDelayNs)
-        {
+            decision.setOutcome(Result.ADMITTED, 0, 0, 0);
             if (0 == code)
             {
-                pass(ctx, request, PASS, 0, 0);
+                pass(ctx, request, PASS);
                 return;
             }
-            push(PASS, 0, 0, 0);
+            push(PASS);
             config.admitted.increment();
-            hold(ctx, request, code);
-            return;
-        }
-        final long retryNs;
-        if (Result.isReserved(code))
-        {
-            config.shaper.cancelKeyWord(keyWord, reservation, nowNs);
-            retryNs = code - config.maxDelayNs;
+            delay(ctx, request, code);
         }
         else
         {
-            retryNs = Result.isEncodedRetryAfter(code) ? Result.decodeRetryAfterNs(code) : Long.MAX_VALUE;
+            final long retryNs = Result.isEncodedRetryAfter(code) ? Result.decodeRetryAfterNs(code) : 0;
+            decision.setOutcome(retryNs > 0 ? retryNs : Result.NEVER, 0, 0, 0);
+            reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT);
         }
-        reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT, retryNs, 0,
-            Long.MAX_VALUE == retryNs ? 0 : retryNs);
     }
 
-    private void chargeLater(
-        final ChannelHandlerContext ctx, final HttpRequest request, final int length, final long nowNs)
+    private void chargeLater(final ChannelHandlerContext ctx, final HttpRequest request, final int length)
     {
-        final DebtLimiter debt = config.debt;
-        final long code = debt.peek(key, 0, length, nowNs);
-        if (Result.ADMITTED == code)
+        final int slot = tail & MASK;
+        final long code = config.debit.peek(keyChars, 1, config.debit.clock().nanoTime());
+        if (Result.isAdmitted(code))
         {
-            final int slot = tail & MASK;
+            decisions[slot].setOutcome(Result.ADMITTED, 0, 0, 0);
             System.arraycopy(key, 0, keys, slot * KeyExtractor.MAX_KEY_LENGTH, length);
             keyLengths[slot] = length;
-            pass(ctx, request, PASS, 0, 0);
+            pass(ctx, request, PASS);
         }
         else
         {
-            reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT, code, 0,
-                debt.resetAfterNs(key, 0, length, nowNs));
+            decisions[slot].setOutcome(code, 0, 0, 0);
+            reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT);
         }
     }
 
-    private void pass(
-        final ChannelHandlerContext ctx, final HttpRequest request, final byte kind, final long remaining,
-        final long resetAfterNs)
+    private void pass(final ChannelHandlerContext ctx, final HttpRequest request, final byte kind)
     {
-        push(kind, 0, remaining, resetAfterNs);
+        push(kind);
         config.admitted.increment();
         ctx.fireChannelRead(request);
     }
 
-    private void reject(
-        final ChannelHandlerContext ctx, final HttpRequest request, final byte kind, final long retryAfterNs,
-        final long remaining, final long resetAfterNs)
+    private void reject(final ChannelHandlerContext ctx, final HttpRequest request, final byte kind)
     {
         config.rejected.increment();
-        push(kind, retryAfterNs, remaining, resetAfterNs);
+        push(kind);
         discarding = !(request instanceof LastHttpContent);
         ReferenceCountUtil.release(request);
         if (writeRejectionsAtHead(ctx))
@@ -301,13 +284,9 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         }
     }
 
-    private void push(final byte kind, final long retryNs, final long remainingPermits, final long resetNs)
+    private void push(final byte kind)
     {
-        final int slot = tail & MASK;
-        kinds[slot] = kind;
-        retryAfterNs[slot] = retryNs;
-        remaining[slot] = remainingPermits;
-        resetAfterNs[slot] = resetNs;
+        kinds[tail & MASK] = kind;
         tail++;
     }
 
@@ -335,19 +314,23 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
             else
             {
                 response = (REJECT_GRPC == kind ? config.grpcTemplate : config.rejectTemplate).retainedDuplicate();
-                rejectionHeaders(response.headers(), slot, REJECT_GRPC == kind);
+                rejectionHeaders(response.headers(), decisions[slot], REJECT_GRPC == kind);
             }
             head++;
             ctx.write(response);
             wrote = true;
         }
+        if (wrote)
+        {
+            scheduleResume(ctx);
+        }
         return wrote;
     }
 
-    private void rejectionHeaders(final HttpHeaders headers, final int slot, final boolean grpc)
+    private void rejectionHeaders(final HttpHeaders headers, final Decision decision, final boolean grpc)
     {
-        final long retryNs = retryAfterNs[slot];
-        if (Long.MAX_VALUE != retryNs)
+        final long retryNs = decision.retryAfterNs();
+        if (Long.MAX_VALUE != retryNs && retryNs > 0)
         {
             headers.set(HttpHeaderNames.RETRY_AFTER, ascii(RateLimitFields.writeDelaySeconds(retryNs, value, 0)));
             if (grpc)
@@ -356,20 +339,31 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
                     ascii(RateLimitFields.writeLong((retryNs - 1) / 1_000_000 + 1, value, 0)));
             }
         }
-        rateLimitHeaders(headers, slot);
+        if (null != config.policyValue)
+        {
+            headers.set(HttpRateLimit.RATELIMIT_POLICY, config.policyValue);
+        }
+        if (HttpRateLimit.Mode.ENFORCE == config.mode)
+        {
+            decisionHeaders(headers, decision);
+        }
     }
 
-    private void rateLimitHeaders(final HttpHeaders headers, final int slot)
+    /** The {@code RateLimit} field (with a policy) and the legacy fields (if on) of a front's decision. */
+    private void decisionHeaders(final HttpHeaders headers, final Decision decision)
     {
-        decision.setOutcome(Result.ADMITTED, remaining[slot], resetAfterNs[slot], 0);
         final RateLimitFields fields = config.fields;
-        headers.set(HttpRateLimit.RATELIMIT_POLICY, config.policyValue);
-        headers.set(HttpRateLimit.RATELIMIT, ascii(fields.writeRateLimit(decision, value, 0)));
+        if (null != fields)
+        {
+            headers.set(HttpRateLimit.RATELIMIT, ascii(fields.writeRateLimit(decision, value, 0)));
+        }
         if (config.legacyHeaders)
         {
-            headers.set(HttpRateLimit.X_RATELIMIT_LIMIT, config.legacyLimitValue);
-            headers.set(HttpRateLimit.X_RATELIMIT_REMAINING, ascii(fields.writeLegacyRemaining(decision, value, 0)));
-            headers.set(HttpRateLimit.X_RATELIMIT_RESET, ascii(fields.writeLegacyReset(decision, value, 0)));
+            headers.set(HttpRateLimit.X_RATELIMIT_LIMIT, ascii(RateLimitFields.writeLong(decision.limit(), value, 0)));
+            headers.set(HttpRateLimit.X_RATELIMIT_REMAINING,
+                ascii(RateLimitFields.writeLong(decision.remaining(), value, 0)));
+            headers.set(HttpRateLimit.X_RATELIMIT_RESET,
+                ascii(RateLimitFields.writeDelaySeconds(decision.resetAfterNs(), value, 0)));
         }
     }
 
@@ -403,6 +397,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
             head++;
             ctx.write(msg, promise);
             writeRejectionsAtHead(ctx);
+            scheduleResume(ctx);
             return;
         }
         ctx.write(msg, promise);
@@ -412,6 +407,10 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     {
         final HttpRateLimit config = this.config;
         final byte kind = kinds[slot];
+        if (PASS_UNDECIDED == kind)
+        {
+            return;
+        }
         if (PASS_WOULD_REJECT == kind)
         {
             response.headers().set(HttpRateLimit.X_RATELIMIT_DRY_RUN, HttpRateLimit.WOULD_REJECT);
@@ -426,13 +425,20 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
             }
             if (cost > 0)
             {
-                config.debt.debit(keys, slot * KeyExtractor.MAX_KEY_LENGTH, keyLengths[slot], cost,
-                    config.clock.nanoTime());
+                config.debit.debit(keyChars.wrap(keys, slot * KeyExtractor.MAX_KEY_LENGTH, keyLengths[slot]), cost,
+                    config.debit.clock().nanoTime());
             }
         }
         else if (config.headersOnAdmitted)
         {
-            rateLimitHeaders(response.headers(), slot);
+            if (null != config.policyValue)
+            {
+                response.headers().set(HttpRateLimit.RATELIMIT_POLICY, config.policyValue);
+            }
+            if (HttpRateLimit.Mode.ENFORCE == config.mode)
+            {
+                decisionHeaders(response.headers(), decisions[slot]);
+            }
         }
     }
 
@@ -455,43 +461,108 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         return cost;
     }
 
-    private void hold(final ChannelHandlerContext ctx, final Object request, final long delayNs)
+    /** Keep a message for later and stop reading the socket until the waiting ones are handled. */
+    private void enqueue(final ChannelHandlerContext ctx, final Object msg)
     {
-        if (null == held)
+        if (null == waiting)
         {
-            held = new ArrayDeque<>();
+            waiting = new ArrayDeque<>();
         }
-        held.addFirst(request);
-        holding = true;
-        ctx.channel().config().setAutoRead(false);
+        waiting.addLast(msg);
+        pauseReading(ctx);
+    }
+
+    private void pauseReading(final ChannelHandlerContext ctx)
+    {
+        final ChannelConfig channelConfig = ctx.channel().config();
+        if (!autoReadTurnedOff && channelConfig.isAutoRead())
+        {
+            channelConfig.setAutoRead(false);
+            autoReadTurnedOff = true;
+        }
+    }
+
+    private void delay(final ChannelHandlerContext ctx, final HttpRequest request, final long delayNs)
+    {
+        delayed = request;
+        pauseReading(ctx);
         releaseFuture = ctx.executor().schedule(release, delayNs, TimeUnit.NANOSECONDS);
     }
 
     private void release()
     {
         releaseFuture = null;
-        final ChannelHandlerContext ctx = this.ctx;
-        if (!holding || ctx.isRemoved())
+        final HttpRequest request = delayed;
+        delayed = null;
+        if (null == request)
         {
             return;
         }
-        holding = false;
-        ctx.fireChannelRead(held.pollFirst()); // the delayed request itself, already decided
-        Object msg;
-        while (!holding && null != (msg = held.pollFirst()))
+        final ChannelHandlerContext ctx = this.ctx;
+        if (ctx.isRemoved() || !ctx.channel().isActive())
         {
-            handleRead(ctx, msg);
+            ReferenceCountUtil.release(request);
+            return;
         }
+        ctx.fireChannelRead(request); // already decided and counted
+        drainWaiting(ctx);
         ctx.fireChannelReadComplete();
-        if (!holding)
+    }
+
+    private void scheduleResume(final ChannelHandlerContext ctx)
+    {
+        if (!resumeScheduled && null == delayed && null != waiting && !waiting.isEmpty())
         {
+            resumeScheduled = true;
+            ctx.executor().execute(resume); // not from inside the write that freed a slot: no re-entry
+        }
+    }
+
+    private void resume()
+    {
+        resumeScheduled = false;
+        final ChannelHandlerContext ctx = this.ctx;
+        if (null == delayed && !ctx.isRemoved() && ctx.channel().isActive() && drainWaiting(ctx))
+        {
+            ctx.fireChannelReadComplete();
+        }
+    }
+
+    /**
+     * Handle the waiting messages in order while the owed queue has room and nothing is delayed; read again
+     * once none is left.
+     *
+     * @return true if a message was handled.
+     */
+    private boolean drainWaiting(final ChannelHandlerContext ctx)
+    {
+        boolean handled = false;
+        final ArrayDeque<Object> waiting = this.waiting;
+        if (null != waiting)
+        {
+            Object msg;
+            while (null == delayed && null != (msg = waiting.peekFirst()))
+            {
+                if (msg instanceof HttpRequest && tail - head >= MAX_OUTSTANDING)
+                {
+                    break;
+                }
+                waiting.pollFirst();
+                handleRead(ctx, msg);
+                handled = true;
+            }
+        }
+        if (null == delayed && (null == waiting || waiting.isEmpty()) && autoReadTurnedOff)
+        {
+            autoReadTurnedOff = false;
             ctx.channel().config().setAutoRead(true);
         }
+        return handled;
     }
 
     public void channelReadComplete(final ChannelHandlerContext ctx)
     {
-        if (!holding)
+        if (null == delayed)
         {
             ctx.fireChannelReadComplete();
         }
@@ -508,18 +579,23 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         ctx.fireChannelInactive();
     }
 
+    /** Release what never reached a decision (nothing of it was charged) and the delayed request. */
     private void cleanUp()
     {
-        holding = false;
         if (null != releaseFuture)
         {
             releaseFuture.cancel(false);
             releaseFuture = null;
         }
-        if (null != held)
+        if (null != delayed)
+        {
+            ReferenceCountUtil.release(delayed);
+            delayed = null;
+        }
+        if (null != waiting)
         {
             Object msg;
-            while (null != (msg = held.pollFirst()))
+            while (null != (msg = waiting.pollFirst()))
             {
                 ReferenceCountUtil.release(msg);
             }

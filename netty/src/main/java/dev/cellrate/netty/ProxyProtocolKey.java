@@ -10,7 +10,9 @@ import io.netty.util.AttributeKey;
 /**
  * The client address from the PROXY protocol header (v1 or v2) a load balancer sends first on each
  * connection. Put {@code new HAProxyMessageDecoder()} and {@link #capture()} before {@code HttpServerCodec};
- * the capture handler stores the source address's key on the channel once per connection and removes itself.
+ * the capture handler stores the source address's key on the connection's own channel once per connection
+ * and removes itself, and {@link #extract} reads it from that same channel (for an HTTP/2 stream, from the
+ * connection the stream belongs to). IPv6 sources are grouped by the configured prefix.
  * A connection without a PROXY header, or with {@code UNKNOWN}/{@code LOCAL}, has no key (fallback).
  */
 public final class ProxyProtocolKey implements KeyExtractor
@@ -38,7 +40,7 @@ public final class ProxyProtocolKey implements KeyExtractor
 
     public int extract(final Channel channel, final HttpRequest request, final byte[] dst)
     {
-        final Channel connection = null != channel.parent() ? channel.parent() : channel;
+        final Channel connection = ConnectionChannel.of(channel);
         final byte[] key = connection.attr(SOURCE_KEY).get();
         if (null == key || NONE == key)
         {
@@ -68,7 +70,7 @@ public final class ProxyProtocolKey implements KeyExtractor
                     final byte[] scratch = new byte[17];
                     final int n = null == source ? -1 :
                         IpAddresses.parseKey(source, 0, source.length(), ipv6PrefixBits, scratch, 0);
-                    ctx.channel().attr(SOURCE_KEY).set(n < 0 ? NONE : java.util.Arrays.copyOf(scratch, n));
+                    ConnectionChannel.of(ctx.channel()).attr(SOURCE_KEY).set(n < 0 ? NONE : java.util.Arrays.copyOf(scratch, n));
                 }
                 finally
                 {

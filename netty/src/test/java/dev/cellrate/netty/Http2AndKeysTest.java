@@ -49,7 +49,8 @@ final class Http2AndKeysTest
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(T0);
         final HttpRateLimit config = HttpRateLimit.enforce(
-            KeyedRateLimiter.builder(Limit.perSecond(1, 3)).expectedKeys(64).clock(clock).build()).clock(clock).build();
+            KeyedRateLimiter.builder(Limit.perSecond(1, 3)).expectedKeys(64).clock(clock).build())
+            .policy("default", Limit.perSecond(1, 3)).build();
         final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
             .connectTimeout(Duration.ofSeconds(5)).build();
         try (TestServer server = new TestServer(config, true))

@@ -93,14 +93,19 @@ public class HttpRateLimitHandlerBenchmark
         else
         {
             final boolean reject = "reject".equals(handler);
-            final KeyedRateLimiter keyed = KeyedRateLimiter.builder(
-                reject ? Limit.of(1, 1, TimeUnit.DAYS, 1) : Limit.perSecond(1_000_000_000L, 1_000_000_000L))
-                .expectedKeys(KEYS * 2).build();
             final CachedNanoClock cached = new CachedNanoClock();
             cached.update(System.nanoTime());
-            limiter = new HttpRateLimitHandler(HttpRateLimit.enforce(keyed).keyExtractor(new HeaderKey("x-api-key", 32))
-                .headersOnAdmitted("enforceHeaders".equals(handler))
-                .clock("enforceCachedClock".equals(handler) ? cached : SystemNanoClock.INSTANCE).build());
+            final KeyedRateLimiter keyed = KeyedRateLimiter.builder(
+                reject ? Limit.of(1, 1, TimeUnit.DAYS, 1) : Limit.perSecond(1_000_000_000L, 1_000_000_000L))
+                .expectedKeys(KEYS * 2).clock("enforceCachedClock".equals(handler) ? cached : SystemNanoClock.INSTANCE)
+                .build();
+            final HttpRateLimit.Builder b = HttpRateLimit.enforce(keyed).keyExtractor(new HeaderKey("x-api-key", 32))
+                .headersOnAdmitted("enforceHeaders".equals(handler));
+            if ("enforceHeaders".equals(handler))
+            {
+                b.policy("bench", keyed.limit());
+            }
+            limiter = new HttpRateLimitHandler(b.build());
         }
         channel = new EmbeddedChannel(limiter, app);
         for (int i = 0; i < KEYS; i++)

@@ -14,6 +14,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -25,6 +26,8 @@ import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 import io.netty.handler.codec.http.HttpServerUpgradeHandler;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.codec.http2.CleartextHttp2ServerUpgradeHandler;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
@@ -42,8 +45,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real Netty server on loopback: HTTP/1.1 (with keep-alive and pipelining) and h2c (prior upgrade from
  * HTTP/1.1, as the JDK client does it), with {@link HttpRateLimitHandler} in front of a small application:
- * {@code /slow} answers after 200 ms, {@code ?status=N} answers status N, {@code ?cost=N} adds
- * {@code x-cost: N}; the body is the path.
+ * {@code /slow} answers after 200 ms, {@code ?delayMs=N} after N ms, {@code ?status=N} answers status N,
+ * {@code ?cost=N} adds {@code x-cost: N}; the body is the path. A request the decoder refused is answered 431
+ * (header section or line too long) or 400, and the connection closed, as a gateway does.
  */
 final class TestServer implements AutoCloseable
 {
@@ -52,12 +56,27 @@ final class TestServer implements AutoCloseable
 
     TestServer(final HttpRateLimit config, final boolean h2c)
     {
+        this(config, h2c, null, "127.0.0.1");
+    }
+
+    /**
+     * @param config the handler's configuration.
+     * @param h2c    serve h2c (prior knowledge and upgrade) beside HTTP/1.1.
+     * @param proxy  if not null, read a PROXY protocol header (v1 or v2) first and capture its source.
+     * @param host   the address to listen on ("127.0.0.1", "::1").
+     */
+    TestServer(final HttpRateLimit config, final boolean h2c, final ProxyProtocolKey proxy, final String host)
+    {
         final ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
             .childHandler(new ChannelInitializer<SocketChannel>()
             {
                 protected void initChannel(final SocketChannel ch)
                 {
                     final ChannelPipeline p = ch.pipeline();
+                    if (null != proxy)
+                    {
+                        p.addLast(new HAProxyMessageDecoder(), proxy.capture());
+                    }
                     if (h2c)
                     {
                         final HttpServerCodec source = new HttpServerCodec();
@@ -92,7 +111,7 @@ final class TestServer implements AutoCloseable
                     }
                 }
             });
-        server = b.bind(new InetSocketAddress("127.0.0.1", 0)).syncUninterruptibly().channel();
+        server = b.bind(new InetSocketAddress(host, 0)).syncUninterruptibly().channel();
     }
 
     int port()
@@ -135,12 +154,31 @@ final class TestServer implements AutoCloseable
     static final class App extends SimpleChannelInboundHandler<FullHttpRequest>
     {
         private final java.util.ArrayDeque<FullHttpResponse[]> owed = new java.util.ArrayDeque<>();
+        private boolean closeAfterDrain;
 
         protected void channelRead0(final ChannelHandlerContext ctx, final FullHttpRequest request)
         {
+            if (request.decoderResult().isFailure())
+            {
+                // what a gateway does with a request the decoder refused: 431 or 400, then close
+                final boolean tooLarge = request.decoderResult().cause() instanceof TooLongHttpHeaderException ||
+                    request.decoderResult().cause() instanceof TooLongHttpLineException;
+                final ByteBuf body = Unpooled.copiedBuffer(tooLarge ? "too large" : "bad request",
+                    StandardCharsets.US_ASCII);
+                final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                    tooLarge ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE : HttpResponseStatus.BAD_REQUEST, body);
+                response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes())
+                    .set(HttpHeaderNames.CONNECTION, "close");
+                final FullHttpResponse[] slot = new FullHttpResponse[]{response};
+                owed.addLast(slot);
+                closeAfterDrain = true;
+                drain(ctx);
+                return;
+            }
             final QueryStringDecoder q = new QueryStringDecoder(request.uri());
             final List<String> status = q.parameters().get("status");
             final List<String> cost = q.parameters().get("cost");
+            final List<String> delayMs = q.parameters().get("delayMs");
             final ByteBuf body = Unpooled.copiedBuffer(q.path(), StandardCharsets.US_ASCII);
             final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 null == status ? HttpResponseStatus.OK : HttpResponseStatus.valueOf(Integer.parseInt(status.get(0))),
@@ -153,13 +191,13 @@ final class TestServer implements AutoCloseable
             }
             final FullHttpResponse[] slot = new FullHttpResponse[1];
             owed.addLast(slot);
-            if (q.path().startsWith("/slow"))
+            if (q.path().startsWith("/slow") || null != delayMs)
             {
                 ctx.executor().schedule(() ->
                 {
                     slot[0] = response;
                     drain(ctx);
-                }, 200, TimeUnit.MILLISECONDS);
+                }, null != delayMs ? Long.parseLong(delayMs.get(0)) : 200, TimeUnit.MILLISECONDS);
             }
             else
             {
@@ -175,6 +213,10 @@ final class TestServer implements AutoCloseable
                 ctx.write(owed.pollFirst()[0]);
             }
             ctx.flush();
+            if (closeAfterDrain && owed.isEmpty())
+            {
+                ctx.close();
+            }
         }
 
         public void channelInactive(final ChannelHandlerContext ctx)

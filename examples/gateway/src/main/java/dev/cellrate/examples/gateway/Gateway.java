@@ -75,7 +75,7 @@ public final class Gateway
         final InetSocketAddress backendAddress = (InetSocketAddress)backend.localAddress();
         final HttpRateLimit config = HttpRateLimit.enforce(
                 KeyedRateLimiter.builder(Limit.perSecond(rate, burst)).expectedKeys(100_000).build())
-            .keyExtractor(ClientAddressKey.perClient()).policyName("per-client").headersOnAdmitted(true).build();
+            .keyExtractor(ClientAddressKey.perClient()).policy("per-client", Limit.perSecond(rate, burst)).headersOnAdmitted(true).build();
         final Channel gateway = start(group, port, config, backendAddress);
         System.out.println("backend on http://127.0.0.1:" + backendAddress.getPort() + "/, gateway on http://127.0.0.1:" +
             port + "/ limiting each client to " + rate + "/s, burst " + burst);

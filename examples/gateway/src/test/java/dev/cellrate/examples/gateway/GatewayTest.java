@@ -35,7 +35,7 @@ final class GatewayTest
             final Channel backend = Backend.start(group, 0, null);
             final HttpRateLimit config = HttpRateLimit.enforce(
                 KeyedRateLimiter.builder(Limit.perSecond(10, 10)).expectedKeys(64).clock(clock).build())
-                .clock(clock).build();
+                .build();
             final Channel gateway = Gateway.start(group, 0, config, (InetSocketAddress)backend.localAddress());
             final int port = ((InetSocketAddress)gateway.localAddress()).getPort();
             final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

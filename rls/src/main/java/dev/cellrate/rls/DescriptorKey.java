@@ -1,0 +1,158 @@
+package dev.cellrate.rls;
+
+import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+
+/**
+ * The identity of a descriptor's counter: the domain and every entry's key and value (a shared wildcard value
+ * in place of the value under {@code share_threshold}), as the reference service builds its cache key.
+ * <p>
+ * Embedded, the identity is a 64-bit SipHash-2-4 of those strings, each length-prefixed (so no two distinct
+ * lists of strings have the same input), under a 128-bit secret drawn from {@link SecureRandom} per process: a
+ * client cannot choose a descriptor that shares another's cell (odds 2<sup>-64</sup> per pair of distinct
+ * descriptors). With Redis, the identity is the readable string {@code domain_key_value_..._}, the reference's
+ * key without its window suffix, so every replica computes the same one.
+ * <p>
+ * Threading: immutable; any thread.
+ */
+final class DescriptorKey
+{
+    private final long k0;
+    private final long k1;
+
+    DescriptorKey()
+    {
+        final SecureRandom random = new SecureRandom();
+        this.k0 = random.nextLong();
+        this.k1 = random.nextLong();
+    }
+
+    DescriptorKey(final long k0, final long k1)
+    {
+        this.k0 = k0;
+        this.k1 = k1;
+    }
+
+    /**
+     * @param domain     the domain.
+     * @param descriptor the descriptor.
+     * @param shared     per entry, the shared wildcard value, or null.
+     * @return the descriptor's 64-bit identity.
+     */
+    long hash(final String domain, final RateLimitDescriptor descriptor, final String[] shared)
+    {
+        final Sip sip = new Sip(k0, k1);
+        sip.string(domain);
+        for (int i = 0; i < descriptor.getEntriesCount(); i++)
+        {
+            final RateLimitDescriptor.Entry entry = descriptor.getEntries(i);
+            sip.string(entry.getKey());
+            sip.string(null != shared && null != shared[i] ? shared[i] : entry.getValue());
+        }
+        return sip.finish();
+    }
+
+    /**
+     * @param domain     the domain.
+     * @param descriptor the descriptor.
+     * @param shared     per entry, the shared wildcard value, or null.
+     * @return {@code domain_key_value_...} (each entry followed by {@code _}).
+     */
+    static String text(final String domain, final RateLimitDescriptor descriptor, final String[] shared)
+    {
+        final StringBuilder b = new StringBuilder(domain.length() + 32).append(domain).append('_');
+        for (int i = 0; i < descriptor.getEntriesCount(); i++)
+        {
+            final RateLimitDescriptor.Entry entry = descriptor.getEntries(i);
+            b.append(entry.getKey()).append('_')
+                .append(null != shared && null != shared[i] ? shared[i] : entry.getValue()).append('_');
+        }
+        return b.toString();
+    }
+
+    /** SipHash-2-4 over a stream of bytes, fed string by string. */
+    private static final class Sip
+    {
+        private long v0;
+        private long v1;
+        private long v2;
+        private long v3;
+        private long pending;
+        private int pendingBytes;
+        private long total;
+
+        Sip(final long k0, final long k1)
+        {
+            v0 = k0 ^ 0x736f6d6570736575L;
+            v1 = k1 ^ 0x646f72616e646f6dL;
+            v2 = k0 ^ 0x6c7967656e657261L;
+            v3 = k1 ^ 0x7465646279746573L;
+        }
+
+        void string(final String s)
+        {
+            final byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+            final int length = bytes.length;
+            for (int i = 0; i < 4; i++)
+            {
+                add((byte)(length >>> (8 * i)));
+            }
+            for (final byte b : bytes)
+            {
+                add(b);
+            }
+        }
+
+        private void add(final byte b)
+        {
+            pending |= (b & 0xFFL) << (8 * pendingBytes);
+            total++;
+            if (++pendingBytes == 8)
+            {
+                block(pending);
+                pending = 0;
+                pendingBytes = 0;
+            }
+        }
+
+        private void block(final long m)
+        {
+            v3 ^= m;
+            round();
+            round();
+            v0 ^= m;
+        }
+
+        long finish()
+        {
+            final long last = pending | ((total & 0xFF) << 56);
+            block(last);
+            v2 ^= 0xFF;
+            round();
+            round();
+            round();
+            round();
+            return v0 ^ v1 ^ v2 ^ v3;
+        }
+
+        private void round()
+        {
+            v0 += v1;
+            v1 = Long.rotateLeft(v1, 13);
+            v1 ^= v0;
+            v0 = Long.rotateLeft(v0, 32);
+            v2 += v3;
+            v3 = Long.rotateLeft(v3, 16);
+            v3 ^= v2;
+            v0 += v3;
+            v3 = Long.rotateLeft(v3, 21);
+            v3 ^= v0;
+            v2 += v1;
+            v1 = Long.rotateLeft(v1, 17);
+            v1 ^= v2;
+            v2 = Long.rotateLeft(v2, 32);
+        }
+    }
+}

@@ -1,0 +1,308 @@
+package dev.cellrate.rls;
+
+import dev.cellrate.Decision;
+import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.Result;
+import dev.cellrate.composite.KeyedCompositeRateLimiter;
+import dev.cellrate.rls.config.RateLimitRule;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Embedded GCRA: one {@link KeyedRateLimiter} per rule (an off-heap table sized for {@code keysPerRule}
+ * descriptors), keyed by the descriptor's 64-bit identity ({@link DescriptorKey}).
+ * <p>
+ * Algorithm, per request:
+ * <ul>
+ *     <li>a descriptor with hits 0 is a check: {@code peek} of one permit, nothing charged;</li>
+ *     <li>a descriptor under {@code shadow_mode} is charged as if enforced, alone, and never rejects the others;</li>
+ *     <li>the other descriptors are charged all or nothing: one alone by {@code tryAcquire}; several with equal
+ *     hits through a {@link KeyedCompositeRateLimiter} over their rules' limiters (a refused one leaves every
+ *     other cell as it was); several with different hits are first all peeked, and charged only if every peek
+ *     admits (a concurrent request may then still refuse a later one, which leaves the earlier ones charged:
+ *     never an over-admission, and counted in {@link #partialCharges()}).</li>
+ * </ul>
+ * Remaining permits and the time until the bucket is full come from the decision holder for a single
+ * descriptor and from peeks for several (the largest cost a peek admits, found by bisection over
+ * [0, burst]; the retry-after of a peek of the whole burst).
+ */
+final class GcraDecider implements Decider
+{
+    /** Most composites kept per process (one per combination of rules seen in requests). */
+    static final int MAX_COMPOSITES = 4096;
+
+    private final int keysPerRule;
+    private final NanoClock clock;
+    private final Map<String, KeyedCompositeRateLimiter> composites = new ConcurrentHashMap<>();
+    private final AtomicLong partialCharges = new AtomicLong();
+    private final ThreadLocal<Decision> decisions = ThreadLocal.withInitial(Decision::new);
+
+    GcraDecider(final int keysPerRule, final NanoClock clock)
+    {
+        this.keysPerRule = keysPerRule;
+        this.clock = null == clock ? SystemNanoClock.INSTANCE : clock;
+    }
+
+    public RuleState state(final RateLimitRule rule, final RuleState previous)
+    {
+        if (null != previous && previous.rule.sameLimit(rule))
+        {
+            return previous.rule == rule ? previous : new RuleState(rule, previous.gcra, null);
+        }
+        final RuleState probe = new RuleState(rule, null, null);
+        if (null == probe.limit)
+        {
+            return probe;
+        }
+        return new RuleState(rule, KeyedRateLimiter.builder(probe.limit).expectedKeys(keysPerRule).clock(clock).build(),
+            null);
+    }
+
+    public long nowNs()
+    {
+        return clock.nanoTime();
+    }
+
+    /**
+     * @return multi-descriptor requests with different hits whose later descriptor was refused by a race after
+     * every peek admitted, leaving the earlier ones charged.
+     */
+    long partialCharges()
+    {
+        return partialCharges.get();
+    }
+
+    public void decide(final Plan plan, final Runnable done)
+    {
+        final int count = plan.count;
+        final long nowNs = plan.nowNs;
+        int legs = 0;
+        long legHits = -1;
+        boolean equalHits = true;
+        for (int i = 0; i < count; i++)
+        {
+            if (!plan.limited(i))
+            {
+                continue;
+            }
+            final RuleState state = plan.states[i];
+            if (null == state.limit)
+            {
+                plan.over[i] = true; // requests_per_unit: 0 admits nothing
+                plan.remaining[i] = 0;
+                plan.resetNs[i] = 0;
+            }
+            else if (0 == plan.hits[i])
+            {
+                final long code = state.gcra.peek(plan.keys[i], 1, nowNs);
+                plan.over[i] = !Result.isAdmitted(code);
+                fillFromPeeks(plan, i);
+            }
+            else if (plan.rules[i].shadowMode())
+            {
+                decideAlone(plan, i);
+            }
+            else
+            {
+                legs++;
+                if (legHits >= 0 && legHits != plan.hits[i])
+                {
+                    equalHits = false;
+                }
+                legHits = plan.hits[i];
+            }
+        }
+        if (1 == legs)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                if (isLeg(plan, i))
+                {
+                    decideAlone(plan, i);
+                }
+            }
+        }
+        else if (legs > 1)
+        {
+            if (equalHits)
+            {
+                decideComposite(plan, legs, legHits);
+            }
+            else
+            {
+                decidePeekThenCharge(plan);
+            }
+        }
+        done.run();
+    }
+
+    private static boolean isLeg(final Plan plan, final int i)
+    {
+        return plan.limited(i) && null != plan.states[i].limit && 0 != plan.hits[i] && !plan.rules[i].shadowMode();
+    }
+
+    private void decideAlone(final Plan plan, final int i)
+    {
+        final Decision decision = decisions.get();
+        final long code = plan.states[i].gcra.tryAcquire(plan.keys[i], plan.hits[i], plan.nowNs, decision);
+        plan.over[i] = !Result.isAdmitted(code);
+        if (Result.NEVER == code || Result.TABLE_FULL == code)
+        {
+            fillFromPeeks(plan, i);
+        }
+        else
+        {
+            plan.remaining[i] = decision.remaining();
+            plan.resetNs[i] = decision.resetAfterNs();
+        }
+    }
+
+    private void decideComposite(final Plan plan, final int legs, final long hits)
+    {
+        final long[] keys = new long[legs];
+        final KeyedRateLimiter[] limiters = new KeyedRateLimiter[legs];
+        final StringBuilder id = new StringBuilder();
+        int leg = 0;
+        for (int i = 0; i < plan.count; i++)
+        {
+            if (isLeg(plan, i))
+            {
+                keys[leg] = plan.keys[i];
+                limiters[leg] = plan.states[i].gcra;
+                id.append(System.identityHashCode(limiters[leg])).append(',');
+                leg++;
+            }
+        }
+        KeyedCompositeRateLimiter composite = composites.get(id.toString());
+        if (null == composite || !sameLegs(composite, limiters))
+        {
+            composite = new KeyedCompositeRateLimiter(limiters);
+            if (composites.size() >= MAX_COMPOSITES)
+            {
+                composites.clear();
+            }
+            composites.put(id.toString(), composite);
+        }
+        final long code = composite.tryAcquire(keys, hits, plan.nowNs);
+        final boolean admitted = Result.isAdmitted(code);
+        boolean anyOver = false;
+        int lastLeg = -1;
+        for (int i = 0; i < plan.count; i++)
+        {
+            if (isLeg(plan, i))
+            {
+                lastLeg = i;
+                if (admitted)
+                {
+                    plan.over[i] = false;
+                }
+                else
+                {
+                    // which descriptors refuse: those whose cost a peek refuses now
+                    plan.over[i] = !Result.isAdmitted(plan.states[i].gcra.peek(plan.keys[i], hits, plan.nowNs));
+                    anyOver |= plan.over[i];
+                }
+                fillFromPeeks(plan, i);
+            }
+        }
+        if (!admitted && !anyOver)
+        {
+            plan.over[lastLeg] = true; // refused by a race that has since cleared: still refused
+        }
+    }
+
+    private static boolean sameLegs(final KeyedCompositeRateLimiter composite, final KeyedRateLimiter[] limiters)
+    {
+        if (composite.legs() != limiters.length)
+        {
+            return false;
+        }
+        for (int i = 0; i < limiters.length; i++)
+        {
+            if (composite.leg(i) != limiters[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void decidePeekThenCharge(final Plan plan)
+    {
+        boolean anyOver = false;
+        for (int i = 0; i < plan.count; i++)
+        {
+            if (isLeg(plan, i))
+            {
+                plan.over[i] = !Result.isAdmitted(plan.states[i].gcra.peek(plan.keys[i], plan.hits[i], plan.nowNs));
+                anyOver |= plan.over[i];
+            }
+        }
+        if (!anyOver)
+        {
+            boolean charged = false;
+            for (int i = 0; i < plan.count; i++)
+            {
+                if (isLeg(plan, i))
+                {
+                    if (anyOver)
+                    {
+                        plan.over[i] = false; // not charged: an earlier descriptor was refused
+                        continue;
+                    }
+                    final long code = plan.states[i].gcra.tryAcquire(plan.keys[i], plan.hits[i], plan.nowNs);
+                    plan.over[i] = !Result.isAdmitted(code);
+                    if (plan.over[i])
+                    {
+                        anyOver = true;
+                        if (charged)
+                        {
+                            partialCharges.incrementAndGet();
+                        }
+                    }
+                    charged = true;
+                }
+            }
+        }
+        for (int i = 0; i < plan.count; i++)
+        {
+            if (isLeg(plan, i))
+            {
+                fillFromPeeks(plan, i);
+            }
+        }
+    }
+
+    /**
+     * Remaining = the largest cost a peek admits now (bisection over [0, burst]); reset = the retry-after of a
+     * peek of the whole burst (the time until the bucket is full).
+     */
+    private static void fillFromPeeks(final Plan plan, final int i)
+    {
+        final KeyedRateLimiter limiter = plan.states[i].gcra;
+        final long key = plan.keys[i];
+        final long nowNs = plan.nowNs;
+        final long burst = plan.states[i].limit.burst();
+        long low = 0;
+        long high = burst;
+        while (low < high)
+        {
+            final long mid = low + (high - low + 1) / 2;
+            if (Result.isAdmitted(limiter.peek(key, mid, nowNs)))
+            {
+                low = mid;
+            }
+            else
+            {
+                high = mid - 1;
+            }
+        }
+        plan.remaining[i] = low;
+        final long code = limiter.peek(key, burst, nowNs);
+        plan.resetNs[i] = code > 0 ? code : 0;
+    }
+}

@@ -1,0 +1,156 @@
+package dev.cellrate.rls;
+
+import dev.cellrate.redis.FailPolicy;
+import dev.cellrate.rls.config.ConfigException;
+import dev.cellrate.rls.config.ConfigLoader;
+import dev.cellrate.rls.config.RlsConfig;
+import io.grpc.Server;
+import io.grpc.health.v1.HealthCheckResponse;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The whole service: the gRPC server ({@code RateLimitService} and {@code grpc.health.v1.Health}), the HTTP side
+ * and the configuration watcher, started together and closed together.
+ */
+public final class RlsServer implements AutoCloseable
+{
+    /** How descriptors are decided. */
+    public enum Mode
+    {
+        /** GCRA in the engine's off-heap keyed tables (the default). */
+        GCRA,
+        /** Fixed windows aligned to the unit, counted as envoyproxy/ratelimit counts them. */
+        FIXED_WINDOW
+    }
+
+    /** Everything the command line sets. */
+    public static final class Options
+    {
+        public Path configDirectory;
+        public String bindHost = "0.0.0.0";
+        public int grpcPort = 8081;
+        public int httpPort = 8080;
+        public String redisUri;
+        public FailPolicy redisFailPolicy = FailPolicy.CLOSED;
+        public long redisTimeoutMs = 50;
+        public String redisPrefix = "rls:";
+        public Mode mode = Mode.GCRA;
+        public boolean globalShadowMode;
+        public RlsService.Headers headers = RlsService.Headers.NONE;
+        public int keysPerRule = 65_536;
+        public long pollMs = 1_000;
+        /** The clock of GCRA decisions (tests fix it); null for the system's monotonic clock. */
+        public org.agrona.concurrent.NanoClock clock;
+        /** ns since the Unix epoch for fixed windows (tests fix it); null for the system's wall clock. */
+        public org.agrona.concurrent.NanoClock epochClock;
+    }
+
+    private final RlsService service;
+    private final Server grpc;
+    private final HttpSide http;
+    private final ConfigWatcher watcher;
+    private final HealthStatusManager health;
+    private final RedisClient redisClient;
+    private final StatefulRedisConnection<byte[], byte[]> redisConnection;
+
+    private RlsServer(final Options options) throws IOException, ConfigException
+    {
+        final RlsConfig config = ConfigLoader.load(options.configDirectory);
+        final Decider decider;
+        if (null != options.redisUri)
+        {
+            redisClient = RedisClient.create(options.redisUri);
+            redisConnection = redisClient.connect(ByteArrayCodec.INSTANCE);
+            decider = new RedisDecider(redisConnection, options.redisFailPolicy, options.redisPrefix,
+                TimeUnit.MILLISECONDS.toNanos(options.redisTimeoutMs));
+        }
+        else
+        {
+            redisClient = null;
+            redisConnection = null;
+            decider = Mode.FIXED_WINDOW == options.mode ?
+                new FixedWindowDecider(options.keysPerRule * 16, options.epochClock) :
+                new GcraDecider(options.keysPerRule, options.clock);
+        }
+        service = new RlsService(decider, config, options.globalShadowMode, options.headers);
+        watcher = new ConfigWatcher(options.configDirectory, service, options.pollMs);
+        health = new HealthStatusManager();
+        final NettyServerBuilder builder = NettyServerBuilder
+            .forAddress(new InetSocketAddress(options.bindHost, options.grpcPort))
+            .addService(service.definition())
+            .addService(health.getHealthService())
+            .maxInboundMessageSize(1 << 20);
+        if (null == options.redisUri)
+        {
+            builder.directExecutor(); // decisions never block: answer on the event loop
+        }
+        grpc = builder.build().start();
+        health.setStatus("", HealthCheckResponse.ServingStatus.SERVING);
+        health.setStatus("envoy.service.ratelimit.v3.RateLimitService", HealthCheckResponse.ServingStatus.SERVING);
+        http = options.httpPort < 0 ? null :
+            new HttpSide(new InetSocketAddress(options.bindHost, options.httpPort), service, watcher);
+    }
+
+    /**
+     * @param options the options.
+     * @return the started service.
+     * @throws IOException     if a port cannot be bound.
+     * @throws ConfigException if the configuration cannot be loaded.
+     */
+    public static RlsServer start(final Options options) throws IOException, ConfigException
+    {
+        return new RlsServer(options);
+    }
+
+    public int grpcPort()
+    {
+        return grpc.getPort();
+    }
+
+    /**
+     * @return the HTTP port, or -1 without an HTTP side.
+     */
+    public int httpPort()
+    {
+        return null == http ? -1 : http.port();
+    }
+
+    public RlsService service()
+    {
+        return service;
+    }
+
+    ConfigWatcher watcher()
+    {
+        return watcher;
+    }
+
+    public void close() throws InterruptedException
+    {
+        health.enterTerminalState();
+        grpc.shutdown();
+        if (!grpc.awaitTermination(5, TimeUnit.SECONDS))
+        {
+            grpc.shutdownNow();
+        }
+        watcher.close();
+        if (null != http)
+        {
+            http.close();
+        }
+        if (null != redisConnection)
+        {
+            redisConnection.close();
+            redisClient.shutdown();
+        }
+    }
+}

@@ -1,0 +1,579 @@
+package dev.cellrate.rls;
+
+import dev.cellrate.Decision;
+import dev.cellrate.rls.config.ConfigException;
+import dev.cellrate.rls.config.RateLimitRule;
+import dev.cellrate.rls.config.RlsConfig;
+import dev.cellrate.rls.config.Unit;
+import com.google.protobuf.Duration;
+import io.envoyproxy.envoy.config.core.v3.HeaderValue;
+import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.protobuf.ProtoUtils;
+import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Envoy's {@code envoy.service.ratelimit.v3.RateLimitService}: each request's descriptors are matched against
+ * the current configuration as envoyproxy/ratelimit matches them, decided by a {@link Decider}, and answered
+ * with one status per descriptor.
+ * <p>
+ * Request bounds (checked before anything is allocated by the request's numbers): a non-empty domain, 1 to
+ * {@link #MAX_DESCRIPTORS} descriptors, at most {@link #MAX_ENTRIES} entries each; otherwise the call fails with
+ * {@code INVALID_ARGUMENT} naming the field. A domain the configuration does not have is answered OK with no
+ * limit, as the reference answers it. A descriptor's {@code hits_addend} (a uint64) larger than a limit's
+ * burst is refused by that limit (OVER_LIMIT), whatever its size.
+ * <p>
+ * Reload: {@link #apply(RlsConfig)} publishes a new snapshot by one volatile store; a request reads the
+ * snapshot once and is decided wholly under it. A rule whose limit is unchanged keeps its state (its cells).
+ * <p>
+ * Threading: any thread; the embedded and fixed-window modes answer on the calling thread, the Redis mode on
+ * a Lettuce I/O thread.
+ */
+public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplBase
+{
+    /** Most descriptors in one request (the engine's composite decides up to 64 legs at once). */
+    public static final int MAX_DESCRIPTORS = 64;
+    /** Most entries in one descriptor. */
+    public static final int MAX_ENTRIES = 32;
+    /** Most distinct limit overrides (requests_per_unit, unit) kept; a new one past it is refused. */
+    public static final int MAX_OVERRIDES = 256;
+    /** Most statistics keys (detailed_metric and override keys multiply them); past it, one overflow key. */
+    public static final int MAX_STATS_KEYS = 10_000;
+
+    private static final long UINT32_MAX = 0xFFFF_FFFFL;
+
+    /** Which rate-limit headers a response carries. */
+    public enum Headers
+    {
+        /** None. */
+        NONE,
+        /** {@code RateLimit-Policy} and {@code RateLimit} (draft-ietf-httpapi-ratelimit-headers). */
+        IETF,
+        /** {@code X-RateLimit-Limit}, {@code X-RateLimit-Remaining}, {@code X-RateLimit-Reset}. */
+        LEGACY
+    }
+
+    private static final class Snapshot
+    {
+        final RlsConfig config;
+        final Map<String, RuleState> states;
+        final Map<String, RuleState> overrides = new ConcurrentHashMap<>();
+
+        Snapshot(final RlsConfig config, final Map<String, RuleState> states)
+        {
+            this.config = config;
+            this.states = states;
+        }
+    }
+
+    private final Decider decider;
+    private final boolean hashKeys;
+    private final DescriptorKey descriptorKey;
+    private final boolean globalShadowMode;
+    private final Headers headers;
+    private final Map<String, RuleStats> stats = new ConcurrentHashMap<>();
+    private final RuleStats overflowStats = new RuleStats("", "_overflow");
+    private final AtomicLong globalShadowCount = new AtomicLong();
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong invalidRequests = new AtomicLong();
+    private final ScheduledExecutorService retirer = Executors.newSingleThreadScheduledExecutor(r ->
+    {
+        final Thread t = new Thread(r, "rls-retire");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile Snapshot snapshot;
+
+    /**
+     * @param decider          how descriptors are decided.
+     * @param config           the first configuration.
+     * @param globalShadowMode answer OK whatever the limits decide (and count it).
+     * @param headers          which headers to add.
+     * @throws ConfigException if a rule cannot be held by the decider.
+     */
+    public RlsService(final Decider decider, final RlsConfig config, final boolean globalShadowMode,
+        final Headers headers) throws ConfigException
+    {
+        this.decider = decider;
+        this.hashKeys = decider instanceof GcraDecider;
+        this.descriptorKey = new DescriptorKey();
+        this.globalShadowMode = globalShadowMode;
+        this.headers = headers;
+        apply(config);
+    }
+
+    /**
+     * Publish a new configuration; rules whose limit is unchanged keep their state.
+     *
+     * @param config the configuration.
+     * @throws ConfigException if a rule cannot be held by the decider (the current configuration stays).
+     */
+    public synchronized void apply(final RlsConfig config) throws ConfigException
+    {
+        final Snapshot old = snapshot;
+        final Map<String, RuleState> states = new HashMap<>();
+        for (final RateLimitRule rule : config.rules())
+        {
+            try
+            {
+                states.put(rule.fullKey(), decider.state(rule, null == old ? null : old.states.get(rule.fullKey())));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                final int colon = rule.source().lastIndexOf(':');
+                throw new ConfigException(rule.source().substring(0, colon),
+                    Integer.parseInt(rule.source().substring(colon + 1)), rule.fullKey() + ".rate_limit",
+                    "cannot be held by this mode: " + ex.getMessage());
+            }
+        }
+        snapshot = new Snapshot(config, states);
+        if (null != old)
+        {
+            final List<RuleState> retired = new ArrayList<>();
+            final Set<Object> kept = new HashSet<>();
+            for (final RuleState s : states.values())
+            {
+                kept.add(null != s.redis ? s.redis : s);
+            }
+            for (final RuleState s : old.states.values())
+            {
+                if (!kept.contains(null != s.redis ? s.redis : s))
+                {
+                    retired.add(s);
+                }
+            }
+            retired.addAll(old.overrides.values());
+            retirer.schedule(() -> retired.forEach(decider::retire), 10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * @return the configuration in use.
+     */
+    public RlsConfig config()
+    {
+        return snapshot.config;
+    }
+
+    /**
+     * The service as gRPC serves it: {@code ShouldRateLimit} with a request marshaller that hands a request
+     * protobuf cannot parse (malformed UTF-8 in a string, a truncated field) to the service, which answers
+     * {@code INVALID_ARGUMENT} naming the problem (grpc-java's own marshaller would make it an
+     * {@code UNKNOWN} "application error").
+     *
+     * @return the definition to add to a server.
+     */
+    public ServerServiceDefinition definition()
+    {
+        final MethodDescriptor<Object, RateLimitResponse> method = RateLimitServiceGrpc.getShouldRateLimitMethod()
+            .toBuilder(new LenientRequests(), ProtoUtils.marshaller(RateLimitResponse.getDefaultInstance()))
+            .build();
+        return ServerServiceDefinition.builder(RateLimitServiceGrpc.SERVICE_NAME)
+            .addMethod(method, ServerCalls.asyncUnaryCall((final Object parsed,
+                final StreamObserver<RateLimitResponse> observer) ->
+            {
+                if (parsed instanceof RateLimitRequest)
+                {
+                    shouldRateLimit((RateLimitRequest)parsed, observer);
+                }
+                else
+                {
+                    requests.incrementAndGet();
+                    invalidRequests.incrementAndGet();
+                    fail(observer, Status.INVALID_ARGUMENT.withDescription(
+                        "not a RateLimitRequest: " + ((Exception)parsed).getMessage()));
+                }
+            }))
+            .build();
+    }
+
+    /** Parses a request, or hands over why it cannot be parsed. */
+    private static final class LenientRequests implements MethodDescriptor.Marshaller<Object>
+    {
+        public InputStream stream(final Object value)
+        {
+            return ((RateLimitRequest)value).toByteString().newInput();
+        }
+
+        public Object parse(final InputStream stream)
+        {
+            try
+            {
+                return RateLimitRequest.parseFrom(stream);
+            }
+            catch (final IOException ex)
+            {
+                return ex;
+            }
+        }
+    }
+
+    public void shouldRateLimit(final RateLimitRequest request, final StreamObserver<RateLimitResponse> observer)
+    {
+        decide(request, response -> complete(observer, response), status -> fail(observer, status));
+    }
+
+    /**
+     * Decide one request (the gRPC call and {@code /json} share this).
+     *
+     * @param request   the request.
+     * @param onAnswer  receives the response (exactly once, unless {@code onInvalid} is called).
+     * @param onInvalid receives the status of a request that cannot be decided.
+     */
+    public void decide(final RateLimitRequest request, final Consumer<RateLimitResponse> onAnswer,
+        final Consumer<Status> onInvalid)
+    {
+        requests.incrementAndGet();
+        final String invalid = validate(request);
+        if (null != invalid)
+        {
+            invalidRequests.incrementAndGet();
+            onInvalid.accept(Status.INVALID_ARGUMENT.withDescription(invalid));
+            return;
+        }
+        final Snapshot s = snapshot;
+        final Plan plan = new Plan(request, decider.nowNs());
+        final String unresolved = resolve(s, plan);
+        if (null != unresolved)
+        {
+            invalidRequests.incrementAndGet();
+            onInvalid.accept(Status.INVALID_ARGUMENT.withDescription(unresolved));
+            return;
+        }
+        decider.decide(plan, () -> onAnswer.accept(respond(plan)));
+    }
+
+    private static void complete(final StreamObserver<RateLimitResponse> observer, final RateLimitResponse response)
+    {
+        try
+        {
+            observer.onNext(response);
+            observer.onCompleted();
+        }
+        catch (final RuntimeException ex)
+        {
+            // the call was cancelled meanwhile: nothing to answer
+        }
+    }
+
+    private static void fail(final StreamObserver<RateLimitResponse> observer, final Status status)
+    {
+        try
+        {
+            observer.onError(status.asRuntimeException());
+        }
+        catch (final RuntimeException ex)
+        {
+            // the call was cancelled meanwhile
+        }
+    }
+
+    static String validate(final RateLimitRequest request)
+    {
+        if (request.getDomain().isEmpty())
+        {
+            return "domain must not be empty";
+        }
+        final int count = request.getDescriptorsCount();
+        if (count < 1 || count > MAX_DESCRIPTORS)
+        {
+            return "descriptors must hold 1 to " + MAX_DESCRIPTORS + " descriptors but held " + count;
+        }
+        for (int i = 0; i < count; i++)
+        {
+            final int entries = request.getDescriptors(i).getEntriesCount();
+            if (entries > MAX_ENTRIES)
+            {
+                return "descriptors[" + i + "].entries must hold at most " + MAX_ENTRIES + " entries but held " +
+                    entries;
+            }
+        }
+        return null;
+    }
+
+    private String resolve(final Snapshot s, final Plan plan)
+    {
+        final RateLimitRequest request = plan.request;
+        final String domain = request.getDomain();
+        final long requestHits = Math.max(1, Integer.toUnsignedLong(request.getHitsAddend()));
+        final RlsConfig.Match match = new RlsConfig.Match();
+        Set<String> replaced = null;
+        final String[] statsKeys = new String[plan.count];
+        final String[][] shared = new String[plan.count][];
+        for (int i = 0; i < plan.count; i++)
+        {
+            final RateLimitDescriptor descriptor = request.getDescriptors(i);
+            if (descriptor.hasHitsAddend())
+            {
+                final long hits = descriptor.getHitsAddend().getValue();
+                plan.hits[i] = hits < 0 ? Long.MAX_VALUE : hits; // a uint64 above 2^63 - 1
+            }
+            else
+            {
+                plan.hits[i] = requestHits;
+            }
+            if (descriptor.hasLimit())
+            {
+                final Unit unit = Unit.of(descriptor.getLimit().getUnit());
+                if (null == unit)
+                {
+                    return "descriptors[" + i + "].limit.unit must be one of SECOND, MINUTE, HOUR, DAY, WEEK, " +
+                        "MONTH, YEAR but was " + descriptor.getLimit().getUnit();
+                }
+                final long requestsPerUnit = Integer.toUnsignedLong(descriptor.getLimit().getRequestsPerUnit());
+                final RuleState state = override(s, domain, unit, requestsPerUnit);
+                plan.rules[i] = state.rule;
+                plan.states[i] = state;
+                statsKeys[i] = overrideStatsKey(domain, descriptor);
+                continue;
+            }
+            final RateLimitRule rule = s.config.match(domain, descriptor, match);
+            if (null == rule)
+            {
+                continue;
+            }
+            plan.rules[i] = rule;
+            plan.states[i] = s.states.get(rule.fullKey());
+            plan.unlimited[i] = rule.unlimited();
+            statsKeys[i] = match.statsKey;
+            shared[i] = match.sharedValues;
+            if (!rule.replaces().isEmpty())
+            {
+                if (null == replaced)
+                {
+                    replaced = new HashSet<>();
+                }
+                replaced.addAll(rule.replaces());
+            }
+        }
+        for (int i = 0; i < plan.count; i++)
+        {
+            final RateLimitRule rule = plan.rules[i];
+            if (null == rule)
+            {
+                continue;
+            }
+            if (null != replaced && null != rule.name() && replaced.contains(rule.name()))
+            {
+                plan.rules[i] = null;
+                plan.states[i] = null;
+                plan.unlimited[i] = false;
+                continue;
+            }
+            plan.stats[i] = stats(domain, statsKeys[i]);
+            if (plan.limited(i))
+            {
+                final RateLimitDescriptor descriptor = request.getDescriptors(i);
+                if (hashKeys)
+                {
+                    plan.keys[i] = descriptorKey.hash(domain, descriptor, shared[i]);
+                }
+                else
+                {
+                    plan.keyTexts[i] = DescriptorKey.text(domain, descriptor, shared[i]);
+                }
+            }
+        }
+        return null;
+    }
+
+    private RuleState override(final Snapshot s, final String domain, final Unit unit, final long requestsPerUnit)
+    {
+        final String id = requestsPerUnit + "/" + unit;
+        final RuleState existing = s.overrides.get(id);
+        if (null != existing)
+        {
+            return existing;
+        }
+        final boolean room = s.overrides.size() < MAX_OVERRIDES;
+        final RateLimitRule rule = new RateLimitRule(domain, "override." + id, null, List.of(), unit, 1,
+            room ? requestsPerUnit : 0, Math.max(1, requestsPerUnit), false, false, false, "request:0");
+        if (!room)
+        {
+            return decider.state(rule, null); // refuses: 0 requests per unit, never held
+        }
+        return s.overrides.computeIfAbsent(id, k -> decider.state(rule, null));
+    }
+
+    private static String overrideStatsKey(final String domain, final RateLimitDescriptor descriptor)
+    {
+        final StringBuilder b = new StringBuilder(domain).append('.');
+        for (int i = 0; i < descriptor.getEntriesCount(); i++)
+        {
+            final RateLimitDescriptor.Entry entry = descriptor.getEntries(i);
+            if (i > 0)
+            {
+                b.append('.');
+            }
+            b.append(entry.getKey());
+            if (!entry.getValue().isEmpty())
+            {
+                b.append('_').append(entry.getValue());
+            }
+        }
+        return b.toString();
+    }
+
+    private RuleStats stats(final String domain, final String key)
+    {
+        final RuleStats existing = stats.get(key);
+        if (null != existing)
+        {
+            return existing;
+        }
+        if (stats.size() >= MAX_STATS_KEYS)
+        {
+            return overflowStats;
+        }
+        return stats.computeIfAbsent(key, k -> new RuleStats(domain, k));
+    }
+
+    private RateLimitResponse respond(final Plan plan)
+    {
+        final RateLimitResponse.Builder response = RateLimitResponse.newBuilder();
+        boolean over = false;
+        int headerIndex = -1;
+        for (int i = 0; i < plan.count; i++)
+        {
+            final RateLimitResponse.DescriptorStatus.Builder status = RateLimitResponse.DescriptorStatus.newBuilder();
+            final RateLimitRule rule = plan.rules[i];
+            if (null == rule)
+            {
+                status.setCode(RateLimitResponse.Code.OK);
+            }
+            else if (plan.unlimited[i])
+            {
+                status.setCode(RateLimitResponse.Code.OK).setLimitRemaining((int)UINT32_MAX);
+                plan.stats[i].totalHits.add(plan.hits[i]);
+            }
+            else
+            {
+                final boolean shadowed = plan.over[i] && rule.shadowMode();
+                final boolean refused = plan.over[i] && !shadowed;
+                over |= refused;
+                final RateLimitResponse.RateLimit.Builder limit = RateLimitResponse.RateLimit.newBuilder()
+                    .setRequestsPerUnit((int)Math.min(rule.requestsPerUnit(), UINT32_MAX))
+                    .setUnit(rule.unit().proto());
+                if (null != rule.name())
+                {
+                    limit.setName(rule.name());
+                }
+                final long remaining = plan.over[i] ? 0 : plan.remaining[i];
+                status.setCode(refused ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK)
+                    .setCurrentLimit(limit)
+                    .setLimitRemaining((int)Math.min(remaining, UINT32_MAX))
+                    .setDurationUntilReset(duration(plan.resetNs[i]));
+                final long capacity = plan.states[i].capacity();
+                plan.stats[i].record(plan.hits[i], !plan.over[i], shadowed,
+                    Math.max(0, capacity - plan.remaining[i]), capacity);
+                if (null != plan.states[i].fields &&
+                    (headerIndex < 0 || refused && !plan.over[headerIndex] ||
+                        (refused == (plan.over[headerIndex] && !plan.rules[headerIndex].shadowMode())) &&
+                            remaining < (plan.over[headerIndex] ? 0 : plan.remaining[headerIndex])))
+                {
+                    headerIndex = i;
+                }
+            }
+            response.addStatuses(status);
+        }
+        if (over && globalShadowMode)
+        {
+            globalShadowCount.incrementAndGet();
+            over = false;
+        }
+        response.setOverallCode(over ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK);
+        if (Headers.NONE != headers && headerIndex >= 0)
+        {
+            addHeaders(response, plan, headerIndex);
+        }
+        return response.build();
+    }
+
+    private void addHeaders(final RateLimitResponse.Builder response, final Plan plan, final int i)
+    {
+        final RuleState state = plan.states[i];
+        final long remaining = plan.over[i] ? 0 : plan.remaining[i];
+        final Decision decision = new Decision().setOutcome(plan.over[i] ? Math.max(1, plan.resetNs[i]) : 0,
+            remaining, plan.resetNs[i], state.limit.burst());
+        final byte[] buffer = new byte[state.fields.maxValueLength()];
+        if (Headers.IETF == headers)
+        {
+            response.addResponseHeadersToAdd(header("RateLimit-Policy", buffer, state.fields.writePolicy(buffer, 0)));
+            response.addResponseHeadersToAdd(header("RateLimit", buffer, state.fields.writeRateLimit(decision, buffer, 0)));
+        }
+        else
+        {
+            response.addResponseHeadersToAdd(header("X-RateLimit-Limit", buffer, state.fields.writeLegacyLimit(buffer, 0)));
+            response.addResponseHeadersToAdd(
+                header("X-RateLimit-Remaining", buffer, state.fields.writeLegacyRemaining(decision, buffer, 0)));
+            response.addResponseHeadersToAdd(
+                header("X-RateLimit-Reset", buffer, state.fields.writeLegacyReset(decision, buffer, 0)));
+        }
+    }
+
+    private static HeaderValue header(final String name, final byte[] buffer, final int length)
+    {
+        return HeaderValue.newBuilder().setKey(name)
+            .setValue(new String(buffer, 0, length, StandardCharsets.US_ASCII)).build();
+    }
+
+    private static Duration duration(final long ns)
+    {
+        return Duration.newBuilder().setSeconds(ns / 1_000_000_000L).setNanos((int)(ns % 1_000_000_000L)).build();
+    }
+
+    /**
+     * @return every statistics key's counters (a copy of the map, for readers).
+     */
+    Map<String, RuleStats> stats()
+    {
+        final Map<String, RuleStats> copy = new java.util.TreeMap<>(stats);
+        if (overflowStats.totalHits.sum() > 0)
+        {
+            copy.put(overflowStats.key, overflowStats);
+        }
+        return copy;
+    }
+
+    long globalShadowCount()
+    {
+        return globalShadowCount.get();
+    }
+
+    long requests()
+    {
+        return requests.get();
+    }
+
+    long invalidRequests()
+    {
+        return invalidRequests.get();
+    }
+
+    Decider decider()
+    {
+        return decider;
+    }
+}

@@ -1,0 +1,186 @@
+package dev.cellrate.rls.config;
+
+import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A loaded configuration: the descriptor tree of every domain, matched as envoyproxy/ratelimit matches it.
+ * Immutable; a reload builds a new one and publishes it whole.
+ * <p>
+ * Matching a request's descriptor, entry by entry from the domain's top level: try the child
+ * {@code key_value}, then the wildcard children in the order they were declared, then the bare {@code key}
+ * (the default for any value). A rule applies only if it sits on the entry that matches the descriptor's last
+ * entry (a descriptor deeper or shallower than the configuration matches nothing). The walk stops at the first
+ * entry that matches nothing or has no children.
+ */
+public final class RlsConfig
+{
+    private final Map<String, DescriptorNode> domains;
+    private final List<RateLimitRule> rules;
+    private final List<String> files;
+
+    RlsConfig(final Map<String, DescriptorNode> domains, final List<RateLimitRule> rules, final List<String> files)
+    {
+        this.domains = domains;
+        this.rules = Collections.unmodifiableList(new ArrayList<>(rules));
+        this.files = List.copyOf(files);
+    }
+
+    /**
+     * The outcome of matching one descriptor (a fresh object per match; callers on a hot path keep one per
+     * request).
+     */
+    public static final class Match
+    {
+        /** The rule, or null when nothing applies. */
+        public RateLimitRule rule;
+        /** The statistics key: the rule's full key, or the descriptor's own path under detailed_metric. */
+        public String statsKey;
+        /**
+         * Per entry index, the wildcard value the counter is shared under ({@code share_threshold}), or null
+         * when every entry counts under its own value.
+         */
+        public String[] sharedValues;
+    }
+
+    /**
+     * @param domain the request's domain.
+     * @return true if the configuration has the domain.
+     */
+    public boolean hasDomain(final String domain)
+    {
+        return domains.containsKey(domain);
+    }
+
+    /**
+     * Match one descriptor of a request.
+     *
+     * @param domain     the request's domain.
+     * @param descriptor the descriptor.
+     * @param match      filled with the rule (null if none), its statistics key and shared values.
+     * @return the rule, or null.
+     */
+    public RateLimitRule match(final String domain, final RateLimitDescriptor descriptor, final Match match)
+    {
+        match.rule = null;
+        match.statsKey = null;
+        match.sharedValues = null;
+        final DescriptorNode root = domains.get(domain);
+        if (null == root)
+        {
+            return null;
+        }
+        final int count = descriptor.getEntriesCount();
+        DescriptorNode level = root;
+        RateLimitRule rule = null;
+        String[] shared = null;
+        for (int i = 0; i < count; i++)
+        {
+            final RateLimitDescriptor.Entry entry = descriptor.getEntries(i);
+            final String key = entry.getKey();
+            final String keyValue = key + "_" + entry.getValue();
+            DescriptorNode next = level.children.get(keyValue);
+            if (null == next)
+            {
+                for (final DescriptorNode.Wildcard wildcard : level.wildcards)
+                {
+                    if (wildcard.matches(keyValue))
+                    {
+                        next = level.children.get(wildcard.mapKey);
+                        if (null != next && next.shareThreshold)
+                        {
+                            if (null == shared)
+                            {
+                                shared = new String[count];
+                            }
+                            shared[i] = wildcard.mapKey.substring(key.length() + 1);
+                        }
+                        break;
+                    }
+                }
+            }
+            if (null == next)
+            {
+                next = level.children.get(key);
+            }
+            if (null == next)
+            {
+                break;
+            }
+            if (null != next.rule && i == count - 1)
+            {
+                rule = next.rule;
+            }
+            if (next.children.isEmpty())
+            {
+                break;
+            }
+            level = next;
+        }
+        if (null == rule)
+        {
+            return null;
+        }
+        match.rule = rule;
+        match.sharedValues = shared;
+        match.statsKey = rule.detailedMetric() ? detailedKey(domain, descriptor, shared) : rule.fullKey();
+        return rule;
+    }
+
+    private static String detailedKey(final String domain, final RateLimitDescriptor descriptor, final String[] shared)
+    {
+        final StringBuilder b = new StringBuilder(domain);
+        for (int i = 0; i < descriptor.getEntriesCount(); i++)
+        {
+            final RateLimitDescriptor.Entry entry = descriptor.getEntries(i);
+            b.append('.').append(entry.getKey());
+            final String value = null != shared && null != shared[i] ? shared[i] : entry.getValue();
+            if (!value.isEmpty())
+            {
+                b.append('_').append(value);
+            }
+        }
+        return b.toString();
+    }
+
+    /**
+     * @return every rule, in load order.
+     */
+    public List<RateLimitRule> rules()
+    {
+        return rules;
+    }
+
+    /**
+     * @return the domains.
+     */
+    public Map<String, DescriptorNode> domains()
+    {
+        return Collections.unmodifiableMap(domains);
+    }
+
+    /**
+     * @return the files the configuration was read from.
+     */
+    public List<String> files()
+    {
+        return files;
+    }
+
+    /**
+     * @return the configuration as text: one line per rule (what {@code /rlconfig} shows).
+     */
+    public String dump()
+    {
+        final StringBuilder b = new StringBuilder();
+        for (final RateLimitRule rule : rules)
+        {
+            b.append(rule).append('\n');
+        }
+        return b.toString();
+    }
+}

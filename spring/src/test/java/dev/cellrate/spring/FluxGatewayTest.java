@@ -1,0 +1,259 @@
+package dev.cellrate.spring;
+
+import dev.cellrate.Limit;
+import dev.cellrate.stat.StatKind;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The WebFlux web filter and the Spring Cloud Gateway rate limiter in one real reactive application on Reactor
+ * Netty, routing to a real backend, with a Redis-backed route on a real redis-server.
+ */
+class FluxGatewayTest
+{
+    static RedisProcess redis;
+    static EchoBackend backend;
+    static ConfigurableApplicationContext context;
+    static int port;
+    static LimitRegistry registry;
+
+    @BeforeAll
+    static void start() throws Exception
+    {
+        redis = RedisProcess.start();
+        backend = new EchoBackend();
+        final String r = "spring.cloud.gateway.server.webflux.routes";
+        context = new SpringApplicationBuilder(FluxApp.class).web(WebApplicationType.REACTIVE).properties(
+            "server.port=0",
+            "spring.main.banner-mode=off",
+            "cellrate.limits.flux.rate=2",
+            "cellrate.limits.flux.burst=3",
+            "cellrate.limits.flux.paths=/flux/**",
+            "cellrate.limits.flux.key.source=header",
+            "cellrate.limits.flux.key.header=X-Client",
+            "cellrate.limits.fluxdry.rate=2",
+            "cellrate.limits.fluxdry.burst=3",
+            "cellrate.limits.fluxdry.paths=/fluxdry/**",
+            "cellrate.limits.fluxdry.mode=dry-run",
+            "cellrate.limits.fluxdry.key.source=header",
+            "cellrate.limits.fluxdry.key.header=X-Client",
+            "cellrate.limits.gw.rate=2",
+            "cellrate.limits.gw.burst=3",
+            "cellrate.limits.gw.filter=false",
+            "cellrate.limits.gwredis.rate=1",
+            "cellrate.limits.gwredis.period=1m",
+            "cellrate.limits.gwredis.burst=3",
+            "cellrate.limits.gwredis.filter=false",
+            "cellrate.limits.gwredis.backend=redis",
+            "cellrate.redis.uri=" + redis.uri(),
+            "cellrate.redis.fail-policy=closed",
+            "cellrate.redis.timeout=2s",
+            r + "[0].id=gw",
+            r + "[0].uri=http://127.0.0.1:" + backend.port(),
+            r + "[0].predicates[0]=Path=/gw/**",
+            r + "[0].filters[0].name=RequestRateLimiter",
+            r + "[0].filters[0].args.rate-limiter=#{@cellrateRateLimiter}",
+            r + "[0].filters[0].args.key-resolver=#{@clientKey}",
+            r + "[0].filters[0].args[cellrate-rate-limiter.limit]=gw",
+            r + "[1].id=gwr",
+            r + "[1].uri=http://127.0.0.1:" + backend.port(),
+            r + "[1].predicates[0]=Path=/gwr/**",
+            r + "[1].filters[0].name=RequestRateLimiter",
+            r + "[1].filters[0].args.rate-limiter=#{@cellrateRateLimiter}",
+            r + "[1].filters[0].args.key-resolver=#{@clientKey}",
+            r + "[1].filters[0].args[cellrate-rate-limiter.limit]=gwredis"
+        ).run();
+        port = ((WebServerApplicationContext)context).getWebServer().getPort();
+        registry = context.getBean(LimitRegistry.class);
+    }
+
+    @AfterAll
+    static void stop() throws Exception
+    {
+        if (null != context)
+        {
+            context.close();
+        }
+        if (null != backend)
+        {
+            backend.close();
+        }
+        if (null != redis)
+        {
+            redis.close();
+        }
+    }
+
+    @Test
+    void webFilterExactCountsAndHeadersEqualTheEngines()
+    {
+        final EngineTwin twin = new EngineTwin("flux", Limit.of(2, 1, TimeUnit.SECONDS, 3));
+        int ok = 0;
+        for (int i = 0; i < 9; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, "/flux/x", "X-Client", "exact");
+            final Map<String, String> expected = twin.decide("exact", FluxApp.CLOCK.clock.nanoTime());
+            assertEquals(twin.admitted() ? 200 : 429, r.statusCode(), "request " + i);
+            for (final Map.Entry<String, String> e : expected.entrySet())
+            {
+                assertEquals(e.getValue(), r.headers().firstValue(e.getKey()).orElse(null), e.getKey() + " of " + i);
+            }
+            ok += 200 == r.statusCode() ? 1 : 0;
+        }
+        assertEquals(3, ok);
+    }
+
+    @Test
+    void webFilterRetryAtTheAdvertisedSecondIsAdmitted()
+    {
+        HttpResponse<String> r;
+        do
+        {
+            r = Http.get(port, "/flux/x", "X-Client", "retry");
+        }
+        while (200 == r.statusCode());
+        final long seconds = Long.parseLong(r.headers().firstValue("retry-after").orElseThrow());
+        assertEquals(1, seconds);
+        FluxApp.CLOCK.clock.advanceNs(TimeUnit.SECONDS.toNanos(seconds));
+        assertEquals(200, Http.get(port, "/flux/x", "X-Client", "retry").statusCode());
+    }
+
+    @Test
+    void webFilterDryRunMarksExactlyWhatEnforcingRejects()
+    {
+        final long before = registry.get("fluxdry").stats().outcome(StatKind.WOULD_REJECT);
+        int marked = 0;
+        int rejected = 0;
+        for (int i = 0; i < 10; i++)
+        {
+            final HttpResponse<String> dry = Http.get(port, "/fluxdry/x", "X-Client", "twin");
+            assertEquals(200, dry.statusCode());
+            marked += dry.headers().firstValue("x-ratelimit-dry-run").isPresent() ? 1 : 0;
+            rejected += 429 == Http.get(port, "/flux/x", "X-Client", "twin").statusCode() ? 1 : 0;
+        }
+        assertTrue(rejected > 0);
+        assertEquals(rejected, marked);
+        assertEquals(rejected, registry.get("fluxdry").stats().outcome(StatKind.WOULD_REJECT) - before);
+    }
+
+    @Test
+    void gatewayRoutesToTheBackendAndRejectsWithTheEnginesHeaders()
+    {
+        final EngineTwin twin = new EngineTwin("gw", Limit.of(2, 1, TimeUnit.SECONDS, 3));
+        final long hitsBefore = backend.hits.get();
+        int ok = 0;
+        for (int i = 0; i < 8; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, "/gw/hello", "X-Client", "gw-exact");
+            final Map<String, String> expected = twin.decide("gw-exact", FluxApp.CLOCK.clock.nanoTime());
+            assertEquals(twin.admitted() ? 200 : 429, r.statusCode(), "request " + i);
+            for (final Map.Entry<String, String> e : expected.entrySet())
+            {
+                assertEquals(e.getValue(), r.headers().firstValue(e.getKey()).orElse(null), e.getKey() + " of " + i);
+            }
+            if (200 == r.statusCode())
+            {
+                ok++;
+                assertEquals("backend /gw/hello", r.body());
+            }
+        }
+        assertEquals(3, ok);
+        assertEquals(3, backend.hits.get() - hitsBefore, "rejected requests never reach the backend");
+        FluxApp.CLOCK.clock.advanceNs(TimeUnit.SECONDS.toNanos(1));
+        assertEquals(200, Http.get(port, "/gw/hello", "X-Client", "gw-exact").statusCode(), "at the advertised second");
+        assertTrue(FluxApp.CLOCK.threads.stream().allMatch(t -> t.startsWith("reactor-http-")),
+            "local decisions run on the event loop: " + FluxApp.CLOCK.threads);
+        assertTrue(FluxApp.CLOCK.allNonBlocking, "every local decision ran on a non-blocking Reactor thread");
+    }
+
+    @Test
+    void gatewayOnRedisCountsExactlyAcrossTheSharedServer()
+    {
+        int ok = 0;
+        String retryAfter = null;
+        for (int i = 0; i < 6; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, "/gwr/x", "X-Client", "redis-exact");
+            if (200 == r.statusCode())
+            {
+                ok++;
+                assertEquals("backend /gwr/x", r.body());
+            }
+            else
+            {
+                assertEquals(429, r.statusCode());
+                retryAfter = r.headers().firstValue("retry-after").orElse(null);
+                assertTrue(r.headers().firstValue("ratelimit").orElse("").startsWith("\"gwredis\";r=0;t="),
+                    r.headers().toString());
+            }
+        }
+        assertEquals(3, ok);
+        // rate 1/min: the next permit is 60 s away at most, rounded up
+        final long seconds = Long.parseLong(retryAfter);
+        assertTrue(seconds >= 59 && seconds <= 60, retryAfter);
+    }
+
+    /**
+     * Fails if a decision parks a Reactor event-loop thread: Reactor Netty's loops wait in the selector (native,
+     * not counted), so any Java-level wait or monitor block on them during a burst of gateway requests, on the
+     * local route and on the Redis route, raises their {@code ThreadInfo} waited or blocked counts. A limiter that
+     * called cellrate-redis's synchronous API on the event loop parks there once per request.
+     */
+    @Test
+    void gatewayDecisionsNeverParkTheEventLoop()
+    {
+        Http.get(port, "/gwr/warm", "X-Client", "warm");
+        final long before = eventLoopWaits();
+        final List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+        for (int i = 0; i < 40; i++)
+        {
+            all.add(CompletableFuture.supplyAsync(() -> Http.get(port, "/gwr/x", "X-Client", "park-" + all.size())));
+        }
+        int redisOk = 0;
+        for (int i = 0; i < 40; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, i % 2 == 0 ? "/gwr/y" : "/gw/y", "X-Client", "park-" + i);
+            redisOk += 200 == r.statusCode() ? 1 : 0;
+        }
+        all.forEach(CompletableFuture::join);
+        final long after = eventLoopWaits();
+        assertTrue(redisOk > 0);
+        assertEquals(before, after, "event-loop threads waited or blocked during the decisions");
+    }
+
+    static long eventLoopWaits()
+    {
+        final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        int loops = 0;
+        for (final ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds()))
+        {
+            if (null != info && info.getThreadName().startsWith("reactor-http-"))
+            {
+                sum += info.getWaitedCount() + info.getBlockedCount();
+                loops++;
+            }
+        }
+        assertFalse(0 == loops, "no reactor-http threads found");
+        return sum;
+    }
+}

@@ -1,0 +1,54 @@
+package dev.cellrate.spring;
+
+import jakarta.servlet.http.HttpServletResponse;
+import org.agrona.concurrent.NanoClock;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+
+/** A Spring MVC application on Tomcat for the tests. */
+@Configuration(proxyBeanMethods = false)
+@EnableAutoConfiguration
+@Import(MvcApp.Api.class)
+class MvcApp
+{
+    static final ManualClock CLOCK = new ManualClock();
+
+    @Bean
+    NanoClock testClock()
+    {
+        return CLOCK;
+    }
+
+    @RestController
+    static class Api
+    {
+        @GetMapping({"/api/{x}", "/dry/{x}", "/fwd/{x}", "/addr/{x}", "/spel/{x}"})
+        String ok(@PathVariable final String x)
+        {
+            return "ok " + x;
+        }
+
+        @GetMapping("/users/{id}/items")
+        String items(@PathVariable final String id)
+        {
+            return "items of " + id;
+        }
+
+        @GetMapping("/login")
+        String login(@RequestHeader(value = "pw", required = false) final String pw, final HttpServletResponse response)
+        {
+            if (!"secret".equals(pw))
+            {
+                response.setStatus(401);
+                return "no";
+            }
+            return "welcome";
+        }
+    }
+}

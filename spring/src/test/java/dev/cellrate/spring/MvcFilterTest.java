@@ -1,0 +1,251 @@
+package dev.cellrate.spring;
+
+import dev.cellrate.Limit;
+import dev.cellrate.http.RateLimitFields;
+import dev.cellrate.stat.StatKind;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.net.http.HttpResponse;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The Servlet filter in a real Spring MVC application on Tomcat, on a random port, driven by real clients. */
+class MvcFilterTest
+{
+    static final String[] PROPERTIES = {
+        "server.port=0",
+        "spring.main.banner-mode=off",
+        "spring.cloud.gateway.server.webflux.enabled=false",
+        "management.endpoints.web.exposure.include=cellrate",
+        "cellrate.problem-details=true",
+        "cellrate.limits.api.rate=2",
+        "cellrate.limits.api.burst=3",
+        "cellrate.limits.api.paths=/api/**",
+        "cellrate.limits.api.key.source=header",
+        "cellrate.limits.api.key.header=X-Client",
+        "cellrate.limits.dry.rate=2",
+        "cellrate.limits.dry.burst=3",
+        "cellrate.limits.dry.paths=/dry/**",
+        "cellrate.limits.dry.mode=dry-run",
+        "cellrate.limits.dry.key.source=header",
+        "cellrate.limits.dry.key.header=X-Client",
+        "cellrate.limits.users.rate=1",
+        "cellrate.limits.users.burst=2",
+        "cellrate.limits.users.paths=/users/{id}/items",
+        "cellrate.limits.users.key.source=path-variable",
+        "cellrate.limits.users.key.variable=id",
+        "cellrate.limits.fwd.rate=1",
+        "cellrate.limits.fwd.burst=2",
+        "cellrate.limits.fwd.paths=/fwd/**",
+        "cellrate.limits.fwd.key.source=forwarded",
+        "cellrate.limits.fwd.key.trusted-hops=2",
+        "cellrate.limits.addr.rate=1",
+        "cellrate.limits.addr.burst=2",
+        "cellrate.limits.addr.paths=/addr/**",
+        "cellrate.limits.addr.headers=legacy",
+        "cellrate.limits.spel.rate=1",
+        "cellrate.limits.spel.burst=1",
+        "cellrate.limits.spel.paths=/spel/**",
+        "cellrate.limits.spel.key.source=spel",
+        "cellrate.limits.spel.key.expression=getHeader('X-Tenant') + ':' + getMethod()",
+        "cellrate.limits.login.rate=1",
+        "cellrate.limits.login.period=1m",
+        "cellrate.limits.login.burst=2",
+        "cellrate.limits.login.paths=/login",
+        "cellrate.limits.login.mode=charge-after",
+        "cellrate.limits.login.charge-statuses=401",
+        "cellrate.limits.login.key.source=header",
+        "cellrate.limits.login.key.header=X-User",
+    };
+
+    static ConfigurableApplicationContext context;
+    static int port;
+    static LimitRegistry registry;
+
+    @BeforeAll
+    static void start()
+    {
+        context = new SpringApplicationBuilder(MvcApp.class).web(WebApplicationType.SERVLET).properties(PROPERTIES).run();
+        port = ((WebServerApplicationContext)context).getWebServer().getPort();
+        registry = context.getBean(LimitRegistry.class);
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        context.close();
+    }
+
+    @Test
+    void exactCountsAndHeadersEqualTheEngines()
+    {
+        final EngineTwin twin = new EngineTwin("api", Limit.of(2, 1, TimeUnit.SECONDS, 3));
+        int ok = 0;
+        int rejected = 0;
+        for (int i = 0; i < 10; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, "/api/x", "X-Client", "exact");
+            final Map<String, String> expected = twin.decide("exact", MvcApp.CLOCK.nanoTime());
+            assertEquals(twin.admitted() ? 200 : 429, r.statusCode(), "request " + i);
+            for (final Map.Entry<String, String> e : expected.entrySet())
+            {
+                assertEquals(e.getValue(), r.headers().firstValue(e.getKey()).orElse(null), e.getKey() + " of " + i);
+            }
+            if (200 == r.statusCode())
+            {
+                ok++;
+                assertTrue(r.headers().firstValue("retry-after").isEmpty());
+            }
+            else
+            {
+                rejected++;
+                assertEquals("application/problem+json", r.headers().firstValue("content-type").orElse(null));
+                assertTrue(r.body().contains("\"status\":429"), r.body());
+                assertTrue(r.body().contains("\"limit\":\"api\""), r.body());
+            }
+        }
+        assertEquals(3, ok);
+        assertEquals(7, rejected);
+        // another key has its own burst
+        assertEquals(200, Http.get(port, "/api/x", "X-Client", "exact-other").statusCode());
+    }
+
+    @Test
+    void aRetryAtTheAdvertisedSecondIsAdmitted()
+    {
+        final String key = "retry";
+        HttpResponse<String> r;
+        do
+        {
+            r = Http.get(port, "/api/x", "X-Client", key);
+        }
+        while (200 == r.statusCode());
+        assertEquals(429, r.statusCode());
+        final long seconds = Long.parseLong(r.headers().firstValue("retry-after").orElseThrow());
+        assertTrue(seconds >= 1);
+        // rate 2/s: the engine's retry-after is 0.5 s, advertised rounded up
+        assertEquals(1, seconds);
+        MvcApp.CLOCK.advanceNs(TimeUnit.SECONDS.toNanos(seconds));
+        assertEquals(200, Http.get(port, "/api/x", "X-Client", key).statusCode(), "at the advertised second");
+    }
+
+    @Test
+    void dryRunMarksExactlyWhatEnforcingRejects()
+    {
+        final long wouldBefore = registry.get("dry").stats().outcome(StatKind.WOULD_REJECT);
+        int marked = 0;
+        int enforcedRejections = 0;
+        for (int i = 0; i < 12; i++)
+        {
+            final HttpResponse<String> dry = Http.get(port, "/dry/x", "X-Client", "twin");
+            assertEquals(200, dry.statusCode());
+            if ("would-reject".equals(dry.headers().firstValue("x-ratelimit-dry-run").orElse(null)))
+            {
+                marked++;
+            }
+            if (429 == Http.get(port, "/api/x", "X-Client", "twin").statusCode())
+            {
+                enforcedRejections++;
+            }
+            if (i % 4 == 3)
+            {
+                MvcApp.CLOCK.advanceNs(700_000_000L);
+            }
+        }
+        assertTrue(enforcedRejections > 0);
+        assertEquals(enforcedRejections, marked);
+        assertEquals(enforcedRejections, registry.get("dry").stats().outcome(StatKind.WOULD_REJECT) - wouldBefore);
+    }
+
+    @Test
+    void eachClientAddressHasItsOwnBudget() throws Exception
+    {
+        for (int i = 0; i < 2; i++)
+        {
+            assertEquals(200, Http.rawGet("127.0.0.2", port, "/addr/x").status());
+        }
+        final Http.Raw refused = Http.rawGet("127.0.0.2", port, "/addr/x");
+        assertEquals(429, refused.status());
+        assertNotNull(refused.headers().get("retry-after"));
+        assertEquals("2", refused.headers().get("x-ratelimit-limit"));
+        assertEquals("0", refused.headers().get("x-ratelimit-remaining"));
+        assertNull(refused.headers().get("ratelimit"), "legacy headers only");
+        assertEquals(200, Http.rawGet("127.0.0.3", port, "/addr/x").status(), "another client");
+        assertEquals(200, Http.rawGet("127.0.0.4", port, "/addr/x").status(), "another client");
+    }
+
+    @Test
+    void forwardedAddressesAreCountedFromTheRightOverEveryLine()
+    {
+        // two trusted proxies: the client is the second entry from the right, whatever the client forged on the left
+        for (int i = 0; i < 2; i++)
+        {
+            assertEquals(200, Http.get(port, "/fwd/x", "X-Forwarded-For", "6.6.6." + i + ", 203.0.113.7",
+                "X-Forwarded-For", "10.0.0.1").statusCode());
+        }
+        assertEquals(429, Http.get(port, "/fwd/x", "X-Forwarded-For", "9.9.9.9, 203.0.113.7, 10.0.0.2").statusCode());
+        // the same client's IPv6 /64 is one key
+        assertEquals(200, Http.get(port, "/fwd/x", "X-Forwarded-For", "2001:db8:1:2::1, 10.0.0.1").statusCode());
+        assertEquals(200, Http.get(port, "/fwd/x", "X-Forwarded-For", "2001:db8:1:2:ffff::9, 10.0.0.1").statusCode());
+        assertEquals(429, Http.get(port, "/fwd/x", "X-Forwarded-For", "[2001:db8:1:2::42], 10.0.0.1").statusCode());
+        assertEquals(200, Http.get(port, "/fwd/x", "X-Forwarded-For", "2001:db8:1:3::1, 10.0.0.1").statusCode());
+    }
+
+    @Test
+    void malformedHeadersFallBackAndNeverFail()
+    {
+        final String[] garbage = {"", ",,,", "not-an-ip, 10.0.0.1", "999.1.1.1, 10.0.0.1", "1::2::3, 10.0.0.1",
+            "x".repeat(5000), "\u00e9, 10.0.0.1"};
+        int fallbackOk = 0;
+        for (final String g : garbage)
+        {
+            final int status = Http.get(port, "/fwd/x", "X-Forwarded-For", g).statusCode();
+            assertTrue(200 == status || 429 == status, "status " + status + " for " + g);
+            fallbackOk += 200 == status ? 1 : 0;
+        }
+        assertEquals(2, fallbackOk, "all malformed lists share the one fallback key (burst 2)");
+        assertEquals(200, Http.get(port, "/api/x").statusCode(), "no key header: the fallback key");
+    }
+
+    @Test
+    void pathVariableAndSpelKeys()
+    {
+        assertEquals(200, Http.get(port, "/users/7/items").statusCode());
+        assertEquals(200, Http.get(port, "/users/7/items").statusCode());
+        assertEquals(429, Http.get(port, "/users/7/items").statusCode());
+        assertEquals(200, Http.get(port, "/users/8/items").statusCode());
+
+        assertEquals(200, Http.get(port, "/spel/x", "X-Tenant", "t1").statusCode());
+        assertEquals(429, Http.get(port, "/spel/x", "X-Tenant", "t1").statusCode());
+        assertEquals(200, Http.get(port, "/spel/x", "X-Tenant", "t2").statusCode());
+    }
+
+    @Test
+    void chargeAfterCountsOnlyTheChargedStatuses()
+    {
+        for (int i = 0; i < 5; i++)
+        {
+            assertEquals(200, Http.get(port, "/login", "X-User", "alice", "pw", "secret").statusCode());
+        }
+        assertEquals(401, Http.get(port, "/login", "X-User", "alice", "pw", "wrong").statusCode());
+        assertEquals(401, Http.get(port, "/login", "X-User", "alice", "pw", "wrong").statusCode());
+        final HttpResponse<String> locked = Http.get(port, "/login", "X-User", "alice", "pw", "secret");
+        assertEquals(429, locked.statusCode());
+        assertEquals(String.valueOf(RateLimitFields.ceilSeconds(TimeUnit.MINUTES.toNanos(1))),
+            locked.headers().firstValue("retry-after").orElse(null));
+        assertEquals(200, Http.get(port, "/login", "X-User", "bob", "pw", "secret").statusCode());
+        assertFalse(registry.limits().isEmpty());
+    }
+}
