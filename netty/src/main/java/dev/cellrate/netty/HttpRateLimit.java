@@ -7,10 +7,6 @@ import dev.cellrate.KeyedReserver;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.http.RateLimitFields;
-<<<<<<< HEAD
-import dev.cellrate.KeyedShaper;
-=======
->>>>>>> main
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -162,15 +158,7 @@ public final class HttpRateLimit
      */
     public static Builder shape(final KeyedReserver reserver)
     {
-<<<<<<< HEAD
-        if (null == shaper)
-        {
-            throw new IllegalArgumentException("shaper must not be null");
-        }
-        dev.cellrate.check.Bounds.requireRange("maxDelayNs", maxDelayNs, 0, TimeUnit.HOURS.toNanos(1));
-=======
         requireFront("reserver", reserver);
->>>>>>> main
         final Builder b = new Builder(Mode.SHAPE);
         b.reserver = reserver;
         return b;
@@ -342,11 +330,7 @@ public final class HttpRateLimit
          */
         public Builder rejectStatus(final int code)
         {
-<<<<<<< HEAD
-            dev.cellrate.check.Bounds.requireRange("rejectStatus", code, 400, 599);
-=======
             requireRange("rejectStatus", code, 400, 599);
->>>>>>> main
             this.rejectStatus = HttpResponseStatus.valueOf(code);
             return this;
         }
@@ -383,11 +367,7 @@ public final class HttpRateLimit
         {
             for (final int s : statuses)
             {
-<<<<<<< HEAD
-                dev.cellrate.check.Bounds.requireRange("chargeStatuses[]", s, 100, 599);
-=======
                 requireRange("chargeStatuses[]", s, 100, 599);
->>>>>>> main
                 chargedStatus[s] = true;
             }
             return this;

@@ -3,12 +3,8 @@ package dev.cellrate.netty;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import dev.cellrate.http.RateLimitFields;
-<<<<<<< HEAD
 import dev.cellrate.Reservation;
-=======
-import dev.cellrate.shaper.Reservation;
 import io.netty.channel.ChannelConfig;
->>>>>>> main
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;

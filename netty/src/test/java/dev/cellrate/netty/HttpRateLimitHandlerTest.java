@@ -5,17 +5,11 @@ import dev.cellrate.KeyedDebitLimiter;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.http.RateLimitFields;
-<<<<<<< HEAD
 import dev.cellrate.KeyedShaper;
 import dev.cellrate.ShaperMode;
-import dev.cellrate.table.SlotTable;
-=======
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.ShaperMode;
 import dev.cellrate.stat.LimiterStats;
-import dev.cellrate.stat.ObservedKeyedLimiter;
+import dev.cellrate.observe.ObservedKeyedLimiter;
 import dev.cellrate.stat.StatFile;
->>>>>>> main
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
