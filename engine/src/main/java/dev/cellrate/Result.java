@@ -28,7 +28,8 @@ package dev.cellrate;
  *   [-32, -47]        OPERATING: WOULD_HAVE_REJECTED, the admission of a limiter run in dry-run
  *                     (dev.cellrate.stat.LimiterStats#dryRun)
  *   [-48, -63]        DISTRIBUTED: a shared-store front's fail policy when the store cannot answer
- *                     (ADMITTED_FAIL_OPEN is an admission; REJECTED_FAIL_CLOSED a rejection; cellrate-redis)
+ *                     (ADMITTED_FAIL_OPEN is an admission; REJECTED_FAIL_CLOSED and REJECTED_KEY_ERROR are
+ *                     rejections; cellrate-redis)
  *   [-64, -1023]      reserved for future fronts; never returned today
  *   [MIN, -1024]      ENCODED_RETRY_AFTER: a reservation's rejection with retry-after
  *                     r = ENCODED_RETRY_AFTER_BASE - code (&ge; 1 ns)
@@ -102,6 +103,13 @@ public final class Result
      * with no retry-after (it depends on the store coming back).
      */
     public static final long REJECTED_FAIL_CLOSED = -49;
+
+    /**
+     * A shared-store front answered about one key alone (e.g. Redis: the key holds another type, or a value that is
+     * not a TAT): rejected with no retry-after, until the key is repaired; never a fallback, never a failure of
+     * the store (cellrate-redis).
+     */
+    public static final long REJECTED_KEY_ERROR = -50;
 
     /** Last (lowest) code of the distributed range. */
     static final long DISTRIBUTED_RANGE_LAST = -63;
@@ -220,6 +228,8 @@ public final class Result
                 return "ADMITTED_FAIL_OPEN";
             case (int)REJECTED_FAIL_CLOSED:
                 return "REJECTED_FAIL_CLOSED";
+            case (int)REJECTED_KEY_ERROR:
+                return "REJECTED_KEY_ERROR";
             default:
                 return "UNASSIGNED";
         }

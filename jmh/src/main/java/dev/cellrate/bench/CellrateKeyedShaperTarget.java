@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiterBuilder;
 import dev.cellrate.KeyedShaper;
 import dev.cellrate.ShaperMode;
@@ -27,7 +28,7 @@ final class CellrateKeyedShaperTarget extends KeyedTarget
         final SlotTable table = new SlotTable(shards, slotsPerShard,
             Math.min(KeyedRateLimiterBuilder.DEFAULT_PROBE_BOUND, slotsPerShard),
             KeyedRateLimiterBuilder.DEFAULT_IDLE_GRACE_NS);
-        shaper = new KeyedShaper(SingleLimiterBenchmark.CELLRATE_ADMIT, ShaperMode.delay(), table,
+        shaper = TestFronts.keyedShaper(SingleLimiterBenchmark.CELLRATE_ADMIT, ShaperMode.delay(), table,
             SystemNanoClock.INSTANCE);
     }
 
@@ -40,7 +41,7 @@ final class CellrateKeyedShaperTarget extends KeyedTarget
     @Override
     long offHeapBytes()
     {
-        return shaper.table().capacityBytes();
+        return TestFronts.tableOf(shaper).capacityBytes();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.JvmOption;
 import dev.cellrate.layout.CellArray;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -48,7 +49,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {CellArray.JVM_OPTION, "-Xmx12g"})
+@Fork(value = 2, jvmArgsAppend = {JvmOption.ADD_EXPORTS, "-Xmx12g"})
 @State(Scope.Benchmark)
 public class KeyedBenchmark
 {

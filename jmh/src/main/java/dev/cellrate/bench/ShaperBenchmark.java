@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.JvmOption;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Reservation;
@@ -41,7 +42,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = CellArray.JVM_OPTION)
+@Fork(value = 2, jvmArgsAppend = JvmOption.ADD_EXPORTS)
 @Threads(1)
 @State(Scope.Benchmark)
 public class ShaperBenchmark

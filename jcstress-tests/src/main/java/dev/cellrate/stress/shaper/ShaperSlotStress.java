@@ -1,5 +1,6 @@
 package dev.cellrate.stress.shaper;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Result;
 import dev.cellrate.Limit;
 import dev.cellrate.KeyedShaper;
@@ -89,7 +90,7 @@ public final class ShaperSlotStress
     @State
     public static class KeyedDistinctSlots
     {
-        final KeyedShaper shaper = new KeyedShaper(Limit.ofGcra(T_NS, 10 * T_NS), ShaperMode.delay(),
+        final KeyedShaper shaper = TestFronts.keyedShaper(Limit.ofGcra(T_NS, 10 * T_NS), ShaperMode.delay(),
             new SlotTable(1, 4, 4, 1_000_000_000L, 42), SystemNanoClock.INSTANCE);
         long slot11;
         long slot12;
