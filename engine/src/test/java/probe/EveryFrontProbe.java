@@ -67,7 +67,7 @@ public final class EveryFrontProbe
         }
         catch (final IllegalStateException ex)
         {
-            System.out.println(front + (ex.getMessage().contains(dev.cellrate.layout.CellArray.JVM_OPTION) ?
+            System.out.println(front + (ex.getMessage().contains(dev.cellrate.JvmOption.ADD_EXPORTS) ?
                 " names the option" : " WRONG " + ex));
         }
         catch (final Throwable ex)

@@ -35,7 +35,7 @@ final class ResultTest
             assertEquals(name, Result.name(value), "Result.name(" + value + ")");
             codes++;
         }
-        assertEquals(12, codes, "ADMITTED, five shared codes, three keyed codes, one operating code, two distributed codes");
+        assertEquals(13, codes, "ADMITTED, five shared codes, three keyed codes, one operating code, three distributed codes");
     }
 
     @Test
