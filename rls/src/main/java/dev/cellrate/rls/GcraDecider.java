@@ -3,7 +3,7 @@ package dev.cellrate.rls;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Result;
-import dev.cellrate.composite.KeyedCompositeRateLimiter;
+import dev.cellrate.KeyedCompositeRateLimiter;
 import dev.cellrate.rls.config.RateLimitRule;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
