@@ -87,7 +87,15 @@ final class HttpSide implements AutoCloseable
             return;
         }
         final CompletableFuture<Object> answer = new CompletableFuture<>();
-        service.decide(request.build(), answer::complete, answer::complete);
+        try
+        {
+            service.decide(request.build(), answer::complete, answer::complete);
+        }
+        catch (final RuntimeException ex)
+        {
+            send(exchange, 500, "text/plain", "not decided: " + ex + "\n");
+            return;
+        }
         final Object outcome;
         try
         {

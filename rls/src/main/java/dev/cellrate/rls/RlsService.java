@@ -35,6 +35,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Envoy's {@code envoy.service.ratelimit.v3.RateLimitService}: each request's descriptors are matched against
@@ -95,6 +97,8 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             this.states = states;
         }
     }
+
+    private static final Logger LOG = Logger.getLogger(RlsService.class.getName());
 
     private final Decider decider;
     private final boolean hashKeys;
@@ -261,7 +265,15 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
 
     public void shouldRateLimit(final RateLimitRequest request, final StreamObserver<RateLimitResponse> observer)
     {
-        decide(request, response -> complete(observer, response), status -> fail(observer, status));
+        try
+        {
+            decide(request, response -> complete(observer, response), status -> fail(observer, status));
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(Level.SEVERE, "request not decided", ex);
+            fail(observer, Status.INTERNAL.withDescription("not decided: " + ex));
+        }
     }
 
     /**
