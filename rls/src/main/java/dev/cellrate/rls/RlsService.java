@@ -1,14 +1,10 @@
 package dev.cellrate.rls;
 
-import dev.cellrate.Decision;
-import dev.cellrate.Result;
 import dev.cellrate.stat.StatFile;
 import dev.cellrate.rls.config.ConfigException;
 import dev.cellrate.rls.config.RateLimitRule;
 import dev.cellrate.rls.config.RlsConfig;
 import dev.cellrate.rls.config.Unit;
-import com.google.protobuf.Duration;
-import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
@@ -22,7 +18,6 @@ import io.grpc.stub.StreamObserver;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -72,7 +67,6 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
      */
     public static final int ENGINE_COUNTERS = 8192;
 
-    private static final long UINT32_MAX = 0xFFFF_FFFFL;
 
     /** Which rate-limit headers a response carries. */
     public enum Headers
@@ -103,12 +97,10 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     private final Decider decider;
     private final boolean hashKeys;
     private final DescriptorKey descriptorKey;
-    private final boolean globalShadowMode;
-    private final Headers headers;
     private final Map<String, RuleStats> stats = new ConcurrentHashMap<>();
     private final StatFile statFile;
     private final RuleStats overflowStats;
-    private final AtomicLong globalShadowCount = new AtomicLong();
+    private final Answers answers;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong invalidRequests = new AtomicLong();
     private final ScheduledExecutorService retirer = Executors.newSingleThreadScheduledExecutor(r ->
@@ -148,8 +140,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         this.decider = decider;
         this.hashKeys = decider instanceof GcraDecider;
         this.descriptorKey = new DescriptorKey();
-        this.globalShadowMode = globalShadowMode;
-        this.headers = headers;
+        this.answers = new Answers(globalShadowMode, headers);
         apply(config);
     }
 
@@ -303,7 +294,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             onInvalid.accept(Status.INVALID_ARGUMENT.withDescription(unresolved));
             return;
         }
-        decider.decide(plan, () -> onAnswer.accept(respond(plan)));
+        decider.decide(plan, () -> onAnswer.accept(answers.respond(plan)));
     }
 
     private static void complete(final StreamObserver<RateLimitResponse> observer, final RateLimitResponse response)
@@ -491,105 +482,6 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         return stats.computeIfAbsent(key, k -> new RuleStats(domain, k, statFile));
     }
 
-    private RateLimitResponse respond(final Plan plan)
-    {
-        final RateLimitResponse.Builder response = RateLimitResponse.newBuilder();
-        boolean over = false;
-        int headerIndex = -1; // the descriptor whose headers are sent: the first refused, else the fewest remaining
-        boolean headerRefused = false;
-        long headerRemaining = Long.MAX_VALUE;
-        for (int i = 0; i < plan.count; i++)
-        {
-            final RateLimitResponse.DescriptorStatus.Builder status = RateLimitResponse.DescriptorStatus.newBuilder();
-            final RateLimitRule rule = plan.rules[i];
-            if (null == rule)
-            {
-                status.setCode(RateLimitResponse.Code.OK);
-            }
-            else if (plan.unlimited[i])
-            {
-                status.setCode(RateLimitResponse.Code.OK).setLimitRemaining((int)UINT32_MAX);
-                plan.stats[i].totalHits.add(plan.hits[i]);
-                plan.stats[i].recordDecision(Result.ADMITTED, false);
-            }
-            else
-            {
-                final boolean shadowed = plan.over[i] && rule.shadowMode();
-                final boolean refused = plan.over[i] && !shadowed;
-                over |= refused;
-                final RateLimitResponse.RateLimit.Builder limit = RateLimitResponse.RateLimit.newBuilder()
-                    .setRequestsPerUnit((int)Math.min(rule.requestsPerUnit(), UINT32_MAX))
-                    .setUnit(rule.unit().proto());
-                if (null != rule.name())
-                {
-                    limit.setName(rule.name());
-                }
-                final long remaining = plan.over[i] ? 0 : plan.remaining[i];
-                status.setCode(refused ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK)
-                    .setCurrentLimit(limit)
-                    .setLimitRemaining((int)Math.min(remaining, UINT32_MAX))
-                    .setDurationUntilReset(duration(plan.resetNs[i]));
-                final long capacity = plan.states[i].capacity();
-                plan.stats[i].recordDecision(!plan.over[i] ? Result.ADMITTED :
-                    plan.hits[i] > capacity ? Result.NEVER : Math.max(1, plan.resetNs[i]), shadowed);
-                plan.stats[i].record(plan.hits[i], !plan.over[i], shadowed,
-                    Math.max(0, capacity - plan.remaining[i]), capacity);
-                if (null != plan.states[i].fields && (headerIndex < 0 || refused && !headerRefused ||
-                    refused == headerRefused && remaining < headerRemaining))
-                {
-                    headerIndex = i;
-                    headerRefused = refused;
-                    headerRemaining = remaining;
-                }
-            }
-            response.addStatuses(status);
-        }
-        if (over && globalShadowMode)
-        {
-            globalShadowCount.incrementAndGet();
-            over = false;
-        }
-        response.setOverallCode(over ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK);
-        if (Headers.NONE != headers && headerIndex >= 0)
-        {
-            addHeaders(response, plan, headerIndex);
-        }
-        return response.build();
-    }
-
-    private void addHeaders(final RateLimitResponse.Builder response, final Plan plan, final int i)
-    {
-        final RuleState state = plan.states[i];
-        final long remaining = plan.over[i] ? 0 : plan.remaining[i];
-        final Decision decision = new Decision().setOutcome(plan.over[i] ? Math.max(1, plan.resetNs[i]) : 0,
-            remaining, plan.resetNs[i], state.limit.burst());
-        final byte[] buffer = new byte[state.fields.maxValueLength()];
-        if (Headers.IETF == headers)
-        {
-            response.addResponseHeadersToAdd(header("RateLimit-Policy", buffer, state.fields.writePolicy(buffer, 0)));
-            response.addResponseHeadersToAdd(header("RateLimit", buffer, state.fields.writeRateLimit(decision, buffer, 0)));
-        }
-        else
-        {
-            response.addResponseHeadersToAdd(header("X-RateLimit-Limit", buffer, state.fields.writeLegacyLimit(buffer, 0)));
-            response.addResponseHeadersToAdd(
-                header("X-RateLimit-Remaining", buffer, state.fields.writeLegacyRemaining(decision, buffer, 0)));
-            response.addResponseHeadersToAdd(
-                header("X-RateLimit-Reset", buffer, state.fields.writeLegacyReset(decision, buffer, 0)));
-        }
-    }
-
-    private static HeaderValue header(final String name, final byte[] buffer, final int length)
-    {
-        return HeaderValue.newBuilder().setKey(name)
-            .setValue(new String(buffer, 0, length, StandardCharsets.US_ASCII)).build();
-    }
-
-    private static Duration duration(final long ns)
-    {
-        return Duration.newBuilder().setSeconds(ns / 1_000_000_000L).setNanos((int)(ns % 1_000_000_000L)).build();
-    }
-
     /**
      * @return every statistics key's counters (a copy of the map, for readers).
      */
@@ -605,7 +497,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
 
     long globalShadowCount()
     {
-        return globalShadowCount.get();
+        return answers.globalShadowCount();
     }
 
     long requests()
