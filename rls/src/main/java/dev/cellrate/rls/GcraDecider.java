@@ -78,6 +78,22 @@ final class GcraDecider implements Decider
         return partialCharges.get();
     }
 
+    public Map<String, Long> counters(final java.util.Collection<RuleState> states)
+    {
+        long tableFull = 0;
+        long liveKeys = 0;
+        for (final RuleState state : states)
+        {
+            if (null != state.gcra)
+            {
+                tableFull += state.gcra.tableFullEvents();
+                liveKeys += state.gcra.liveKeys();
+            }
+        }
+        return Map.of("cellrate_rls_table_full_events", tableFull, "cellrate_rls_live_descriptors", liveKeys,
+            "cellrate_rls_partial_charges", partialCharges.get());
+    }
+
     public void decide(final Plan plan, final Runnable done)
     {
         final int count = plan.count;

@@ -67,7 +67,6 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
      */
     public static final int ENGINE_COUNTERS = 8192;
 
-
     /** Which rate-limit headers a response carries. */
     public enum Headers
     {
@@ -513,5 +512,13 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     Decider decider()
     {
         return decider;
+    }
+
+    /**
+     * @return the decider's own counters by metric name, summed over the rules in use.
+     */
+    Map<String, Long> deciderCounters()
+    {
+        return decider.counters(snapshot.states.values());
     }
 }

@@ -262,5 +262,7 @@ class ServiceTest
         assertTrue(metrics.contains("ratelimit_service_rate_limit_total_hits{domain=\"d\",key=\"d.b\"}"), metrics);
         assertTrue(metrics.contains("ratelimit_service_rate_limit_over_limit{domain=\"d\",key=\"d.b\"}"), metrics);
         assertTrue(metrics.contains("cellrate_rls_decisions{domain=\"d\",key=\"d.b\",outcome=\"rejected\"}"), metrics);
+        assertTrue(metrics.contains("\ncellrate_rls_table_full_events 0\n"), metrics);
+        assertTrue(metrics.contains("\ncellrate_rls_live_descriptors "), metrics);
     }
 }
