@@ -50,7 +50,8 @@ class ServiceTest
         "  - key: c\n    rate_limit:\n      name: c_limit\n      unit: minute\n      requests_per_unit: 60\n" +
         "      burst: 10\n" +
         "  - key: w\n    rate_limit:\n      unit: minute\n      units: 10\n      requests_per_unit: 600\n" +
-        "      burst: 3\n";
+        "      burst: 3\n" +
+        "  - key: blocked\n    rate_limit:\n      unit: second\n      requests_per_unit: 0\n";
 
     @BeforeAll
     static void start() throws Exception
@@ -80,6 +81,18 @@ class ServiceTest
         assertEquals(Code.OVER_LIMIT, refused.getStatuses(1).getCode());
         assertEquals(3, refused.getStatuses(0).getLimitRemaining(), "a was not charged");
         assertEquals(3, rls.admitted(5, "d", d("a", "1")), "a holds 5 - 2 admitted requests");
+    }
+
+    @Test
+    void aDescriptorThatRefusesEverythingOrAFailedCheckChargesNoOtherDescriptor()
+    {
+        assertEquals(Code.OVER_LIMIT, call(0, d("a", "9"), d("blocked", "x")).getOverallCode());
+        assertEquals(Code.OVER_LIMIT, call(0, d("blocked", "x"), d("a", "9"), d("b", "9")).getOverallCode());
+        assertEquals(2, rls.admitted(2, "d", d("b", "10")));
+        assertEquals(Code.OVER_LIMIT, call(0, d("a", "9"), withHits(d("b", "10"), 0)).getOverallCode(),
+            "a check of an empty bucket refuses");
+        assertEquals(5, rls.admitted(6, "d", d("a", "9")), "a was charged by none of the refused requests");
+        assertEquals(2, rls.admitted(2, "d", d("b", "9")));
     }
 
     @Test
