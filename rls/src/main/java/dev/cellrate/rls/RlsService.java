@@ -406,7 +406,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             {
                 continue;
             }
-            if (null != replaced && null != rule.name() && replaced.contains(rule.name()))
+            if (null != replaced && null != rule.name() && !rule.unlimited() && replaced.contains(rule.name()))
             {
                 plan.rules[i] = null;
                 plan.states[i] = null;
