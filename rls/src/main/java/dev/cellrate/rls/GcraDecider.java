@@ -62,7 +62,9 @@ final class GcraDecider implements Decider
         {
             return probe;
         }
-        final int keys = rule.oneDescriptor() ? 1 : keysPerRule; // a path of explicit values is one descriptor
+        final int keys = rule.oneDescriptor() ? 1 : // a path of explicit values is one descriptor
+            rule.fullKey().startsWith(RlsService.OVERRIDE_PREFIX) ? Math.min(keysPerRule, RlsService.MAX_OVERRIDE_KEYS) :
+                keysPerRule;
         return new RuleState(rule, KeyedRateLimiter.builder(probe.limit).expectedKeys(keys).clock(clock).build(), null);
     }
 

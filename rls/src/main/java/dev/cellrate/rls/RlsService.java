@@ -57,7 +57,11 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     /** Most entries in one descriptor. */
     public static final int MAX_ENTRIES = 32;
     /** Most distinct limit overrides (requests_per_unit, unit) kept; a new one past it is refused. */
-    public static final int MAX_OVERRIDES = 256;
+    public static final int MAX_OVERRIDES = 64;
+    /** Descriptors each override's table holds at most (64 tables of about 350 KB at most). */
+    public static final int MAX_OVERRIDE_KEYS = 16_384;
+    /** The full key of an override rule starts with this. */
+    static final String OVERRIDE_PREFIX = "override.";
     /** Most statistics keys (detailed_metric and override keys multiply them); past it, one overflow key. */
     public static final int MAX_STATS_KEYS = 10_000;
 
@@ -439,7 +443,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             return existing;
         }
         final boolean room = s.overrides.size() < MAX_OVERRIDES;
-        final RateLimitRule rule = new RateLimitRule(domain, "override." + id, null, List.of(), unit, 1,
+        final RateLimitRule rule = new RateLimitRule(domain, OVERRIDE_PREFIX + id, null, List.of(), unit, 1,
             room ? requestsPerUnit : 0, Math.max(1, requestsPerUnit), false, false, false, "request:0", false);
         if (!room)
         {

@@ -171,6 +171,26 @@ class ServiceTest
     }
 
     @Test
+    void overridesPastTheCapAreRefused()
+    {
+        for (int i = 0; i < 70; i++)
+        {
+            final RateLimitDescriptor overridden = d("cap", "1").toBuilder().setLimit(
+                RateLimitDescriptor.RateLimitOverride.newBuilder().setRequestsPerUnit(1000 + i)
+                    .setUnit(RateLimitUnit.DAY)).build();
+            final Code code = call(0, overridden).getOverallCode();
+            if (i < 60)
+            {
+                assertEquals(Code.OK, code, "override " + i);
+            }
+            else if (i == 69)
+            {
+                assertEquals(Code.OVER_LIMIT, code, "the cap of " + RlsService.MAX_OVERRIDES + " is passed");
+            }
+        }
+    }
+
+    @Test
     void badRequestsGetInvalidArgumentAndTheChannelKeepsWorking()
     {
         assertInvalid(RateLimitRequest.newBuilder().addDescriptors(d("a", "1")).build(), "domain");
