@@ -92,7 +92,7 @@ public final class RedisRateLimiterBuilder
     }
 
     /**
-     * @param name shown in log lines and thread names.
+     * @param name shown in the fallback log lines.
      * @return this.
      */
     public RedisRateLimiterBuilder name(final String name)
