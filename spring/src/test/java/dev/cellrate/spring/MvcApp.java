@@ -9,12 +9,13 @@ import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /** A Spring MVC application on Tomcat for the tests. */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import(MvcApp.Api.class)
+@Import({MvcApp.Api.class, Quotes.class})
 class MvcApp
 {
     static final ManualClock CLOCK = new ManualClock();
@@ -28,6 +29,19 @@ class MvcApp
     @RestController
     static class Api
     {
+        private final Quotes quotes;
+
+        Api(final Quotes quotes)
+        {
+            this.quotes = quotes;
+        }
+
+        @GetMapping("/quote")
+        String quote(@RequestParam final String user, @RequestParam final String tenant)
+        {
+            return quotes.both(user, tenant);
+        }
+
         @GetMapping({"/api/{x}", "/dry/{x}", "/fwd/{x}", "/addr/{x}", "/spel/{x}"})
         String ok(@PathVariable final String x)
         {

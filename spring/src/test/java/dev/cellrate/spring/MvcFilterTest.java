@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The Servlet filter in a real Spring MVC application on Tomcat, on a random port, driven by real clients. */
@@ -68,6 +69,14 @@ class MvcFilterTest
         "cellrate.limits.login.charge-statuses=401",
         "cellrate.limits.login.key.source=header",
         "cellrate.limits.login.key.header=X-User",
+        "cellrate.limits.user.rate=1",
+        "cellrate.limits.user.period=1m",
+        "cellrate.limits.user.burst=5",
+        "cellrate.limits.user.filter=false",
+        "cellrate.limits.tenant.rate=1",
+        "cellrate.limits.tenant.period=1m",
+        "cellrate.limits.tenant.burst=2",
+        "cellrate.limits.tenant.filter=false",
     };
 
     static ConfigurableApplicationContext context;
@@ -247,5 +256,82 @@ class MvcFilterTest
             locked.headers().firstValue("retry-after").orElse(null));
         assertEquals(200, Http.get(port, "/login", "X-User", "bob", "pw", "secret").statusCode());
         assertFalse(registry.limits().isEmpty());
+    }
+
+    @Test
+    void repeatedLimitsAreAllOrNothing()
+    {
+        final Quotes quotes = context.getBean(Quotes.class);
+        assertEquals("quote for u1@t1", quotes.both("u1", "t1"));
+        assertEquals("quote for u1@t1", quotes.both("u1", "t1"));
+        final RateLimitedException byTenant = assertThrows(RateLimitedException.class, () -> quotes.both("u1", "t1"));
+        assertEquals("tenant", byTenant.limitName());
+        assertEquals(60, byTenant.retryAfterSeconds());
+        // the refused call took nothing from the user limit: 5 - 2 = 3 more calls for u1
+        for (int i = 0; i < 3; i++)
+        {
+            quotes.both("u1", "t-other-" + i);
+        }
+        final RateLimitedException byUser = assertThrows(RateLimitedException.class, () -> quotes.both("u1", "t9"));
+        assertEquals("user", byUser.limitName());
+        // t9 was not charged by the refused call
+        quotes.both("u2", "t9");
+        quotes.both("u2", "t9");
+        assertThrows(RateLimitedException.class, () -> quotes.both("u2", "t9"));
+    }
+
+    @Test
+    void rateLimitedCostAndNumericKeys()
+    {
+        final Quotes quotes = context.getBean(Quotes.class);
+        quotes.expensive(42);
+        quotes.expensive(42);
+        final RateLimitedException refused = assertThrows(RateLimitedException.class, () -> quotes.expensive(42));
+        assertEquals("user", refused.limitName());
+        assertEquals(60, refused.retryAfterSeconds(), "cost 2 with 1 left: one more period");
+        final IllegalStateException unknown = assertThrows(IllegalStateException.class, () -> quotes.unknown("x"));
+        assertTrue(unknown.getMessage().contains("@RateLimited(name = \"nope\"): name must be one of cellrate.limits"),
+            unknown.getMessage());
+    }
+
+    @Test
+    void aRateLimitedRefusalIsAnswered429WithTheLimitsHeaders()
+    {
+        assertEquals(200, Http.get(port, "/quote?user=web&tenant=webt").statusCode());
+        assertEquals(200, Http.get(port, "/quote?user=web&tenant=webt").statusCode());
+        final HttpResponse<String> r = Http.get(port, "/quote?user=web&tenant=webt");
+        assertEquals(429, r.statusCode());
+        assertEquals("60", r.headers().firstValue("retry-after").orElse(null));
+        assertEquals("\"tenant\";q=2;w=120", r.headers().firstValue("ratelimit-policy").orElse(null));
+        assertEquals("\"tenant\";r=0;t=120", r.headers().firstValue("ratelimit").orElse(null));
+        assertTrue(r.body().contains("\"limit\":\"tenant\""), r.body());
+    }
+
+    @Test
+    void actuatorListsLimitsLiveKeysAndTopRejectedKeysAndMetersCountOutcomes()
+    {
+        for (int i = 0; i < 200; i++)
+        {
+            Http.get(port, "/api/x", "X-Client", "flood");
+        }
+        final HttpResponse<String> all = Http.get(port, "/actuator/cellrate");
+        assertEquals(200, all.statusCode());
+        for (final String name : new String[] {"api", "dry", "users", "fwd", "addr", "spel", "login", "user", "tenant"})
+        {
+            assertTrue(all.body().contains("\"" + name + "\":{"), name + " in " + all.body());
+        }
+        final HttpResponse<String> api = Http.get(port, "/actuator/cellrate/api");
+        assertEquals(200, api.statusCode());
+        assertTrue(api.body().contains("\"topRejectedKeys\":[{\"key\":\"flood\""), api.body());
+        assertTrue(api.body().contains("\"liveKeys\":"), api.body());
+        assertTrue(api.body().contains("\"policy\":\"\\\"api\\\";q=3;w=2\""), api.body());
+        assertEquals(404, Http.get(port, "/actuator/cellrate/none").statusCode());
+
+        final io.micrometer.core.instrument.MeterRegistry meters =
+            context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+        final double rejected = meters.get("cellrate.decisions").tags("limiter", "api", "outcome", "rejected")
+            .functionCounter().count();
+        assertEquals(registry.get("api").stats().outcome(StatKind.REJECTED), (long)rejected);
+        assertTrue(rejected >= 197, "rejected " + rejected);
     }
 }
