@@ -438,7 +438,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         }
         final boolean room = s.overrides.size() < MAX_OVERRIDES;
         final RateLimitRule rule = new RateLimitRule(domain, "override." + id, null, List.of(), unit, 1,
-            room ? requestsPerUnit : 0, Math.max(1, requestsPerUnit), false, false, false, "request:0");
+            room ? requestsPerUnit : 0, Math.max(1, requestsPerUnit), false, false, false, "request:0", false);
         if (!room)
         {
             return decider.state(rule, null); // refuses: 0 requests per unit, never held

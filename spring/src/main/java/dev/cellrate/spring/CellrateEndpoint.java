@@ -72,7 +72,8 @@ public class CellrateEndpoint
         m.put("policy", limit.policyValue);
         m.put("mode", limit.mode().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
         m.put("backend", null == limit.redis() ? "local" : "redis");
-        m.put("key", limit.keySource().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        m.put("key", limit.filter ? limit.keySource().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') :
+            "given by the caller (gateway KeyResolver, @RateLimited)");
         if (null != limit.local())
         {
             m.put("liveKeys", limit.local().liveKeys());

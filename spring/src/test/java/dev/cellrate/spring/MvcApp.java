@@ -42,7 +42,7 @@ class MvcApp
             return quotes.both(user, tenant);
         }
 
-        @GetMapping({"/api/{x}", "/dry/{x}", "/fwd/{x}", "/addr/{x}", "/spel/{x}"})
+        @GetMapping({"/api/{x}", "/dry/{x}", "/fwd/{x}", "/addr/{x}", "/spel/{x}", "/shape/{x}", "/rapi/{x}"})
         String ok(@PathVariable final String x)
         {
             return "ok " + x;

@@ -69,6 +69,22 @@ class MvcFilterTest
         "cellrate.limits.login.charge-statuses=401",
         "cellrate.limits.login.key.source=header",
         "cellrate.limits.login.key.header=X-User",
+        "cellrate.limits.shape.rate=10",
+        "cellrate.limits.shape.burst=6",
+        "cellrate.limits.shape.paths=/shape/**",
+        "cellrate.limits.shape.mode=shape",
+        "cellrate.limits.shape.max-delay=300ms",
+        "cellrate.limits.shape.key.source=header",
+        "cellrate.limits.shape.key.header=X-Client",
+        "cellrate.limits.rapi.rate=1",
+        "cellrate.limits.rapi.period=1m",
+        "cellrate.limits.rapi.burst=3",
+        "cellrate.limits.rapi.paths=/rapi/**",
+        "cellrate.limits.rapi.backend=redis",
+        "cellrate.limits.rapi.key.source=header",
+        "cellrate.limits.rapi.key.header=X-Client",
+        "cellrate.redis.fail-policy=closed",
+        "cellrate.redis.timeout=2s",
         "cellrate.limits.user.rate=1",
         "cellrate.limits.user.period=1m",
         "cellrate.limits.user.burst=5",
@@ -79,22 +95,32 @@ class MvcFilterTest
         "cellrate.limits.tenant.filter=false",
     };
 
+    static RedisProcess redis;
     static ConfigurableApplicationContext context;
     static int port;
     static LimitRegistry registry;
 
     @BeforeAll
-    static void start()
+    static void start() throws Exception
     {
-        context = new SpringApplicationBuilder(MvcApp.class).web(WebApplicationType.SERVLET).properties(PROPERTIES).run();
+        redis = RedisProcess.start();
+        context = new SpringApplicationBuilder(MvcApp.class).web(WebApplicationType.SERVLET).properties(PROPERTIES)
+            .properties("cellrate.redis.uri=" + redis.uri()).run();
         port = ((WebServerApplicationContext)context).getWebServer().getPort();
         registry = context.getBean(LimitRegistry.class);
     }
 
     @AfterAll
-    static void stop()
+    static void stop() throws Exception
     {
-        context.close();
+        if (null != context)
+        {
+            context.close();
+        }
+        if (null != redis)
+        {
+            redis.close();
+        }
     }
 
     @Test
@@ -333,5 +359,58 @@ class MvcFilterTest
             .functionCounter().count();
         assertEquals(registry.get("api").stats().outcome(StatKind.REJECTED), (long)rejected);
         assertTrue(rejected >= 197, "rejected " + rejected);
+    }
+
+    @Test
+    void shapeHoldsRequestsUpToMaxDelayThenRefuses()
+    {
+        // rate 10/s, burst 6, the clock held still: the n-th request is due (n - 1) x 100 ms later; past
+        // max-delay 300 ms the reservation is cancelled and the request refused
+        int ok = 0;
+        long refusedAt = -1;
+        final long startNs = System.nanoTime();
+        for (int i = 0; i < 6; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, "/shape/x", "X-Client", "shaped");
+            if (200 == r.statusCode())
+            {
+                ok++;
+            }
+            else
+            {
+                assertEquals(429, r.statusCode());
+                assertEquals("1", r.headers().firstValue("retry-after").orElse(null));
+                refusedAt = refusedAt < 0 ? i : refusedAt;
+            }
+        }
+        final long tookMs = (System.nanoTime() - startNs) / 1_000_000;
+        assertEquals(4, ok, "delays 0, 100, 200 and 300 ms fit max-delay 300 ms");
+        assertEquals(4, refusedAt);
+        assertTrue(tookMs >= 600, "the admitted requests were held: " + tookMs + " ms");
+    }
+
+    @Test
+    void redisBackendCountsExactlyOnTheServer()
+    {
+        int ok = 0;
+        HttpResponse<String> refused = null;
+        for (int i = 0; i < 6; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, "/rapi/x", "X-Client", "servlet-redis");
+            if (200 == r.statusCode())
+            {
+                ok++;
+            }
+            else
+            {
+                refused = r;
+            }
+        }
+        assertEquals(3, ok);
+        assertEquals(429, refused.statusCode());
+        final long seconds = Long.parseLong(refused.headers().firstValue("retry-after").orElseThrow());
+        assertTrue(seconds >= 59 && seconds <= 60, "rate 1/min, rounded up: " + seconds);
+        assertTrue(refused.headers().firstValue("ratelimit").orElse("").startsWith("\"rapi\";r=0;t="));
+        assertEquals(200, Http.get(port, "/rapi/x", "X-Client", "servlet-redis-2").statusCode());
     }
 }

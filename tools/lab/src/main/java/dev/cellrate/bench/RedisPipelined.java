@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@code rounds} times in turn, so each ratio is taken within one round (the same minute of a shared machine);
  * the report gives each ratio per round and their median.
  * <p>
- * {@code java -cp jmh/target/benchmarks.jar dev.cellrate.bench.RedisPipelined [seconds per phase, 2] [rounds, 9]}
+ * {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar dev.cellrate.bench.RedisPipelined [seconds per phase, 2] [rounds, 9]}
  * starts the redis-server 6.2 shipped in the embedded-redis jar on a free loopback port; {@code
  * -Dcellrate.redis.server=/usr/bin/redis-server} runs another binary, {@code -Dcellrate.redis.port=N} uses a running
  * server.
