@@ -80,7 +80,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      * someone repairs or deletes the key), in the engine's distributed range; counted by {@link #keyErrors()},
      * never a fallback, never a failure for the circuit breaker: every other key is still decided by Redis.
      */
-    public static final long REJECTED_KEY_ERROR = Result.DISTRIBUTED_RANGE_FIRST - 2;
+    public static final long REJECTED_KEY_ERROR = Result.REJECTED_KEY_ERROR;
 
     static final long SERVER_TIME = -1;
     private static final long NS_PER_US = 1000;
