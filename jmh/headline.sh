@@ -11,7 +11,8 @@
 # long keys only, cellrate against its random-CAS floors, with BIG_FORKS forks. Every goal is cellrate against a
 # floor measured in the same invocation. A ratio is taken inside one run (a keyed score is the median of its forks'
 # means) and the runs are spread over time: a burst of load from another process hits one run, not one benchmark
-# of every run. Budget: under 15 minutes in all on 2 quiet cores with the defaults.
+# of every run. Budget: under 15 minutes in all on 2 quiet cores with the defaults (estimated 4.7-5 minutes a run);
+# the byte-key batch rows (information only) are left out for time: run KeyedBatchBenchmark.(single|batch)Bytes alone.
 #
 # Then, once per run, KeyedCpuTime (tools/lab; one JVM, CPU time of the thread) at KEYS and BIG_KEYS: the keyed ÷
 # random-CAS and batch ÷ floor-batch ratios paired in one JVM, which hold from JVM to JVM where the absolute keyed
@@ -32,7 +33,7 @@
 #   KEYS=1000000                key count of the keyed rows and of the memory program
 #   BIG_KEYS=10000000           key count of the second keyed invocation (long keys, cellrate and its floors only);
 #                               BIG_KEYS= (empty) leaves it out
-#   BIG_FORKS=2                 forks per benchmark at BIG_KEYS
+#   BIG_FORKS=1                 forks per benchmark at BIG_KEYS (each fork inserts 10 M keys: the budget allows one)
 #   TARGETS=...                 keyed targets (default cellrate,randomCas,hashOnly,bucket4jMap; Caffeine is left out
 #                               for time: add bucket4jCaffeine to run it)
 #   JARS=jmh/target             where benchmarks.jar is (e.g. a saved "before" build)
@@ -43,6 +44,7 @@
 #                               each keyed fork prints its table's smaps line (AnonHugePages) at its end
 #   SMAPS=1                     only the smaps lines, default pages
 #   PAIRED=1                    (default) run KeyedCpuTime once per run, at KEYS and BIG_KEYS (PAIRED=0 to leave it out)
+#   PAIRED_ROUNDS=3             KeyedCpuTime's rounds (the median of the rounds is its number)
 #   JMH_LOCK=-Djmh.ignoreLock=true  (default) run even if another JMH holds /tmp/jmh.lock: on a machine shared by
 #                               several builds the lock only says someone else is measuring; say so with the numbers
 set -euo pipefail
@@ -62,7 +64,8 @@ TARGETS=${TARGETS:-cellrate,randomCas,hashOnly,bucket4jMap}
 SHAPE=${HEADLINE_SHAPE:-"-f 1 -wi 2 -w 300ms -i 3 -r 400ms"}
 KEYED_FORKS=${KEYED_FORKS:-3}
 BIG_KEYS=${BIG_KEYS-10000000}
-BIG_FORKS=${BIG_FORKS:-2}
+BIG_FORKS=${BIG_FORKS:-1}
+PAIRED_ROUNDS=${PAIRED_ROUNDS:-3}
 # the keyed rows' shape: HEADLINE_SHAPE with its fork count replaced (JMH refuses an option given twice)
 KEYED_SHAPE="$(sed -E 's/(^|[[:space:]])-f[[:space:]]+[0-9]+//g' <<< "$SHAPE") -f $KEYED_FORKS"
 BIG_SHAPE="$(sed -E 's/(^|[[:space:]])-f[[:space:]]+[0-9]+//g' <<< "$SHAPE") -f $BIG_FORKS"
@@ -105,7 +108,7 @@ for run in $(seq 1 "$RUNS"); do
     echo "run $run keyed:  $(uptime)" | tee -a "$OUT-load.txt"
     java ${JMH_LOCK:--Djmh.ignoreLock=true} -jar "$JARS/benchmarks.jar" \
         "KeyedBenchmark\.(longKey|stringKey|bytesKey)\$" \
-        "KeyedBatchBenchmark\.(single|batch|floorSingle|floorBatch|singleBytes|batchBytes)\$" \
+        "KeyedBatchBenchmark\.(single|batch|floorSingle|floorBatch)\$" \
         -p keys="$KEYS" -p distribution=uniform \
         -p target="$TARGETS" \
         $KEYED_SHAPE \
@@ -131,7 +134,7 @@ for run in $(seq 1 "$RUNS"); do
     if [[ ${PAIRED:-1} == 1 ]]; then
         echo "run $run paired: $(uptime)" | tee -a "$OUT-load.txt"
         java "${CPU_FLAGS[@]}" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp "$LAB_JAR" \
-            dev.cellrate.bench.KeyedCpuTime 5 "$KEYS" $BIG_KEYS | tee "$OUT-cpu$run.txt" \
+            dev.cellrate.bench.KeyedCpuTime "$PAIRED_ROUNDS" "$KEYS" $BIG_KEYS | tee "$OUT-cpu$run.txt" \
             || echo "KeyedCpuTime did not run (an older jar?)"
     fi
     python3 -c 'import json, sys; json.dump([e for p in sys.argv[2:] for e in json.load(open(p))], open(sys.argv[1], "w"), indent=2)' \
