@@ -1,6 +1,7 @@
 package dev.cellrate.demo;
 
 import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.KeyedRateLimiterBuilder;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
@@ -46,6 +47,8 @@ import java.util.function.Supplier;
  * {@code java -jar demo/target/cellrate-demo.jar --stat-dir DIR [--seconds N]} also writes the keyed workload's counters
  * (and those of a 500/s candidate limit run in dry-run beside it) to {@code DIR/cellrate-stat.dat} for
  * {@code cellrate-stat DIR 1}, and runs the workload for N seconds (default 3).
+ * {@code --table-file FILE} keeps the keyed workload's table in FILE ({@code mappedFile}): a second run, or a
+ * second demo at the same time, starts from the keys the first left.
  */
 public final class Demo
 {
@@ -64,12 +67,17 @@ public final class Demo
     public static void main(final String[] args) throws Exception
     {
         java.nio.file.Path statDir = null;
+        java.nio.file.Path tableFile = null;
         long workloadSeconds = 3;
         for (int i = 0; i + 1 < args.length; i++)
         {
             if ("--stat-dir".equals(args[i]))
             {
                 statDir = java.nio.file.Path.of(args[++i]);
+            }
+            else if ("--table-file".equals(args[i]))
+            {
+                tableFile = java.nio.file.Path.of(args[++i]);
             }
             else if ("--seconds".equals(args[i]))
             {
@@ -94,7 +102,7 @@ public final class Demo
         System.out.println();
         if (null == statDir)
         {
-            keyedWorkload();
+            keyedWorkload(tableFile);
         }
         else
         {
@@ -264,13 +272,22 @@ public final class Demo
         System.out.printf("  -> %s%n%n", trace.lesson().replace("\n", "\n     "));
     }
 
-    private static void keyedWorkload() throws InterruptedException
+    private static void keyedWorkload(final java.nio.file.Path tableFile) throws InterruptedException
     {
         final int keyCount = 100_000;
         final int threads = 2;
-        final KeyedRateLimiter keyed = KeyedRateLimiter.builder(Limit.perSecond(1_000, 100))
-            .expectedKeys(keyCount)
-            .build();
+        final KeyedRateLimiterBuilder builder = KeyedRateLimiter.builder(Limit.perSecond(1_000, 100))
+            .expectedKeys(keyCount);
+        if (null != tableFile)
+        {
+            builder.mappedFile(tableFile);
+        }
+        final KeyedRateLimiter keyed = builder.build();
+        if (null != tableFile)
+        {
+            System.out.printf(Locale.ROOT, "Table file %s: %,d live keys at start (kept across runs, shared by " +
+                "every process on the file)%n", tableFile, keyed.liveKeys());
+        }
         final KeyedWorkload.KeyedDecider decider = (key, nowNs) -> keyed.tryAcquire(key, 1, nowNs);
         System.out.printf(Locale.ROOT,
             "Keyed workload: KeyedRateLimiter, %d threads, %,d keys (Zipf 0.99), 1000/s burst 100 per key,%n" +

@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *     <li>{@code cellrate}: {@link dev.cellrate.KeyedRateLimiter} sized with {@code expectedKeys(keys)}
  *     ({@link CellrateKeyedTarget});</li>
+ *     <li>{@code cellrateMapped}: the same limiter with {@code mappedFile}: its table in a file in a temporary
+ *     directory, mapped shared ({@link CellrateKeyedTarget#mapped});</li>
  *     <li>{@code cellrateShaper}: {@link dev.cellrate.shaper.KeyedShaper} {@code reserve} in delay mode on a table
  *     of the same shape ({@link CellrateKeyedShaperTarget});</li>
  *     <li>{@code randomCas}: the baseline, one random CAS on an off-heap array of a table's footprint
@@ -52,7 +54,7 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Benchmark)
 public class KeyedBenchmark
 {
-    @Param({"cellrate", "cellrateShaper", "randomCas", "hashOnly", "bucket4jMap", "bucket4jCaffeine"})
+    @Param({"cellrate", "cellrateMapped", "cellrateShaper", "randomCas", "hashOnly", "bucket4jMap", "bucket4jCaffeine"})
     public String target;
 
     @Param({"1000", "1000000", "10000000"})
@@ -181,6 +183,8 @@ public class KeyedBenchmark
         {
             case "cellrate":
                 return new CellrateKeyedTarget(keys);
+            case "cellrateMapped":
+                return CellrateKeyedTarget.mapped(keys);
             case "cellrateShaper":
                 return new CellrateKeyedShaperTarget(keys);
             case "randomCas":

@@ -30,7 +30,8 @@ import java.util.List;
  * </ul>
  * Each meter reads the counters when the registry polls it (summing stripes): nothing is added to the decision
  * path. The statistics registered when {@link #bindTo(MeterRegistry)} runs are bound; bind after registering
- * the limiters (and their samplers' sources).
+ * the limiters (and their samplers' sources). Micrometer holds a meter's state weakly: the binder holds it, so
+ * keep the binder referenced as long as the meters are read (a Spring bean is).
  */
 public final class CellrateMetrics implements MeterBinder
 {
@@ -42,6 +43,8 @@ public final class CellrateMetrics implements MeterBinder
 
     private final StatReader reader;
     private final Tags extraTags;
+    /** The meters' state objects: Micrometer holds them weakly, so the binder keeps them alive. */
+    private final List<Object> bound = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * @param reader the counters to expose.
@@ -84,6 +87,7 @@ public final class CellrateMetrics implements MeterBinder
             {
                 tags = tags.and(OUTCOME_TAG, kind.label());
             }
+            bound.add(stat);
             if (kind.isCumulative())
             {
                 FunctionCounter.builder(meterName(kind), stat, reader::value)
@@ -97,6 +101,7 @@ public final class CellrateMetrics implements MeterBinder
         }
         for (final StatReader.Sketch sketch : reader.sketches())
         {
+            bound.add(sketch);
             for (int rank = 1; rank <= sketch.k(); rank++)
             {
                 final int index = rank - 1;

@@ -94,4 +94,28 @@ final class CellrateMetricsTest
         }
         assertEquals(java.util.List.of(top), metrics.topRejected("free", 4));
     }
+
+    /**
+     * Micrometer holds a function counter's state object weakly: the meters must still read after a garbage
+     * collection while the binder is alive.
+     */
+    @Test
+    void metersStillReadAfterAGarbageCollection() throws InterruptedException
+    {
+        final StatFile file = StatFile.inMemory();
+        final LimiterStats stats = file.limiter("gc");
+        stats.record(7, 1_000);
+        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        final CellrateMetrics metrics = new CellrateMetrics(file.reader());
+        metrics.bindTo(registry);
+        for (int i = 0; i < 5; i++)
+        {
+            System.gc();
+            Thread.sleep(20);
+        }
+        final FunctionCounter rejected = registry.find(CellrateMetrics.DECISIONS).tag(CellrateMetrics.LIMITER_TAG, "gc")
+            .tag(CellrateMetrics.OUTCOME_TAG, StatKind.REJECTED.label()).functionCounter();
+        assertEquals(1.0, rejected.count());
+        assertNotNull(metrics);
+    }
 }

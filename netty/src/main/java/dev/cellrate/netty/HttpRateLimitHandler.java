@@ -89,6 +89,9 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     private HttpRequest delayed;
     private ScheduledFuture<?> releaseFuture;
     private boolean resumeScheduled;
+    /** Writes of this handler in progress (a write, or the rejections it writes): no resume inside one. */
+    private int writeDepth;
+    private boolean resumeDeferred;
     private boolean autoReadTurnedOff;
     private ChannelHandlerContext ctx;
     private final Runnable release = this::release;
@@ -217,8 +220,10 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     {
         final Decision decision = decisions[tail & MASK];
         final long code = config.reserver.reserve(keyChars, 1, reservation);
-        if (Result.WOULD_HAVE_REJECTED == code)
+        if (Result.WOULD_HAVE_REJECTED == code || (0 == code && 0 == reservation.incrementNs()))
         {
+            // a front in dry-run that would have refused: it answers "go now" with nothing reserved (a real
+            // admission always reserves n * T > 0), or WOULD_HAVE_REJECTED
             config.wouldReject.increment();
             decision.setOutcome(Result.ADMITTED, 0, 0, 0);
             pass(ctx, request, PASS_WOULD_REJECT);
@@ -297,6 +302,19 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
      */
     private boolean writeRejectionsAtHead(final ChannelHandlerContext ctx)
     {
+        writeDepth++;
+        try
+        {
+            return writeRejections(ctx);
+        }
+        finally
+        {
+            writeDepth--;
+        }
+    }
+
+    private boolean writeRejections(final ChannelHandlerContext ctx)
+    {
         boolean wrote = false;
         while (head != tail && kinds[head & MASK] >= REJECT)
         {
@@ -369,6 +387,23 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     }
 
     public void write(final ChannelHandlerContext ctx, final Object msg, final ChannelPromise promise)
+    {
+        writeDepth++;
+        try
+        {
+            onWrite(ctx, msg, promise);
+        }
+        finally
+        {
+            if (0 == --writeDepth && resumeDeferred)
+            {
+                resumeDeferred = false;
+                scheduleResume(ctx);
+            }
+        }
+    }
+
+    private void onWrite(final ChannelHandlerContext ctx, final Object msg, final ChannelPromise promise)
     {
         if (head == tail)
         {
@@ -518,6 +553,13 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     {
         resumeScheduled = false;
         final ChannelHandlerContext ctx = this.ctx;
+        if (writeDepth > 0)
+        {
+            // run from inside a write (an executor that runs tasks inline, as EmbeddedChannel's does on write):
+            // deciding now would write through encoders that are still in the middle of a write; resume after it
+            resumeDeferred = true;
+            return;
+        }
         if (null == delayed && !ctx.isRemoved() && ctx.channel().isActive() && drainWaiting(ctx))
         {
             ctx.fireChannelReadComplete();

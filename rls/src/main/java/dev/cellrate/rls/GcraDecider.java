@@ -13,8 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Embedded GCRA: one {@link KeyedRateLimiter} per rule (an off-heap table sized for {@code keysPerRule}
- * descriptors), keyed by the descriptor's 64-bit identity ({@link DescriptorKey}).
+ * Embedded GCRA: one {@link KeyedRateLimiter} per rule, keyed by the descriptor's 64-bit identity
+ * ({@link DescriptorKey}): an off-heap table sized for {@code keysPerRule} descriptors, or for one when every
+ * entry on the rule's path has an explicit value (one descriptor can match it). A table that is full refuses
+ * a new descriptor (the engine's fail-closed policy) until idle ones are reclaimed.
  * <p>
  * Algorithm, per request:
  * <ul>
@@ -58,8 +60,8 @@ final class GcraDecider implements Decider
         {
             return probe;
         }
-        return new RuleState(rule, KeyedRateLimiter.builder(probe.limit).expectedKeys(keysPerRule).clock(clock).build(),
-            null);
+        final int keys = rule.oneDescriptor() ? 1 : keysPerRule; // a path of explicit values is one descriptor
+        return new RuleState(rule, KeyedRateLimiter.builder(probe.limit).expectedKeys(keys).clock(clock).build(), null);
     }
 
     public long nowNs()

@@ -77,6 +77,13 @@ class ReadmeExamplesTest
             "  - key: path\n    value: /api/*/action\n    rate_limit:\n      unit: minute\n      requests_per_unit: 2\n" +
             "  - key: route\n    value: /api/*/resource/*/action\n    rate_limit:\n      unit: minute\n" +
             "      requests_per_unit: 3\n",
+            // 10: value_to_metric
+            "domain: example10\n" +
+            "descriptors:\n" +
+            "  - key: route\n    value_to_metric: true\n    descriptors:\n" +
+            "      - key: http_method\n        value_to_metric: true\n        descriptors:\n" +
+            "          - key: subject_id\n            rate_limit:\n              unit: minute\n" +
+            "              requests_per_unit: 60\n",
             // 11: share_threshold
             "domain: example11\n" +
             "descriptors:\n" +
@@ -129,6 +136,12 @@ class ReadmeExamplesTest
     {
         assertEquals(10, rls.admitted(12, "edge_proxy_per_ip", d("remote_address", "50.0.0.1")));
         assertEquals(0, rls.admitted(3, "edge_proxy_per_ip", d("remote_address", "50.0.0.5")));
+        final RuleStats perIp = rls.server.service().stats().get("edge_proxy_per_ip.remote_address");
+        assertEquals(12, perIp.totalHits.sum());
+        assertEquals(10, perIp.withinLimit.sum());
+        assertEquals(2, perIp.nearLimit.sum(), "the 9th and 10th of 10 are above 80%");
+        assertEquals(2, perIp.overLimit.sum());
+        assertEquals(3, rls.server.service().stats().get("edge_proxy_per_ip.remote_address_50.0.0.5").overLimit.sum());
     }
 
     @Test
@@ -160,6 +173,8 @@ class ReadmeExamplesTest
         assertEquals(20, shadow.shadowMode.sum());
         assertEquals(20, shadow.overLimit.sum());
         assertEquals(10, shadow.withinLimit.sum());
+        assertEquals(20, shadow.engine.outcome(dev.cellrate.stat.StatKind.WOULD_REJECT), "the engine's dry-run count");
+        assertEquals(10, shadow.engine.outcome(dev.cellrate.stat.StatKind.ADMITTED));
     }
 
     @Test
@@ -204,6 +219,18 @@ class ReadmeExamplesTest
         assertEquals(3, rls.admitted(3, "example9", d("path", "/api/123/other")), "no match: no limit");
         assertEquals(3, rls.admitted(4, "example9", d("route", "/api/v1/resource/123/action")));
         assertEquals(4, rls.admitted(4, "example9", d("route", "/api/v1/resource/123/other")));
+    }
+
+    @Test
+    void example10ValueToMetricNamesTheRequestsValuesInTheStatisticsKey()
+    {
+        rls.call("example10", d("route", "api", "http_method", "GET", "subject_id", "123"));
+        rls.call("example10", d("route", "web", "http_method", "POST", "subject_id", "456"));
+        final var stats = rls.server.service().stats();
+        assertEquals(1, stats.get("example10.route_api.http_method_GET.subject_id").totalHits.sum());
+        assertEquals(1, stats.get("example10.route_web.http_method_POST.subject_id").totalHits.sum());
+        assertFalse(stats.containsKey("example10.route.http_method.subject_id"));
+        assertEquals(60, rls.admitted(61, "example10", d("route", "api", "http_method", "GET", "subject_id", "9")));
     }
 
     @Test

@@ -81,7 +81,7 @@ public final class CellrateFilter extends OncePerRequestFilter
         {
             final long raw = null == s.stringKey ?
                 limit.redis.tryAcquire(s.longKey, 1, decision) : limit.redis.tryAcquire(s.stringKey, 1, decision);
-            code = limit.count(null == s.stringKey ? s.longKey : NamedLimit.keyWord(s.stringKey), raw);
+            code = null == s.stringKey ? limit.count(s.longKey, raw) : limit.countString(s.stringKey, raw);
             filled = true;
         }
         else
@@ -124,8 +124,8 @@ public final class CellrateFilter extends OncePerRequestFilter
         final long nowNs = limit.clock.nanoTime();
         final CharSequence stringKey = s.stringKey;
         final long longKey = s.longKey;
-        final long code = limit.count(null == stringKey ? longKey : NamedLimit.keyWord(stringKey),
-            null == stringKey ? limit.local.peek(longKey, 1, nowNs) : limit.local.peek(stringKey, 1, nowNs));
+        final long code = null == stringKey ? limit.count(longKey, limit.local.peek(longKey, 1, nowNs)) :
+            limit.countString(stringKey, limit.local.peek(stringKey, 1, nowNs));
         if (!Result.isAdmitted(code))
         {
             limit.fillRejected(code, 1, s.decision);

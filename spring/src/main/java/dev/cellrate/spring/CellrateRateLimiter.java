@@ -73,7 +73,7 @@ public final class CellrateRateLimiter extends AbstractRateLimiter<CellrateRateL
         {
             final Decision decision = new Decision();
             return Mono.create(sink -> limit.redis.tryAcquireAsync(key, cost, decision,
-                code -> sink.success(response(limit, limit.count(NamedLimit.keyWord(key), code), decision,
+                code -> sink.success(response(limit, limit.countString(key, code), decision,
                     registry.scratch()))));
         }
         final NamedLimit.Scratch s = registry.scratch();

@@ -78,8 +78,7 @@ public final class CellrateWebFilter implements WebFilter, Ordered
             (key.length() == 0 || key.length() > LimitRegistry.MAX_KEY_LENGTH ? limit.fallback : key) : key;
         if (null != limit.redis)
         {
-            return decideRedis(limit, exchange, chain, null == stringKey ? Long.toString(longKey) : stringKey,
-                null == stringKey ? longKey : NamedLimit.keyWord(stringKey));
+            return decideRedis(limit, exchange, chain, stringKey, longKey);
         }
         final NamedLimit.Scratch s = registry.scratch();
         switch (limit.mode)
@@ -99,12 +98,15 @@ public final class CellrateWebFilter implements WebFilter, Ordered
     }
 
     private Mono<Void> decideRedis(
-        final NamedLimit limit, final ServerWebExchange exchange, final WebFilterChain chain, final CharSequence key,
-        final long keyWord)
+        final NamedLimit limit, final ServerWebExchange exchange, final WebFilterChain chain,
+        final CharSequence stringKey, final long longKey)
     {
         final Decision decision = new Decision();
+        final CharSequence key = null == stringKey ? Long.toString(longKey) : stringKey;
         return Mono.<Long>create(sink -> limit.redis.tryAcquireAsync(key, 1, decision, sink::success))
-            .flatMap(raw -> finish(limit, exchange, chain, limit.count(keyWord, raw), decision, registry.scratch()));
+            .flatMap(raw -> finish(limit, exchange, chain,
+                null == stringKey ? limit.count(longKey, raw) : limit.countString(stringKey, raw), decision,
+                registry.scratch()));
     }
 
     private Mono<Void> finish(
@@ -149,8 +151,8 @@ public final class CellrateWebFilter implements WebFilter, Ordered
         final CharSequence stringKey, final long longKey, final NamedLimit.Scratch s)
     {
         final long nowNs = limit.clock.nanoTime();
-        final long code = limit.count(null == stringKey ? longKey : NamedLimit.keyWord(stringKey),
-            null == stringKey ? limit.local.peek(longKey, 1, nowNs) : limit.local.peek(stringKey, 1, nowNs));
+        final long code = null == stringKey ? limit.count(longKey, limit.local.peek(longKey, 1, nowNs)) :
+            limit.countString(stringKey, limit.local.peek(stringKey, 1, nowNs));
         if (!Result.isAdmitted(code))
         {
             limit.fillRejected(code, 1, s.decision);

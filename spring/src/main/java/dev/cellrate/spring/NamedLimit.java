@@ -31,6 +31,9 @@ public final class NamedLimit
     public static final String X_RATELIMIT_DRY_RUN = "X-RateLimit-Dry-Run";
     public static final String WOULD_REJECT = "would-reject";
 
+    /** Most refused string keys remembered by name for the top rejected keys. */
+    public static final int MAX_NAMED_KEYS = 4096;
+
     final String name;
     final Limit limit;
     final LimitMode mode;
@@ -56,6 +59,8 @@ public final class NamedLimit
     final String costHeader;
     final LimiterStats stats;
     final NanoClock clock;
+    private final java.util.concurrent.ConcurrentHashMap<Long, String> rejectedKeyNames =
+        new java.util.concurrent.ConcurrentHashMap<>();
 
     NamedLimit(final Builder b)
     {
@@ -137,6 +142,22 @@ public final class NamedLimit
     }
 
     /**
+     * @return the header style.
+     */
+    public HeaderStyle headers()
+    {
+        return headers;
+    }
+
+    /**
+     * @return where keys come from.
+     */
+    public KeySource keySource()
+    {
+        return keySource;
+    }
+
+    /**
      * @return the clock local decisions read.
      */
     public NanoClock clock()
@@ -166,7 +187,43 @@ public final class NamedLimit
     {
         final long code = null == decision ?
             local.tryAcquire(key, permits, nowNs) : local.tryAcquire(key, permits, nowNs, decision);
-        return Result.isAdmitted(code) && LimitMode.DRY_RUN != mode ? stats.record(code) : count(keyWord(key), code);
+        if (Result.isAdmitted(code) && LimitMode.DRY_RUN != mode)
+        {
+            return stats.record(code);
+        }
+        return countString(key, code);
+    }
+
+    /**
+     * Count a decision on a string key; a refused key's text is remembered (at most
+     * {@link #MAX_NAMED_KEYS} of them) so the top rejected keys can be shown by name.
+     */
+    long countString(final CharSequence key, final long code)
+    {
+        final long keyWord = keyWord(key);
+        if (!Result.isAdmitted(code) && rejectedKeyNames.size() < MAX_NAMED_KEYS)
+        {
+            rejectedKeyNames.putIfAbsent(keyWord, key.toString());
+        }
+        return count(keyWord, code);
+    }
+
+    /**
+     * @param keyWord a key word of the top-keys sketch.
+     * @return the key's text or address, for people.
+     */
+    public String keyName(final long keyWord)
+    {
+        final String name = rejectedKeyNames.get(keyWord);
+        if (null != name)
+        {
+            return name;
+        }
+        if (KeySource.ADDRESS == keySource || KeySource.FORWARDED == keySource)
+        {
+            return ClientAddress.toString(keyWord);
+        }
+        return "#" + Long.toHexString(keyWord);
     }
 
     /**

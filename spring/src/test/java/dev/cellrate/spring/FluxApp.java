@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /** A WebFlux application with Spring Cloud Gateway on Reactor Netty for the tests. */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import(FluxApp.Api.class)
+@Import({FluxApp.Api.class, FluxApp.Reports.class})
 class FluxApp
 {
     static final ProbeClock CLOCK = new ProbeClock();
@@ -42,10 +42,46 @@ class FluxApp
             .defaultIfEmpty("anonymous");
     }
 
+    /** A bean with a rate-limited method. */
+    static class Reports
+    {
+        @RateLimited(name = "fluxuser", key = "#user")
+        public Mono<String> report(final String user)
+        {
+            return Mono.just("report for " + user);
+        }
+    }
+
     @RestController
     static class Api
     {
-        @GetMapping({"/flux/{x}", "/fluxdry/{x}"})
+        private final Reports reports;
+
+        Api(final Reports reports)
+        {
+            this.reports = reports;
+        }
+
+        @GetMapping("/fluxlogin")
+        Mono<String> login(
+            @org.springframework.web.bind.annotation.RequestHeader(value = "pw", required = false) final String pw,
+            final org.springframework.http.server.reactive.ServerHttpResponse response)
+        {
+            if (!"secret".equals(pw))
+            {
+                response.setStatusCode(org.springframework.http.HttpStatus.UNAUTHORIZED);
+                return Mono.just("no");
+            }
+            return Mono.just("welcome");
+        }
+
+        @GetMapping("/report/{user}")
+        Mono<String> report(@PathVariable final String user)
+        {
+            return reports.report(user);
+        }
+
+        @GetMapping({"/flux/{x}", "/fluxdry/{x}", "/fluxshape/{x}"})
         Mono<String> ok(@PathVariable final String x)
         {
             return Mono.just("ok " + x);

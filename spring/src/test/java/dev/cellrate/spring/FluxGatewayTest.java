@@ -64,6 +64,23 @@ class FluxGatewayTest
             "cellrate.limits.gwredis.burst=3",
             "cellrate.limits.gwredis.filter=false",
             "cellrate.limits.gwredis.backend=redis",
+            "cellrate.limits.fluxshape.rate=10",
+            "cellrate.limits.fluxshape.burst=6",
+            "cellrate.limits.fluxshape.paths=/fluxshape/**",
+            "cellrate.limits.fluxshape.mode=shape",
+            "cellrate.limits.fluxshape.max-delay=300ms",
+            "cellrate.limits.fluxlogin.rate=1",
+            "cellrate.limits.fluxlogin.period=1m",
+            "cellrate.limits.fluxlogin.burst=2",
+            "cellrate.limits.fluxlogin.paths=/fluxlogin",
+            "cellrate.limits.fluxlogin.mode=charge-after",
+            "cellrate.limits.fluxlogin.charge-statuses=401",
+            "cellrate.limits.fluxlogin.key.source=header",
+            "cellrate.limits.fluxlogin.key.header=X-User",
+            "cellrate.limits.fluxuser.rate=1",
+            "cellrate.limits.fluxuser.period=1m",
+            "cellrate.limits.fluxuser.burst=2",
+            "cellrate.limits.fluxuser.filter=false",
             "cellrate.redis.uri=" + redis.uri(),
             "cellrate.redis.fail-policy=closed",
             "cellrate.redis.timeout=2s",
@@ -255,5 +272,41 @@ class FluxGatewayTest
         }
         assertFalse(0 == loops, "no reactor-http threads found");
         return sum;
+    }
+
+    @Test
+    void aRateLimitedRefusalIsAnswered429InWebFlux()
+    {
+        assertEquals("report for ann", Http.get(port, "/report/ann").body());
+        assertEquals(200, Http.get(port, "/report/ann").statusCode());
+        final HttpResponse<String> r = Http.get(port, "/report/ann");
+        assertEquals(429, r.statusCode());
+        assertEquals("60", r.headers().firstValue("retry-after").orElse(null));
+        assertEquals("\"fluxuser\";r=0;t=120", r.headers().firstValue("ratelimit").orElse(null));
+        assertEquals(200, Http.get(port, "/report/bob").statusCode());
+    }
+
+    @Test
+    void webFilterShapesWithATimerAndChargesAfter()
+    {
+        int ok = 0;
+        final long startNs = System.nanoTime();
+        for (int i = 0; i < 6; i++)
+        {
+            ok += 200 == Http.get(port, "/fluxshape/x").statusCode() ? 1 : 0;
+        }
+        assertEquals(4, ok, "delays 0, 100, 200 and 300 ms fit max-delay 300 ms");
+        assertTrue((System.nanoTime() - startNs) / 1_000_000 >= 600, "held");
+
+        for (int i = 0; i < 4; i++)
+        {
+            assertEquals(200, Http.get(port, "/fluxlogin", "X-User", "ann", "pw", "secret").statusCode());
+        }
+        assertEquals(401, Http.get(port, "/fluxlogin", "X-User", "ann", "pw", "bad").statusCode());
+        assertEquals(401, Http.get(port, "/fluxlogin", "X-User", "ann", "pw", "bad").statusCode());
+        final HttpResponse<String> locked = Http.get(port, "/fluxlogin", "X-User", "ann", "pw", "secret");
+        assertEquals(429, locked.statusCode());
+        assertEquals("60", locked.headers().firstValue("retry-after").orElse(null));
+        assertEquals(200, Http.get(port, "/fluxlogin", "X-User", "bob", "pw", "secret").statusCode());
     }
 }

@@ -9,12 +9,13 @@ import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /** A Spring MVC application on Tomcat for the tests. */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import(MvcApp.Api.class)
+@Import({MvcApp.Api.class, Quotes.class})
 class MvcApp
 {
     static final ManualClock CLOCK = new ManualClock();
@@ -28,7 +29,20 @@ class MvcApp
     @RestController
     static class Api
     {
-        @GetMapping({"/api/{x}", "/dry/{x}", "/fwd/{x}", "/addr/{x}", "/spel/{x}"})
+        private final Quotes quotes;
+
+        Api(final Quotes quotes)
+        {
+            this.quotes = quotes;
+        }
+
+        @GetMapping("/quote")
+        String quote(@RequestParam final String user, @RequestParam final String tenant)
+        {
+            return quotes.both(user, tenant);
+        }
+
+        @GetMapping({"/api/{x}", "/dry/{x}", "/fwd/{x}", "/addr/{x}", "/spel/{x}", "/shape/{x}", "/rapi/{x}"})
         String ok(@PathVariable final String x)
         {
             return "ok " + x;

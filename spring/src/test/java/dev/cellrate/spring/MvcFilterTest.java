@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The Servlet filter in a real Spring MVC application on Tomcat, on a random port, driven by real clients. */
@@ -68,24 +69,58 @@ class MvcFilterTest
         "cellrate.limits.login.charge-statuses=401",
         "cellrate.limits.login.key.source=header",
         "cellrate.limits.login.key.header=X-User",
+        "cellrate.limits.shape.rate=10",
+        "cellrate.limits.shape.burst=6",
+        "cellrate.limits.shape.paths=/shape/**",
+        "cellrate.limits.shape.mode=shape",
+        "cellrate.limits.shape.max-delay=300ms",
+        "cellrate.limits.shape.key.source=header",
+        "cellrate.limits.shape.key.header=X-Client",
+        "cellrate.limits.rapi.rate=1",
+        "cellrate.limits.rapi.period=1m",
+        "cellrate.limits.rapi.burst=3",
+        "cellrate.limits.rapi.paths=/rapi/**",
+        "cellrate.limits.rapi.backend=redis",
+        "cellrate.limits.rapi.key.source=header",
+        "cellrate.limits.rapi.key.header=X-Client",
+        "cellrate.redis.fail-policy=closed",
+        "cellrate.redis.timeout=2s",
+        "cellrate.limits.user.rate=1",
+        "cellrate.limits.user.period=1m",
+        "cellrate.limits.user.burst=5",
+        "cellrate.limits.user.filter=false",
+        "cellrate.limits.tenant.rate=1",
+        "cellrate.limits.tenant.period=1m",
+        "cellrate.limits.tenant.burst=2",
+        "cellrate.limits.tenant.filter=false",
     };
 
+    static RedisProcess redis;
     static ConfigurableApplicationContext context;
     static int port;
     static LimitRegistry registry;
 
     @BeforeAll
-    static void start()
+    static void start() throws Exception
     {
-        context = new SpringApplicationBuilder(MvcApp.class).web(WebApplicationType.SERVLET).properties(PROPERTIES).run();
+        redis = RedisProcess.start();
+        context = new SpringApplicationBuilder(MvcApp.class).web(WebApplicationType.SERVLET).properties(PROPERTIES)
+            .properties("cellrate.redis.uri=" + redis.uri()).run();
         port = ((WebServerApplicationContext)context).getWebServer().getPort();
         registry = context.getBean(LimitRegistry.class);
     }
 
     @AfterAll
-    static void stop()
+    static void stop() throws Exception
     {
-        context.close();
+        if (null != context)
+        {
+            context.close();
+        }
+        if (null != redis)
+        {
+            redis.close();
+        }
     }
 
     @Test
@@ -247,5 +282,135 @@ class MvcFilterTest
             locked.headers().firstValue("retry-after").orElse(null));
         assertEquals(200, Http.get(port, "/login", "X-User", "bob", "pw", "secret").statusCode());
         assertFalse(registry.limits().isEmpty());
+    }
+
+    @Test
+    void repeatedLimitsAreAllOrNothing()
+    {
+        final Quotes quotes = context.getBean(Quotes.class);
+        assertEquals("quote for u1@t1", quotes.both("u1", "t1"));
+        assertEquals("quote for u1@t1", quotes.both("u1", "t1"));
+        final RateLimitedException byTenant = assertThrows(RateLimitedException.class, () -> quotes.both("u1", "t1"));
+        assertEquals("tenant", byTenant.limitName());
+        assertEquals(60, byTenant.retryAfterSeconds());
+        // the refused call took nothing from the user limit: 5 - 2 = 3 more calls for u1
+        for (int i = 0; i < 3; i++)
+        {
+            quotes.both("u1", "t-other-" + i);
+        }
+        final RateLimitedException byUser = assertThrows(RateLimitedException.class, () -> quotes.both("u1", "t9"));
+        assertEquals("user", byUser.limitName());
+        // t9 was not charged by the refused call
+        quotes.both("u2", "t9");
+        quotes.both("u2", "t9");
+        assertThrows(RateLimitedException.class, () -> quotes.both("u2", "t9"));
+    }
+
+    @Test
+    void rateLimitedCostAndNumericKeys()
+    {
+        final Quotes quotes = context.getBean(Quotes.class);
+        quotes.expensive(42);
+        quotes.expensive(42);
+        final RateLimitedException refused = assertThrows(RateLimitedException.class, () -> quotes.expensive(42));
+        assertEquals("user", refused.limitName());
+        assertEquals(60, refused.retryAfterSeconds(), "cost 2 with 1 left: one more period");
+        final IllegalStateException unknown = assertThrows(IllegalStateException.class, () -> quotes.unknown("x"));
+        assertTrue(unknown.getMessage().contains("@RateLimited(name = \"nope\"): name must be one of cellrate.limits"),
+            unknown.getMessage());
+    }
+
+    @Test
+    void aRateLimitedRefusalIsAnswered429WithTheLimitsHeaders()
+    {
+        assertEquals(200, Http.get(port, "/quote?user=web&tenant=webt").statusCode());
+        assertEquals(200, Http.get(port, "/quote?user=web&tenant=webt").statusCode());
+        final HttpResponse<String> r = Http.get(port, "/quote?user=web&tenant=webt");
+        assertEquals(429, r.statusCode());
+        assertEquals("60", r.headers().firstValue("retry-after").orElse(null));
+        assertEquals("\"tenant\";q=2;w=120", r.headers().firstValue("ratelimit-policy").orElse(null));
+        assertEquals("\"tenant\";r=0;t=120", r.headers().firstValue("ratelimit").orElse(null));
+        assertTrue(r.body().contains("\"limit\":\"tenant\""), r.body());
+    }
+
+    @Test
+    void actuatorListsLimitsLiveKeysAndTopRejectedKeysAndMetersCountOutcomes()
+    {
+        for (int i = 0; i < 200; i++)
+        {
+            Http.get(port, "/api/x", "X-Client", "flood");
+        }
+        final HttpResponse<String> all = Http.get(port, "/actuator/cellrate");
+        assertEquals(200, all.statusCode());
+        for (final String name : new String[] {"api", "dry", "users", "fwd", "addr", "spel", "login", "user", "tenant"})
+        {
+            assertTrue(all.body().contains("\"" + name + "\":{"), name + " in " + all.body());
+        }
+        final HttpResponse<String> api = Http.get(port, "/actuator/cellrate/api");
+        assertEquals(200, api.statusCode());
+        assertTrue(api.body().contains("\"topRejectedKeys\":[{\"key\":\"flood\""), api.body());
+        assertTrue(api.body().contains("\"liveKeys\":"), api.body());
+        assertTrue(api.body().contains("\"policy\":\"\\\"api\\\";q=3;w=2\""), api.body());
+        assertEquals(404, Http.get(port, "/actuator/cellrate/none").statusCode());
+
+        final io.micrometer.core.instrument.MeterRegistry meters =
+            context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+        final double rejected = meters.get("cellrate.decisions").tags("limiter", "api", "outcome", "rejected")
+            .functionCounter().count();
+        assertEquals(registry.get("api").stats().outcome(StatKind.REJECTED), (long)rejected);
+        assertTrue(rejected >= 197, "rejected " + rejected);
+    }
+
+    @Test
+    void shapeHoldsRequestsUpToMaxDelayThenRefuses()
+    {
+        // rate 10/s, burst 6, the clock held still: the n-th request is due (n - 1) x 100 ms later; past
+        // max-delay 300 ms the reservation is cancelled and the request refused
+        int ok = 0;
+        long refusedAt = -1;
+        final long startNs = System.nanoTime();
+        for (int i = 0; i < 6; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, "/shape/x", "X-Client", "shaped");
+            if (200 == r.statusCode())
+            {
+                ok++;
+            }
+            else
+            {
+                assertEquals(429, r.statusCode());
+                assertEquals("1", r.headers().firstValue("retry-after").orElse(null));
+                refusedAt = refusedAt < 0 ? i : refusedAt;
+            }
+        }
+        final long tookMs = (System.nanoTime() - startNs) / 1_000_000;
+        assertEquals(4, ok, "delays 0, 100, 200 and 300 ms fit max-delay 300 ms");
+        assertEquals(4, refusedAt);
+        assertTrue(tookMs >= 600, "the admitted requests were held: " + tookMs + " ms");
+    }
+
+    @Test
+    void redisBackendCountsExactlyOnTheServer()
+    {
+        int ok = 0;
+        HttpResponse<String> refused = null;
+        for (int i = 0; i < 6; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, "/rapi/x", "X-Client", "servlet-redis");
+            if (200 == r.statusCode())
+            {
+                ok++;
+            }
+            else
+            {
+                refused = r;
+            }
+        }
+        assertEquals(3, ok);
+        assertEquals(429, refused.statusCode());
+        final long seconds = Long.parseLong(refused.headers().firstValue("retry-after").orElseThrow());
+        assertTrue(seconds >= 59 && seconds <= 60, "rate 1/min, rounded up: " + seconds);
+        assertTrue(refused.headers().firstValue("ratelimit").orElse("").startsWith("\"rapi\";r=0;t="));
+        assertEquals(200, Http.get(port, "/rapi/x", "X-Client", "servlet-redis-2").statusCode());
     }
 }

@@ -1,16 +1,35 @@
 package dev.cellrate.spring.autoconfigure;
 
 import dev.cellrate.micrometer.CellrateMetrics;
+import dev.cellrate.spring.CellrateEndpoint;
 import dev.cellrate.spring.CellrateFilter;
 import dev.cellrate.spring.CellrateProperties;
 import dev.cellrate.spring.CellrateRateLimiter;
 import dev.cellrate.spring.CellrateWebFilter;
+import dev.cellrate.spring.RateLimited;
+import dev.cellrate.spring.RateLimitedExceptionResolver;
+import dev.cellrate.spring.RateLimitedInterceptor;
+import dev.cellrate.spring.RateLimitedWebExceptionHandler;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.aop.support.ComposablePointcut;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Role;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.core.type.AnnotationMetadata;
 import dev.cellrate.spring.LimitRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -57,13 +76,20 @@ public class CellrateAutoConfiguration
             bean.setName("cellrateFilter");
             return bean;
         }
+
+        @Bean
+        @ConditionalOnClass(name = "org.springframework.web.servlet.HandlerExceptionResolver")
+        @ConditionalOnMissingBean
+        public RateLimitedExceptionResolver cellrateRateLimitedExceptionResolver(final LimitRegistry limits)
+        {
+            return new RateLimitedExceptionResolver(limits);
+        }
     }
 
     /** The WebFlux web filter. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
     @ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
-    @ConditionalOnProperty(prefix = "cellrate", name = "web-filter", havingValue = "true", matchIfMissing = true)
     public static class ReactiveConfiguration
     {
         @Bean
@@ -71,6 +97,13 @@ public class CellrateAutoConfiguration
         public CellrateWebFilter cellrateWebFilter(final LimitRegistry limits, final CellrateProperties properties)
         {
             return new CellrateWebFilter(limits, properties.getFilterOrder());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        public RateLimitedWebExceptionHandler cellrateRateLimitedWebExceptionHandler(final LimitRegistry limits)
+        {
+            return new RateLimitedWebExceptionHandler(limits);
         }
     }
 
@@ -88,6 +121,79 @@ public class CellrateAutoConfiguration
             final LimitRegistry limits, final ConfigurationService configurationService)
         {
             return new CellrateRateLimiter(limits, configurationService);
+        }
+    }
+
+    /** {@code @RateLimited} on beans. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.aopalliance.intercept.MethodInterceptor")
+    @Import(AutoProxyRegistrar.class)
+    public static class AnnotationConfiguration
+    {
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        @ConditionalOnMissingBean(name = "cellrateRateLimitedAdvisor")
+        public static Advisor cellrateRateLimitedAdvisor(final ObjectProvider<LimitRegistry> limits)
+        {
+            final ComposablePointcut pointcut = new ComposablePointcut(
+                AnnotationMatchingPointcut.forMethodAnnotation(RateLimited.class))
+                .union(AnnotationMatchingPointcut.forMethodAnnotation(RateLimited.List.class));
+            return new DefaultPointcutAdvisor(pointcut, new LazyInterceptor(limits));
+        }
+    }
+
+    /** Registers Spring's infrastructure auto-proxy creator once, or reuses the one already registered. */
+    static final class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar
+    {
+        public void registerBeanDefinitions(
+            final AnnotationMetadata metadata, final BeanDefinitionRegistry registry)
+        {
+            AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+            AopConfigUtils.forceAutoProxyCreatorToUseClassProxying(registry);
+        }
+    }
+
+    /** The interceptor, built when first used (the advisor is created before ordinary beans). */
+    static final class LazyInterceptor implements MethodInterceptor
+    {
+        private final ObjectProvider<LimitRegistry> limits;
+        private volatile RateLimitedInterceptor interceptor;
+
+        LazyInterceptor(final ObjectProvider<LimitRegistry> limits)
+        {
+            this.limits = limits;
+        }
+
+        public Object invoke(final MethodInvocation invocation) throws Throwable
+        {
+            RateLimitedInterceptor i = interceptor;
+            if (null == i)
+            {
+                synchronized (this)
+                {
+                    i = interceptor;
+                    if (null == i)
+                    {
+                        interceptor = i = new RateLimitedInterceptor(limits.getObject());
+                    }
+                }
+            }
+            return i.invoke(invocation);
+        }
+    }
+
+    /** The actuator endpoint. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+        "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint"})
+    public static class EndpointConfiguration
+    {
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnAvailableEndpoint(endpoint = CellrateEndpoint.class)
+        public CellrateEndpoint cellrateEndpoint(final LimitRegistry limits)
+        {
+            return new CellrateEndpoint(limits);
         }
     }
 
