@@ -22,6 +22,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * its own padded word, alternated in one JVM, each round giving one ratio to {@code get + CAS}:
  * <ul>
  *     <li>{@code RateLimiter}: {@code tryAcquire(1, nowNs++)}, the engine's path;</li>
+ *     <li>{@code no Limit load}: {@link AtomicGcra#acquireAt}, today's checks, with the increment and the
+ *     ceiling held in this object's fields and a null base (what a limiter that copied {@code Limit}'s fields
+ *     would do: no load through {@code limit}, no load of the base object);</li>
+ *     <li>{@code latest-TAT, I from Limit}: the latest-TAT check below with the increment computed per call by
+ *     {@code limit.incrementNs(1)}, as {@code RateLimiter} does;</li>
  *     <li>{@code latest-TAT check}: the same decision with one comparison between the TAT's load and the CAS:
  *     the latest conforming TAT, {@code now + (ceiling - I)}, is computed from the arguments while the load is in
  *     flight, and a request conforms iff {@code TAT <= latest} (exact when {@code 1 <= I <= ceiling} and
@@ -41,9 +46,13 @@ public final class CheckOrderCpuTime
 {
     private static final int OPS = 5_000_000;
     private static final Limit LIMIT = SingleLimiterBenchmark.CELLRATE_ADMIT;
-    private static final String[] NAMES = {"RateLimiter", "latest-TAT check", "no check", "get + CAS"};
+    private static final String[] NAMES = {"RateLimiter", "no Limit load", "latest-TAT, I from Limit", "latest-TAT check",
+        "no check", "get + CAS"};
 
     private final RateLimiter cell = new RateLimiter(LIMIT);
+    private final Limit limit = LIMIT;
+    private final long fieldsWord;
+    private final long limitWord;
     private final long latestWord;
     private final long bareWord;
     private final long ceilingNs = LIMIT.ceilingNs();
@@ -53,6 +62,8 @@ public final class CheckOrderCpuTime
 
     private CheckOrderCpuTime(final long words)
     {
+        fieldsWord = words + 384;
+        limitWord = words + 448;
         latestWord = words + 128;
         bareWord = words + 256;
     }
@@ -180,47 +191,95 @@ public final class CheckOrderCpuTime
 
     private long run(final int workload)
     {
-        long sink = 0;
         switch (workload)
         {
             case 0:
-                for (int i = 0; i < OPS; i++)
-                {
-                    sink += cell.tryAcquire(1, nowNs++);
-                }
-                return sink;
+                return rateLimiter();
             case 1:
-                for (int i = 0; i < OPS; i++)
-                {
-                    sink += acquireLatest(null, latestWord, incrementNs, ceilingNs, nowNs++);
-                }
-                return sink;
+                return noLimitLoad();
             case 2:
-                for (int i = 0; i < OPS; i++)
-                {
-                    final long tatNs = UnsafeApi.getLongAcquire(null, bareWord);
-                    final long now = nowNs++;
-                    sink += UnsafeApi.compareAndExchangeLong(null, bareWord, tatNs, Math.max(tatNs, now) + 1) == tatNs ? 0 : 1;
-                }
-                return sink;
+                return latestTatFromLimit();
+            case 3:
+                return latestTat();
+            case 4:
+                return noCheck();
             default:
-                for (int i = 0; i < OPS; i++)
-                {
-                    final AtomicLong word = casCounter;
-                    long value = word.get();
-                    while (true)
-                    {
-                        final long witness = word.compareAndExchange(value, value + 1);
-                        if (witness == value)
-                        {
-                            break;
-                        }
-                        value = witness;
-                    }
-                    nowNs++;
-                    sink += value;
-                }
-                return sink;
+                return getAndCas();
         }
+    }
+
+    // one method per workload, so each loop is compiled on its own
+    private long rateLimiter()
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            sink += cell.tryAcquire(1, nowNs++);
+        }
+        return sink;
+    }
+
+    private long noLimitLoad()
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            sink += AtomicGcra.acquireAt(null, fieldsWord, incrementNs, ceilingNs, nowNs++);
+        }
+        return sink;
+    }
+
+    private long latestTatFromLimit()
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            sink += acquireLatest(null, limitWord, limit.incrementNs(1), ceilingNs, nowNs++);
+        }
+        return sink;
+    }
+
+    private long latestTat()
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            sink += acquireLatest(null, latestWord, incrementNs, ceilingNs, nowNs++);
+        }
+        return sink;
+    }
+
+    private long noCheck()
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            final long tatNs = UnsafeApi.getLongAcquire(null, bareWord);
+            final long now = nowNs++;
+            sink += UnsafeApi.compareAndExchangeLong(null, bareWord, tatNs, Math.max(tatNs, now) + 1) == tatNs ? 0 : 1;
+        }
+        return sink;
+    }
+
+    private long getAndCas()
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            final AtomicLong word = casCounter;
+            long value = word.get();
+            while (true)
+            {
+                final long witness = word.compareAndExchange(value, value + 1);
+                if (witness == value)
+                {
+                    break;
+                }
+                value = witness;
+            }
+            nowNs++;
+            sink += value;
+        }
+        return sink;
     }
 }
