@@ -4,6 +4,8 @@ import dev.cellrate.table.ShardLock;
 import dev.cellrate.table.TableLayout;
 import org.agrona.concurrent.AtomicBuffer;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * The shard insert lock of a table shared by processes: the lock word ({@link TableLayout#LOCK_OFFSET} of a shard
  * header) is 0 when free and the holder's {@link LockHolder} token when held, so it survives a holder that dies
@@ -33,8 +35,8 @@ final class SharedShardLock implements ShardLock
     private final int slotsPerShard;
     private final long maxLagNs;
     private final long token;
-    private volatile long takeovers;
-    private volatile long repairedSlots;
+    private final AtomicLong takeovers = new AtomicLong();
+    private final AtomicLong repairedSlots = new AtomicLong();
 
     /**
      * @param buffer        the table region (mapped).
@@ -119,8 +121,8 @@ final class SharedShardLock implements ShardLock
         final int shard = (header - TableLayout.SHARD_HEADERS_OFFSET) / TableLayout.SHARD_HEADER_LENGTH;
         final long capNs = TimeBase.saturatedAdd(System.nanoTime(), maxLagNs);
         final int repaired = ShardRepair.afterDeadHolder(buffer, shard, slotsPerShard, shardCount, capNs);
-        repairedSlots = repairedSlots + repaired;
-        takeovers = takeovers + 1;
+        repairedSlots.addAndGet(repaired);
+        takeovers.incrementAndGet();
     }
 
     /**
@@ -128,7 +130,7 @@ final class SharedShardLock implements ShardLock
      */
     long takeovers()
     {
-        return takeovers;
+        return takeovers.get();
     }
 
     /**
@@ -136,7 +138,7 @@ final class SharedShardLock implements ShardLock
      */
     long repairedSlots()
     {
-        return repairedSlots;
+        return repairedSlots.get();
     }
 
     /**
