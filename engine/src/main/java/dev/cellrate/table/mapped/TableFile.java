@@ -13,10 +13,12 @@ import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
@@ -538,6 +540,14 @@ public final class TableFile
         if (ex instanceof FileSystemException && null != ((FileSystemException)ex).getReason())
         {
             return ((FileSystemException)ex).getReason();
+        }
+        if (ex instanceof AccessDeniedException)
+        {
+            return "Permission denied (" + ((AccessDeniedException)ex).getFile() + ")";
+        }
+        if (ex instanceof NoSuchFileException)
+        {
+            return "No such file or directory (" + ((NoSuchFileException)ex).getFile() + ")";
         }
         return null == ex.getMessage() ? ex.getClass().getSimpleName() : ex.getMessage();
     }
