@@ -1,6 +1,8 @@
 package dev.cellrate;
 
-import dev.cellrate.table.DecisionLoop;
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
+import dev.cellrate.DecisionLoop;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.DirectBuffer;
@@ -36,9 +38,8 @@ import org.agrona.concurrent.NanoClock;
  * {@code OVERFLOW} is not offered (one shared overflow cell would mix the classes). A {@link Decision} holder
  * is filled under the key's class (class 0's limit when no class was read: a cost below 1, a full table).
  */
-public final class ClassedKeyedRateLimiter implements KeyedLimiter
+public final class ClassedKeyedRateLimiter extends TableFront implements KeyedLimiter
 {
-    private final SlotTable table;
     private final KeyClassifier classifier;
     private final TableFullPolicy policy;
     private final NanoClock clock;
@@ -52,12 +53,12 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
      * @param policy     {@link TableFullPolicy#REJECT} or {@link TableFullPolicy#ADMIT}.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
-    public ClassedKeyedRateLimiter(
+    ClassedKeyedRateLimiter(
         final Limit[] limits, final KeyClassifier classifier, final SlotTable table, final TableFullPolicy policy)
     {
+        super(table);
         Bounds.requireNonNull("limits", limits);
         Bounds.requireNonNull("classifier", classifier);
-        Bounds.requireNonNull("table", table);
         Bounds.requireNonNull("policy", policy);
         if (0 == table.classCapacity())
         {
@@ -71,7 +72,6 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
             throw new IllegalArgumentException("tableFullPolicy must be REJECT or ADMIT on a classed table but was "
                 + policy);
         }
-        this.table = table;
         this.classifier = classifier;
         this.policy = policy;
         this.clock = table.evictionClock();
@@ -218,13 +218,6 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
         return table.classedTatNs(table.keyWord(key));
     }
 
-    /**
-     * @return the table.
-     */
-    public SlotTable table()
-    {
-        return table;
-    }
 
     /**
      * @return the clock of the clock-reading forms (the table's eviction clock).
@@ -234,21 +227,7 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
         return clock;
     }
 
-    /**
-     * @return idle keys reclaimed since construction.
-     */
-    public long evictions()
-    {
-        return table.evictions();
-    }
 
-    /**
-     * @return keys holding a slot.
-     */
-    public long liveKeys()
-    {
-        return table.liveKeys();
-    }
 
     private static long insert(
         final Step step, final long keyWord, final int classIndex, final long permits, final long nowNs,

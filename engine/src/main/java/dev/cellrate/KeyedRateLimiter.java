@@ -1,7 +1,8 @@
 package dev.cellrate;
 
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.Gcra;
-import dev.cellrate.table.DecisionLoop;
+import dev.cellrate.DecisionLoop;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.BufferUtil;
@@ -40,9 +41,8 @@ import java.util.Objects;
  * A {@link Decision} holder is filled from the cell that decided (the overflow cell under {@code OVERFLOW},
  * so its retry-after is usable); under {@code ADMIT} it is filled as an admission with a full bucket.
  */
-public final class KeyedRateLimiter implements KeyedDebitLimiter
+public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimiter
 {
-    private final SlotTable table;
     private final DecisionLoop step;
     private final Limit limit;
     private final long emissionIntervalNs;
@@ -80,10 +80,10 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     /** Over a table the builder made (a mapped file's). */
     KeyedRateLimiter(final Limit limit, final TableFullPolicy policy, final NanoClock clock, final SlotTable table)
     {
+        super(table);
         this.limit = limit;
         this.policy = policy;
         this.clock = clock;
-        this.table = table;
         this.step = new DecisionLoop(table, limit, policy);
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
@@ -290,7 +290,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
      * @param nowNs   the time of the request, ns.
      * @return as {@link #tryAcquire(long, long)}.
      */
-    public long tryAcquireKeyWord(final long keyWord, final long permits, final long nowNs)
+    long tryAcquireKeyWord(final long keyWord, final long permits, final long nowNs)
     {
         return charge(keyWord, limit.incrementNs(permits), nowNs, null);
     }
@@ -307,37 +307,9 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         return table.sweep(nowNs, maxSlots);
     }
 
-    /**
-     * @return keys holding a slot (approximate while inserts run; idle keys count until swept or reused).
-     */
-    public long liveKeys()
-    {
-        return table.liveKeys();
-    }
 
-    /**
-     * @return idle keys reclaimed since construction.
-     */
-    public long evictions()
-    {
-        return table.evictions();
-    }
 
-    /**
-     * @return requests that found the table full (each answered by the policy's code).
-     */
-    public long tableFullEvents()
-    {
-        return table.tableFullEvents();
-    }
 
-    /**
-     * @return failed TAT CASes (contention on hot keys).
-     */
-    public long casRetries()
-    {
-        return table.casRetries();
-    }
 
     /**
      * @return the TAT of the key's cell, or {@link SlotTable#STALE} if the key has no cell (tests, diagnostics).
@@ -347,13 +319,6 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         return table.tatNs(keyWord);
     }
 
-    /**
-     * @return the table (slot API, seed, shape).
-     */
-    public SlotTable table()
-    {
-        return table;
-    }
 
     /**
      * @return the limit of every key.

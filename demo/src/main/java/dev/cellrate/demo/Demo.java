@@ -8,10 +8,9 @@ import dev.cellrate.Result;
 import dev.cellrate.SingleThreadedRateLimiter;
 import dev.cellrate.PayLaterRateLimiter;
 import dev.cellrate.composite.CompositeRateLimiter;
-import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.KeyedShaper;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
-import dev.cellrate.table.SlotTable;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.tcm.Colour;
 import dev.cellrate.tcm.SrTcm;
 import dev.cellrate.tcm.TrTcm;
@@ -160,8 +159,8 @@ public final class Demo
             }),
             new Row("KeyedShaper, delay (one key)", () ->
             {
-                final KeyedShaper shaper = new KeyedShaper(
-                    limit, ShaperMode.delay(), new SlotTable(16, 64, 64, Trace.SECOND_NS), SystemNanoClock.INSTANCE);
+                final KeyedShaper shaper = KeyedRateLimiter.builder(limit).slotCount(1024).shardCount(16)
+                    .idleGraceNs(Trace.SECOND_NS).buildShaper(ShaperMode.delay());
                 return nowNs -> shaped(shaper.reserve(42L, 1, nowNs));
             }),
             new Row("FixedWindowLimiter (10 per aligned 1 s)", () ->
@@ -291,9 +290,8 @@ public final class Demo
         final KeyedWorkload.KeyedDecider decider = (key, nowNs) -> keyed.tryAcquire(key, 1, nowNs);
         System.out.printf(Locale.ROOT,
             "Keyed workload: KeyedRateLimiter, %d threads, %,d keys (Zipf 0.99), 1000/s burst 100 per key,%n" +
-                "  System.nanoTime() per decision, %,d slots = %,d bytes off-heap (%.1f B/key)%n",
-            threads, keyCount, keyed.table().slotCount(), keyed.table().capacityBytes(),
-            keyed.table().capacityBytes() / (double)keyCount);
+                "  System.nanoTime() per decision, a table sized for the keys (builder.expectedKeys)%n",
+            threads, keyCount);
         final KeyedWorkload.Outcome outcome = new KeyedWorkload(decider, keyCount, threads)
             .run(1_000_000_000L, 3_000_000_000L);
         System.out.printf(Locale.ROOT, "  decisions/s          %,.0f (%.1f per us per thread)%n",

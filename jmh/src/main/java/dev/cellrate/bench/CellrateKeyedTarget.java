@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 
@@ -43,7 +44,7 @@ final class CellrateKeyedTarget extends KeyedTarget
     @Override
     long offHeapBytes()
     {
-        return limiter.table().capacityBytes();
+        return TestFronts.tableOf(limiter).capacityBytes();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.cellrate.bench;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.JvmOption;
+import dev.cellrate.layout.CellArray;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -29,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  *     ({@link CellrateKeyedTarget});</li>
  *     <li>{@code cellrateMapped}: the same limiter with {@code mappedFile}: its table in a file in a temporary
  *     directory, mapped shared ({@link CellrateKeyedTarget#mapped});</li>
- *     <li>{@code cellrateShaper}: {@link dev.cellrate.shaper.KeyedShaper} {@code reserve} in delay mode on a table
+ *     <li>{@code cellrateShaper}: {@link dev.cellrate.KeyedShaper} {@code reserve} in delay mode on a table
  *     of the same shape ({@link CellrateKeyedShaperTarget});</li>
  *     <li>{@code randomCas}: the baseline, one random CAS on an off-heap array of a table's footprint
  *     ({@link RandomCasTarget});</li>
@@ -50,7 +51,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {CellArray.JVM_OPTION, "-Xmx12g"})
+@Fork(value = 2, jvmArgsAppend = {JvmOption.ADD_EXPORTS, "-Xmx12g"})
 @State(Scope.Benchmark)
 public class KeyedBenchmark
 {

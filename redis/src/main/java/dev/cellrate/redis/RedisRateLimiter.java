@@ -80,7 +80,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      * someone repairs or deletes the key), in the engine's distributed range; counted by {@link #keyErrors()},
      * never a fallback, never a failure for the circuit breaker: every other key is still decided by Redis.
      */
-    public static final long REJECTED_KEY_ERROR = Result.DISTRIBUTED_RANGE_FIRST - 2;
+    public static final long REJECTED_KEY_ERROR = Result.REJECTED_KEY_ERROR;
 
     static final long SERVER_TIME = -1;
     private static final long NS_PER_US = 1000;
@@ -118,7 +118,8 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         this.effective = limit.effective();
         this.prefix = b.prefix;
         this.policy = b.policy;
-        this.local = FailPolicy.LOCAL == b.policy ? KeyedRateLimiter.builder(b.limit).expectedKeys(b.localKeys).build() : null;
+        this.local = FailPolicy.LOCAL == b.policy ? KeyedRateLimiter.builder(b.limit).expectedKeys(b.localKeys)
+            .initialPermits(Math.min(b.localInitialPermits, b.limit.burst())).build() : null;
         this.localClock = b.localClock;
         this.timeoutNs = b.timeoutNs;
         this.extraTtlMs = b.extraTtlMs;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
