@@ -92,7 +92,8 @@ final class MappedTableProofTest
 
     /**
      * Child JVMs inserting new keys from 2 threads are killed with {@code destroyForcibly} at random points,
-     * round after round (at least 4, and until 2 of them died holding a shard lock, at most 12); the next round's inserts take over the locks the dead left held. In the end every key a
+     * round after round (at least 4, and until 2 of them died holding a shard lock, at most 12), each kill sent
+     * when this JVM sees a shard lock word name the child; the next round's inserts take over the locks the dead left held. In the end every key a
      * child recorded as admitted is in exactly one slot, no key word is in two slots, and each shard's live-key
      * count matches its slots.
      */
@@ -111,8 +112,9 @@ final class MappedTableProofTest
                 Integer.toString(round * 50_000), "50000", "2"))
             {
                 child.awaitLine("READY");
-                Thread.sleep(20 + random.nextInt(150));
+                Thread.sleep(20 + random.nextInt(100));
                 final long pid = child.process.pid();
+                awaitHeldBy(file, pid, 200); // aim the kill at a moment the child holds a lock
                 child.kill();
                 killedHolding += heldBy(file, pid);
             }
@@ -177,6 +179,24 @@ final class MappedTableProofTest
     private static long keyWord(final TableFile view, final long key)
     {
         return KeyHash.mixLong(key, KeyHash.longKeySeed(view.secret0, view.secret1));
+    }
+
+    /** Spin (at most {@code millis}) until a shard lock of the file names the process. */
+    private static void awaitHeldBy(final Path file, final long pid, final long millis)
+    {
+        final TableFile view = TableFile.open(file, specOf(file), null);
+        final long endNs = System.nanoTime() + millis * 1_000_000L;
+        while (System.nanoTime() - endNs < 0)
+        {
+            for (int shard = 0; shard < 16; shard++)
+            {
+                final long word = view.table.getLongVolatile(TableLayout.shardHeaderOffset(shard));
+                if (0 != word && LockHolder.processId(word) == pid)
+                {
+                    return;
+                }
+            }
+        }
     }
 
     private static int heldBy(final Path file, final long pid)
