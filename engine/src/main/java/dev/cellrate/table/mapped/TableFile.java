@@ -486,6 +486,10 @@ public final class TableFile
                         ", and this process is in pid namespace " + pidNamespace + ": shard locks name their " +
                         "holders by process id, so processes sharing a table must share a pid namespace");
                 }
+                header.putLong(LATEST_MONO_OFFSET, System.nanoTime());
+                header.putLong(LATEST_WALL_OFFSET, TimeBase.wallNowNs());
+                header.putLong(LATEST_CHECKSUM_OFFSET, checksum(header, LATEST_MONO_OFFSET, LATEST_CHECKSUM_OFFSET));
+                headerMap.force();
                 return false;
             }
         }
@@ -494,13 +498,19 @@ public final class TableFile
         headerMap.force();
         final long monoNowNs = System.nanoTime();
         final long wallNowNs = TimeBase.wallNowNs();
+        // The latest anchor of the old boot if its write was whole, else the one of its first opener.
+        final boolean latest = header.getLong(LATEST_CHECKSUM_OFFSET) == checksum(header, LATEST_MONO_OFFSET, LATEST_CHECKSUM_OFFSET);
         final long deltaNs = TimeBase.rebaseDeltaNs(
-            header.getLong(ANCHOR_MONO_OFFSET), header.getLong(ANCHOR_WALL_OFFSET), monoNowNs, wallNowNs);
+            header.getLong(latest ? LATEST_MONO_OFFSET : ANCHOR_MONO_OFFSET),
+            header.getLong(latest ? LATEST_WALL_OFFSET : ANCHOR_WALL_OFFSET), monoNowNs, wallNowNs);
         final long capNs = TimeBase.saturatedAdd(monoNowNs, spec.maxLagNs());
         ShardRepair.rebase(table, spec.shardCount, spec.slotsPerShard, deltaNs, capNs, REBASING == state);
         tableMap.force();
         writeTimeBase(header, current, monoNowNs, wallNowNs, header.getLong(REBASES_OFFSET) + 1);
         header.putLong(PID_NS_OFFSET, LockHolder.pidNamespace());
+        header.putLong(LATEST_MONO_OFFSET, 0);
+        header.putLong(LATEST_WALL_OFFSET, 0);
+        header.putLong(LATEST_CHECKSUM_OFFSET, 0); // not the checksum of two zeros: no latest anchor
         headerMap.force();
         header.putLongVolatile(TIME_STATE_OFFSET, STEADY);
         headerMap.force();

@@ -46,6 +46,9 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  |                   CRC32C of bytes 128..175                    |  TIME_CHECKSUM_..    176
  *  |                   time-base state: STEADY or REBASING         |  TIME_STATE_OFFSET   184
  *  |                   pid namespace (inode of /proc/self/ns/pid)  |  PID_NS_OFFSET       192
+ *  |                   latest anchor: CLOCK_MONOTONIC (ns)         |  LATEST_MONO_OFFSET  200
+ *  |                   latest anchor: wall clock (ns)              |  LATEST_WALL_OFFSET  208
+ *  |                   CRC32C of bytes 200..215                    |  LATEST_CHECKSUM_.. 216
  *  +---------------------------------------------------------------+
  *  |                   zero to HEADER_LENGTH (4096)                |
  *  +---------------------------------------------------------------+  TABLE_REGION_OFFSET 4096
@@ -100,6 +103,15 @@ final class TableFileLayout
     static final int TIME_CHECKSUM_OFFSET = REBASES_OFFSET + SIZE_OF_LONG;
     static final int TIME_STATE_OFFSET = TIME_CHECKSUM_OFFSET + SIZE_OF_LONG;
     static final int PID_NS_OFFSET = TIME_STATE_OFFSET + SIZE_OF_LONG;
+
+    /**
+     * The latest anchor: rewritten by every process that opens the file on the boot its words are on, with its
+     * own checksum, so a write torn by a crash leaves it invalid and the rebase falls back to the anchor at
+     * {@link #ANCHOR_MONO_OFFSET}. Cleared by a rebase.
+     */
+    static final int LATEST_MONO_OFFSET = PID_NS_OFFSET + SIZE_OF_LONG;
+    static final int LATEST_WALL_OFFSET = LATEST_MONO_OFFSET + SIZE_OF_LONG;
+    static final int LATEST_CHECKSUM_OFFSET = LATEST_WALL_OFFSET + SIZE_OF_LONG;
 
     /** The time base is consistent with the table's words. */
     static final long STEADY = 0x5354454144590000L;

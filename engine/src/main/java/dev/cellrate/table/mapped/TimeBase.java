@@ -23,14 +23,14 @@ import java.util.UUID;
  * <p>
  * <b>Across a reboot.</b> {@code CLOCK_MONOTONIC} restarts near 0, so the first process of a new boot rebases
  * every word before anyone decides on it. The file holds an anchor, a pair (monotonic, wall) read together on the
- * boot that wrote the words; the wall-clock instant of a TAT is {@code wall_A + (tat - mono_A)} and the rebased
+ * boot that wrote the words (the latest one: every process that opens the file rewrites it); the wall-clock instant of a TAT is {@code wall_A + (tat - mono_A)} and the rebased
  * TAT is that instant on the new boot's monotonic clock: {@code tat + delta} with
  * {@code delta = (mono_now - wall_now) - (mono_A - wall_A)} ({@link #rebaseDeltaNs}), capped at
  * {@code mono_now + 2 (tau + T)} (the deepest a key can be: an empty bucket and a debit's full burst of debt) and
  * floored at a fresh slot
  * ({@link #rebasedTatNs}). The downtime a key is credited with is what the wall clock says passed. Guarantee: a
- * key gets at most what it had left plus what the wall clock's forward error since the anchor
- * ({@code Δ}: a forward step, or a reboot with a clock that runs ahead) grants, i.e. at most
+ * key gets at most what it had left plus what the wall clock's forward error since the anchor (the last opening of the
+ * file on the old boot) ({@code Δ}: a forward step, or a reboot with a clock that runs ahead) grants, i.e. at most
  * {@code floor(Δ / T)} permits more than exact GCRA, and never more than a full burst. A wall clock that is
  * behind only makes keys wait longer (at most as long as the deepest a key can be).
  */

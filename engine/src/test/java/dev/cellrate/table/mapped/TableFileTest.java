@@ -215,6 +215,37 @@ final class TableFileTest
     @Test
     void anotherBootRebasesEveryWordByTheWallClock() throws Exception
     {
+        // The old boot's latest anchor: written whole, so it is the one the rebase uses.
+        rebasesByTheOldAnchor((header, mono, wall) ->
+        {
+            header.putLong(ANCHOR_MONO_OFFSET, 5);
+            header.putLong(ANCHOR_WALL_OFFSET, 7);
+            header.putLong(LATEST_MONO_OFFSET, mono);
+            header.putLong(LATEST_WALL_OFFSET, wall);
+            header.putLong(LATEST_CHECKSUM_OFFSET, TableFile.checksum(header, LATEST_MONO_OFFSET, LATEST_CHECKSUM_OFFSET));
+        });
+    }
+
+    /** A latest anchor whose write was torn (its checksum fails): the rebase uses the first opener's anchor. */
+    @Test
+    void aTornLatestAnchorFallsBackToTheFirstOne() throws Exception
+    {
+        rebasesByTheOldAnchor((header, mono, wall) ->
+        {
+            header.putLong(ANCHOR_MONO_OFFSET, mono);
+            header.putLong(ANCHOR_WALL_OFFSET, wall);
+            header.putLong(LATEST_MONO_OFFSET, 5);
+            header.putLong(LATEST_WALL_OFFSET, wall);
+        });
+    }
+
+    interface AnchorEdit
+    {
+        void apply(AtomicBuffer header, long monoNs, long wallNs);
+    }
+
+    private void rebasesByTheOldAnchor(final AnchorEdit anchor) throws Exception
+    {
         final Path path = directory.resolve("t.table");
         final TableFile file = TableFile.open(path, TestSpecs.small(), null);
         final long anchorMonoNs = 1_000_000_000_000L;
@@ -237,8 +268,7 @@ final class TableFileTest
         edit(path, header ->
         {
             header.putLong(BOOT_ID_HI_OFFSET, 0x1234);
-            header.putLong(ANCHOR_MONO_OFFSET, anchorMonoNs);
-            header.putLong(ANCHOR_WALL_OFFSET, anchorWallNs);
+            anchor.apply(header, anchorMonoNs, anchorWallNs);
             header.putLong(TIME_CHECKSUM_OFFSET, TableFile.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
         });
 
@@ -257,6 +287,7 @@ final class TableFileTest
         assertEquals(TableLayout.FRESH_SLOT_TAT_NS, words.getLong(tombstone + TableLayout.TAT_OFFSET));
         assertEquals(0, words.getLong(TableLayout.shardHeaderOffset(0)), "the old boot's lock is free");
         assertEquals(3, words.getLong(TableLayout.shardHeaderOffset(0) + TableLayout.LIVE_KEYS_OFFSET));
+        assertEquals(0, rebased.header.getLong(LATEST_CHECKSUM_OFFSET), "the old boot's latest anchor is cleared");
         assertFalse(TableFile.open(path, TestSpecs.small(), null).rebased, "once per boot");
     }
 
