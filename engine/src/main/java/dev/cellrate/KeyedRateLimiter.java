@@ -73,11 +73,17 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
         final long secret0,
         final long secret1)
     {
+        this(limit, policy, clock,
+            new SlotTable(shardCount, slotsPerShard, probeBound, idleGraceNs, secret0, secret1, clock));
+    }
+
+    /** Over a table the builder made (a mapped file's). */
+    KeyedRateLimiter(final Limit limit, final TableFullPolicy policy, final NanoClock clock, final SlotTable table)
+    {
         this.limit = limit;
         this.policy = policy;
         this.clock = clock;
-        this.table =
-            new SlotTable(shardCount, slotsPerShard, probeBound, idleGraceNs, secret0, secret1, clock);
+        this.table = table;
         this.step = new DecisionLoop(table, limit, policy);
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();

@@ -5,9 +5,11 @@ import dev.cellrate.shaper.KeyedShaper;
 import dev.cellrate.shaper.ShaperMode;
 import dev.cellrate.table.KeyHash;
 import dev.cellrate.table.SlotTable;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 
 import dev.cellrate.table.TableLayout;
+import dev.cellrate.table.mapped.MappedTable;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -59,6 +61,7 @@ public final class KeyedRateLimiterBuilder
     boolean secretFixed;
     NanoClock clock = SystemNanoClock.INSTANCE;
     long initialPermits = Long.MAX_VALUE;
+    Path mappedFile;
 
     KeyedRateLimiterBuilder(final Limit limit)
     {
@@ -192,14 +195,47 @@ public final class KeyedRateLimiterBuilder
     }
 
     /**
+     * Keep the table in a file: it survives a restart, and every process of the host that builds a limiter on
+     * the same file shares its keys, as NGINX's workers share a zone (see {@code docs/keyed-table.md}, "A table
+     * in a mapped file"). A new file is created owner-only (0600: it holds the key-hash secret) and written in
+     * full; an existing file is used only if it was made with the same limit, table-full policy, initial fill,
+     * idle grace and table geometry, and otherwise refused with an error naming what differs. The clock must be
+     * the system clock ({@link SystemNanoClock}, {@code CLOCK_MONOTONIC} on Linux): the file's words are its
+     * values, the same for every process of one boot. Refunds of a mapped table give nothing back. Applies to
+     * {@link #build()} only.
+     *
+     * @param path the file (its directory must exist).
+     * @return this.
+     */
+    public KeyedRateLimiterBuilder mappedFile(final Path path)
+    {
+        this.mappedFile = Bounds.requireNonNull("mappedFile", path);
+        return this;
+    }
+
+    /**
      * @return a new limiter with a preallocated table.
      * @throws IllegalArgumentException naming the field and its allowed range.
+     * @throws IllegalStateException    with a {@link #mappedFile}: naming the file and what is wrong with it.
      */
     public KeyedRateLimiter build()
     {
         final int shards = validatedShardCount();
         final int slotsPerShard = validatedSlotsPerShard(shards);
         final int bound = validatedProbeBound(slotsPerShard);
+        if (null != mappedFile)
+        {
+            if (!(clock instanceof SystemNanoClock))
+            {
+                throw new IllegalArgumentException("clock must be the system clock for a mappedFile table (its " +
+                    "words are System.nanoTime values, shared by the host's processes) but was " + clock);
+            }
+            final KeyedRateLimiter limiter = new KeyedRateLimiter(limit, policy, clock, MappedTable.keyedRateLimiter(
+                mappedFile, limit, policy, shards, slotsPerShard, bound, idleGraceNs, newKeyLagNs(),
+                secretFixed ? new long[] {secret0, secret1} : null, clock));
+            limiter.table().fillNewKeys(newKeyLagNs());
+            return limiter;
+        }
         final long[] secret = secret();
         final KeyedRateLimiter limiter = new KeyedRateLimiter(
             limit, policy, clock, shards, slotsPerShard, bound, idleGraceNs, secret[0], secret[1]);
@@ -218,6 +254,10 @@ public final class KeyedRateLimiterBuilder
     public KeyedShaper buildShaper(final ShaperMode mode)
     {
         Bounds.requireNonNull("mode", mode);
+        if (null != mappedFile)
+        {
+            throw new IllegalArgumentException("mappedFile applies to build() only, not to a shaper");
+        }
         final int shards = validatedShardCount();
         final int slotsPerShard = validatedSlotsPerShard(shards);
         final int bound = validatedProbeBound(slotsPerShard);

@@ -48,6 +48,8 @@ final class ShardWriter
     private final long idleGraceNs;
     private final int slotCount;
     private volatile AtomicBuffer highWaterMarks;
+    /** The lock of a table shared by processes, or null: then the lock word is this spin-lock's 0 / 1. */
+    private final ShardLock sharedLock;
 
     ShardWriter(
         final AtomicBuffer buffer,
@@ -57,6 +59,19 @@ final class ShardWriter
         final long idleGraceNs,
         final int slotCount)
     {
+        this(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs, slotCount, null);
+    }
+
+    ShardWriter(
+        final AtomicBuffer buffer,
+        final int slotsOffset,
+        final int slotsPerShard,
+        final int probeBound,
+        final long idleGraceNs,
+        final int slotCount,
+        final ShardLock sharedLock)
+    {
+        this.sharedLock = sharedLock;
         this.buffer = buffer;
         this.slotsOffset = slotsOffset;
         this.slotsPerShard = slotsPerShard;
@@ -300,6 +315,11 @@ final class ShardWriter
     /** Take the insert lock of the shard whose header is at {@code header} (spin, see {@link #backOff}). */
     void lock(final int header)
     {
+        if (null != sharedLock)
+        {
+            sharedLock.lock(header);
+            return;
+        }
         int spins = 0;
         while (!buffer.compareAndSetLong(header, 0, 1))
         {
@@ -310,6 +330,11 @@ final class ShardWriter
     /** Release the insert lock of the shard whose header is at {@code header}. */
     void unlock(final int header)
     {
+        if (null != sharedLock)
+        {
+            sharedLock.unlock(header);
+            return;
+        }
         buffer.putLongRelease(header, 0);
     }
 

@@ -136,6 +136,8 @@ public final class SlotTable
     private final long seed;
     private final NanoClock evictionClock;
     private final ShardWriter writer;
+    /** Whether the buffer is shared with other processes ({@link SharedTable}): then no word is ever lowered. */
+    private final boolean shared;
     /** The initial fill of new keys ({@link #fillNewKeys}); 0: they start full. */
     private volatile long newKeyLagNs;
     private int nextSweepShard;
@@ -249,6 +251,24 @@ public final class SlotTable
         final long secret1,
         final NanoClock evictionClock)
     {
+        this(shardCount, slotsPerShard, probeBound, idleGraceNs, secret0, secret1, evictionClock, null, null);
+    }
+
+    /**
+     * A table over a buffer other processes share ({@link SharedTable#over}), or (both null) over a buffer of its
+     * own.
+     */
+    SlotTable(
+        final int shardCount,
+        final int slotsPerShard,
+        final int probeBound,
+        final long idleGraceNs,
+        final long secret0,
+        final long secret1,
+        final NanoClock evictionClock,
+        final AtomicBuffer sharedBuffer,
+        final ShardLock sharedLock)
+    {
         if (null == evictionClock)
         {
             throw new IllegalArgumentException("evictionClock must not be null");
@@ -270,18 +290,30 @@ public final class SlotTable
         this.seed = KeyHash.longKeySeed(secret0, secret1);
         this.slotsOffset = TableLayout.slotsOffset(shardCount);
         final int length = TableLayout.length(shardCount, shardCount * slotsPerShard);
-        buffer = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT); // verifies its alignment
-        address = buffer.addressOffset();
-        buffer.putLong(EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
-        buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
-        buffer.putLong(OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
-        for (int slot = slotsOffset; slot < length; slot += SLOT_LENGTH)
+        this.shared = null != sharedBuffer;
+        if (shared)
         {
-            buffer.putLong(slot + TAT_OFFSET, FRESH_SLOT_TAT_NS);
+            buffer = sharedBuffer; // a table already: its words are other processes' too
+            buffer.verifyAlignment();
         }
+        else
+        {
+            buffer = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT); // verifies its alignment
+            buffer.putLong(EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
+            buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
+            buffer.putLong(OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
+            for (int slot = slotsOffset; slot < length; slot += SLOT_LENGTH)
+            {
+                buffer.putLong(slot + TAT_OFFSET, FRESH_SLOT_TAT_NS);
+            }
+        }
+        address = buffer.addressOffset();
         writer = new ShardWriter(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs,
-            shardCount * slotsPerShard);
-        buffer.putLongVolatile(TableLayout.shardHeaderOffset(0), 0); // the first shard's lock word
+            shardCount * slotsPerShard, sharedLock);
+        if (!shared)
+        {
+            buffer.putLongVolatile(TableLayout.shardHeaderOffset(0), 0); // the first shard's lock word
+        }
     }
 
     /**
@@ -752,7 +784,7 @@ public final class SlotTable
     boolean refund(final long keyWord, final long chargedNs, final long restoredNs)
     {
         final long lowNs = Math.max(restoredNs, FRESH_SLOT_TAT_NS);
-        if (lowNs >= chargedNs)
+        if (lowNs >= chargedNs || shared)
         {
             return false;
         }

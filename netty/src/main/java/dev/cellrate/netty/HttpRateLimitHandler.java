@@ -217,8 +217,10 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     {
         final Decision decision = decisions[tail & MASK];
         final long code = config.reserver.reserve(keyChars, 1, reservation);
-        if (Result.WOULD_HAVE_REJECTED == code)
+        if (Result.WOULD_HAVE_REJECTED == code || (0 == code && 0 == reservation.incrementNs()))
         {
+            // a front in dry-run that would have refused: it answers "go now" with nothing reserved (a real
+            // admission always reserves n * T > 0), or WOULD_HAVE_REJECTED
             config.wouldReject.increment();
             decision.setOutcome(Result.ADMITTED, 0, 0, 0);
             pass(ctx, request, PASS_WOULD_REJECT);

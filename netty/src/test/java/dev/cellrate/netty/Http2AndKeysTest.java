@@ -84,6 +84,38 @@ final class Http2AndKeysTest
         }
     }
 
+    /**
+     * Over h2c each stream is keyed by the connection it belongs to: 127.0.0.1 and ::1 (two listeners, one
+     * limiter) are two clients, each with its own burst of 3 across its streams.
+     */
+    @Test
+    void h2cStreamsAreKeyedByTheirConnectionsAddress() throws Exception
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(T0);
+        final HttpRateLimit config = HttpRateLimit.enforce(
+            KeyedRateLimiter.builder(Limit.perSecond(1, 3)).expectedKeys(64).clock(clock).build()).build();
+        final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+        try (TestServer v4 = new TestServer(config, true, null, "127.0.0.1");
+            TestServer v6 = new TestServer(config, true, null, "::1"))
+        {
+            for (final String base : new String[]{"http://127.0.0.1:" + v4.port(), "http://[::1]:" + v6.port()})
+            {
+                final List<Integer> statuses = new ArrayList<>();
+                for (int i = 0; i < 4; i++)
+                {
+                    final HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + "/s" + i)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                    assertEquals(HttpClient.Version.HTTP_2, r.version());
+                    statuses.add(r.statusCode());
+                }
+                assertEquals(List.of(200, 200, 200, 429), statuses, base);
+            }
+            assertEquals(0, config.noKeyCount());
+        }
+    }
+
     private static byte[] key(final KeyExtractor extractor, final EmbeddedChannel ch, final String header,
         final String value)
     {

@@ -39,12 +39,13 @@ import java.util.concurrent.TimeUnit;
  * The handler's cost per request on an {@link EmbeddedChannel}: request head + last content in through the
  * handler to a terminal application that answers with one reused response, which goes out through the
  * handler. {@code passthrough} is a no-op duplex handler in the same place; the difference is the limiter.
- * Run with {@code -prof gc}: {@code passthrough} and {@code enforce} must show the same bytes per op.
+ * Run with {@code -prof gc}: {@code passthrough}, {@code enforce} and {@code forwarded} must show the same
+ * bytes per op.
  * <pre>
- *   mvn -B -q -pl engine,netty -am test-compile -Djcstress.skip=true
- *   mvn -B -q -pl netty dependency:build-classpath -Dmdep.outputFile=/tmp/netty-cp.txt -Dmdep.includeScope=test
+ *   mvn -B -q -pl netty -am test-compile dependency:build-classpath \
+ *     -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test
  *   java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED \
- *     -cp netty/target/test-classes:netty/target/classes:engine/target/classes:$(cat /tmp/netty-cp.txt) \
+ *     -cp netty/target/test-classes:netty/target/classes:$(cat netty/target/cp.txt) \
  *     org.openjdk.jmh.Main HttpRateLimitHandlerBenchmark -prof gc
  * </pre>
  */
@@ -58,10 +59,11 @@ public class HttpRateLimitHandlerBenchmark
 {
     private static final int KEYS = 1024;
 
-    /** passthrough: no limiter; enforce: admitted; enforceCachedClock: admitted, the clock a cached value
-     *  (what the clock read costs); enforceHeaders: admitted + RateLimit fields on the response;
-     *  reject: every request refused (Netty's rejection response is built per request). */
-    @Param({"passthrough", "enforce", "enforceCachedClock", "enforceHeaders", "reject"})
+    /** passthrough: no limiter; enforce: admitted; enforceCachedClock: admitted, the front's clock a cached
+     *  value (what the clock read costs); forwarded: admitted, the key from two X-Forwarded-For lines (one
+     *  trusted hop); enforceHeaders: admitted + RateLimit fields on the response; reject: every request
+     *  refused (Netty's rejection response is built per request). */
+    @Param({"passthrough", "enforce", "enforceCachedClock", "forwarded", "enforceHeaders", "reject"})
     public String handler;
 
     private EmbeddedChannel channel;
@@ -99,7 +101,8 @@ public class HttpRateLimitHandlerBenchmark
                 reject ? Limit.of(1, 1, TimeUnit.DAYS, 1) : Limit.perSecond(1_000_000_000L, 1_000_000_000L))
                 .expectedKeys(KEYS * 2).clock("enforceCachedClock".equals(handler) ? cached : SystemNanoClock.INSTANCE)
                 .build();
-            final HttpRateLimit.Builder b = HttpRateLimit.enforce(keyed).keyExtractor(new HeaderKey("x-api-key", 32))
+            final HttpRateLimit.Builder b = HttpRateLimit.enforce(keyed)
+                .keyExtractor("forwarded".equals(handler) ? ForwardedKey.xForwardedFor(1, 64) : new HeaderKey("x-api-key", 32))
                 .headersOnAdmitted("enforceHeaders".equals(handler));
             if ("enforceHeaders".equals(handler))
             {
@@ -112,6 +115,8 @@ public class HttpRateLimitHandlerBenchmark
         {
             requests[i] = new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/api/items");
             requests[i].headers().set("x-api-key", "client-" + i);
+            requests[i].headers().add("x-forwarded-for", "6.6.6." + (i & 255)); // what the client sent
+            requests[i].headers().add("x-forwarded-for", "10.0." + (i >> 8) + "." + (i & 255)); // the proxy's line
         }
         if ("reject".equals(handler))
         {

@@ -97,6 +97,44 @@ final class PipeliningTest
     }
 
     /**
+     * 24 pipelined POSTs with bodies, past the 16 owed responses: each body waits with its request and reaches
+     * the application with it (echoed back, in order); the bodies of the 4 refused requests are dropped.
+     */
+    @Test
+    void pipelinedBodiesWaitWithTheirRequests() throws Exception
+    {
+        final HttpRateLimit config = HttpRateLimit.enforce(keyed(Limit.perSecond(1, 20)))
+            .keyExtractor(new HeaderKey("x-api-key", 32)).build();
+        try (TestServer server = new TestServer(config, false);
+            RawClient client = new RawClient("127.0.0.3", "127.0.0.1", server.port()))
+        {
+            final StringBuilder pipeline = new StringBuilder();
+            for (int i = 0; i < 24; i++)
+            {
+                final String body = "payload-" + i + "-" + "x".repeat(i * 37);
+                pipeline.append("POST /e/").append(i).append("?echo&delayMs=1 HTTP/1.1\r\nHost: x\r\nx-api-key: post\r\n")
+                    .append("Content-Length: ").append(body.length()).append("\r\n\r\n").append(body);
+            }
+            client.write(pipeline.toString());
+            final List<RawClient.Response> responses = client.read(24);
+            for (int i = 0; i < 24; i++)
+            {
+                if (i < 20)
+                {
+                    assertEquals(200, responses.get(i).status(), "request " + i);
+                    assertEquals("payload-" + i + "-" + "x".repeat(i * 37), responses.get(i).body(), "request " + i);
+                }
+                else
+                {
+                    assertEquals(429, responses.get(i).status(), "request " + i);
+                }
+            }
+            client.write(RawClient.request("/after", "x-api-key: other"));
+            assertEquals(200, client.read().status(), "the connection is in step after the dropped bodies");
+        }
+    }
+
+    /**
      * A client that pipelines 40 slow requests and resets the connection before reading: the handler decided
      * the 16 it owed responses to and stopped reading; the 24 still waiting are released undecided, so the key
      * was charged exactly 16.

@@ -46,7 +46,7 @@ import java.util.concurrent.TimeUnit;
  * A real Netty server on loopback: HTTP/1.1 (with keep-alive and pipelining) and h2c (prior upgrade from
  * HTTP/1.1, as the JDK client does it), with {@link HttpRateLimitHandler} in front of a small application:
  * {@code /slow} answers after 200 ms, {@code ?delayMs=N} after N ms, {@code ?status=N} answers status N,
- * {@code ?cost=N} adds {@code x-cost: N}; the body is the path. A request the decoder refused is answered 431
+ * {@code ?cost=N} adds {@code x-cost: N}; the body is the path, or the request's body with {@code ?echo}. A request the decoder refused is answered 431
  * (header section or line too long) or 400, and the connection closed, as a gateway does.
  */
 final class TestServer implements AutoCloseable
@@ -179,7 +179,8 @@ final class TestServer implements AutoCloseable
             final List<String> status = q.parameters().get("status");
             final List<String> cost = q.parameters().get("cost");
             final List<String> delayMs = q.parameters().get("delayMs");
-            final ByteBuf body = Unpooled.copiedBuffer(q.path(), StandardCharsets.US_ASCII);
+            final ByteBuf body = null != q.parameters().get("echo") ? Unpooled.copiedBuffer(request.content()) :
+                Unpooled.copiedBuffer(q.path(), StandardCharsets.US_ASCII);
             final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 null == status ? HttpResponseStatus.OK : HttpResponseStatus.valueOf(Integer.parseInt(status.get(0))),
                 body);

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Counting: each outcome takes a slot by {@code getAndIncrement} on the call count and swaps its outcome into
  * the ring; the failure count moves by the difference between the new and the evicted outcome, so it equals the
  * failures in the ring once concurrent recorders have finished (between their two steps it may lag by one per
- * recorder, which only delays or hastens an opening by that many calls).
+ * recorder, which only delays or hastens an opening by that many calls). While the window is full and holds no
+ * failure, an answer is not recorded (it would replace an answer by an answer), so a healthy limiter's calls only
+ * read the breaker's words and never write them.
  * <p>
  * Concurrency: any thread; lock-free; allocation-free.
  */
@@ -80,6 +82,10 @@ final class CircuitBreaker
         final long s = state.get();
         if (CLOSED == s)
         {
+            if (0 == failures.get() && calls.get() - callsAtClose >= windowCalls)
+            {
+                return; // a full window of answers: recording one more changes nothing, so the healthy path writes nothing
+            }
             record(0);
         }
         else if (PROBING == s)

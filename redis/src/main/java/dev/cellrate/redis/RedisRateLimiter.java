@@ -40,11 +40,17 @@ import java.util.concurrent.atomic.LongAdder;
  * same {@link Limit}; a caller time is floored to whole &micro;s.
  * <p>
  * Failure: a {@link FailPolicy} chosen at build time answers when Redis does not within the timeout, fails,
- * or the {@link CircuitBreaker} is open after repeated failures; each fallback is counted by cause and logged
- * at a bounded rate. A synchronous call never blocks longer than the timeout (plus scheduling).
+ * the {@link CircuitBreaker} is open after too many recent failures, or the limiter has not yet connected and
+ * loaded its script (Redis down at start-up: {@link FallbackCause#NOT_CONNECTED}; it keeps connecting in the
+ * background); each fallback is counted by cause and logged at a bounded rate. A synchronous call never blocks
+ * longer than the timeout (plus scheduling). An error about one key's data ({@code WRONGTYPE}, a value that is not
+ * a TAT) is not a failure: that key answers {@link #REJECTED_KEY_ERROR} and every other key is decided as usual.
+ * <p>
+ * Batches: {@link #tryAcquireBatch(CharSequence[], long[], int, long[])} decides up to {@value #MAX_BATCH} keys
+ * in one round trip, each as a single call would.
  * <p>
  * Codes: {@link Result#ADMITTED}, a positive retry-after in ns (whole &micro;s), {@link Result#NEVER},
- * {@link #ADMITTED_FAIL_OPEN} and {@link #REJECTED_FAIL_CLOSED}; under {@link FailPolicy#LOCAL} a fallback
+ * {@link #REJECTED_KEY_ERROR}, {@link #ADMITTED_FAIL_OPEN} and {@link #REJECTED_FAIL_CLOSED}; under {@link FailPolicy#LOCAL} a fallback
  * answers the local cell's own codes. Read every code with {@link Result#isAdmitted(long)}.
  * <p>
  * Contract: a {@link KeyedLimiter}, except that a decision on Redis allocates what Lettuce needs for one
@@ -53,7 +59,9 @@ import java.util.concurrent.atomic.LongAdder;
  * fallbacks). A {@code long} key {@code k} is the Redis key {@code prefix + Long.toString(k)}: the same cell as
  * the character key {@code "k"}.
  * <p>
- * Concurrency: any thread may call any method; the connection is Lettuce's thread-safe shared connection.
+ * Concurrency: any thread may call any method; the connection is Lettuce's thread-safe shared connection, which
+ * pipelines the commands of concurrent callers. No call takes a lock or blocks anyone but its own caller, and the
+ * timeouts of asynchronous calls run on one daemon thread shared by every limiter ({@link SharedTimer}).
  */
 public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 {
@@ -77,6 +85,9 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     static final long SERVER_TIME = -1;
     private static final long NS_PER_US = 1000;
     private static final long STARTUP_STEP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
+
+    /** The most keys one batch call decides (one round trip). */
+    public static final int MAX_BATCH = 1024;
 
     volatile StatefulRedisConnection<byte[], byte[]> connection;
     final RedisClient client;
@@ -347,6 +358,177 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         return future;
     }
 
+    /**
+     * Decide {@code count} keys in one round trip, on the server's clock: one script call that decides each key in
+     * order on its own cell, exactly as {@link #tryAcquire(CharSequence, long)} would one after the other (a
+     * key that appears twice is charged twice). Not all-or-nothing: each key gets its own code. In Redis Cluster
+     * the keys of one batch must hash to one slot (a hash tag in the prefix or the keys).
+     * <p>
+     * Allocation: what Lettuce needs for one command of {@code count} keys (their bytes and arguments) and one
+     * {@code long[count]} for the reply; nothing per call beyond that. When Redis cannot answer within the
+     * timeout, each key is answered by the fail policy (each counted as a fallback).
+     *
+     * @param keys    the keys, {@code keys[0..count)}.
+     * @param permits their costs; a cost outside [1, burst] answers {@link Result#NEVER} for that key.
+     * @param count   keys to decide, in [0, {@value #MAX_BATCH}] and at most each array's length.
+     * @param codes   filled with each key's code, as {@link #tryAcquire(CharSequence, long)} answers it.
+     * @return the number of keys admitted.
+     */
+    public int tryAcquireBatch(final CharSequence[] keys, final long[] permits, final int count, final long[] codes)
+    {
+        return decideBatch(keys, permits, count, SERVER_TIME, codes);
+    }
+
+    /**
+     * As {@link #tryAcquireBatch(CharSequence[], long[], int, long[])}, on the caller's time.
+     *
+     * @param keys    the keys, {@code keys[0..count)}.
+     * @param permits their costs.
+     * @param count   keys to decide, in [0, {@value #MAX_BATCH}] and at most each array's length.
+     * @param nowNs   the caller's time, ns since the Unix epoch (floored to &micro;s).
+     * @param codes   filled with each key's code.
+     * @return the number of keys admitted.
+     */
+    public int tryAcquireBatch(
+        final CharSequence[] keys, final long[] permits, final int count, final long nowNs, final long[] codes)
+    {
+        return decideBatch(keys, permits, count, callerTime(nowNs), codes);
+    }
+
+    private int decideBatch(
+        final CharSequence[] keys, final long[] permits, final int count, final long nowUs, final long[] codes)
+    {
+        if (count < 0 || count > MAX_BATCH || count > keys.length || count > permits.length || count > codes.length)
+        {
+            throw new IllegalArgumentException("count must be in [0, " + Math.min(MAX_BATCH,
+                Math.min(keys.length, Math.min(permits.length, codes.length))) + "] but was " + count);
+        }
+        final byte[][] redisKeys = new byte[count][];
+        final long[] incrementsUs = new long[count];
+        int toSend = 0;
+        for (int i = 0; i < count; i++)
+        {
+            redisKeys[i] = RedisKeys.encode(prefix, keys[i]);
+            final long incrementUs = limit.incrementUs(permits[i]);
+            if (incrementUs < 1 || Long.MIN_VALUE == nowUs)
+            {
+                codes[i] = Result.NEVER;
+            }
+            else
+            {
+                incrementsUs[i] = incrementUs;
+                toSend++;
+            }
+        }
+        if (0 == toSend)
+        {
+            return 0;
+        }
+        final BatchReply reply = callBatch(redisKeys, incrementsUs, count, nowUs);
+        int admitted = 0;
+        for (int i = 0; i < count; i++)
+        {
+            if (0 == incrementsUs[i])
+            {
+                continue;
+            }
+            final long code;
+            if (null != reply.cause)
+            {
+                code = fallback(reply.cause, redisKeys[i], permits[i], nowUs, null);
+            }
+            else
+            {
+                final long retryAfterUs = reply.retryAfterUs[i];
+                if (retryAfterUs >= 0)
+                {
+                    code = 0 == retryAfterUs ? Result.ADMITTED : retryAfterUs * NS_PER_US;
+                }
+                else
+                {
+                    keyErrors.increment();
+                    code = REJECTED_KEY_ERROR;
+                }
+            }
+            codes[i] = code;
+            admitted += Result.isAdmitted(code) ? 1 : 0;
+        }
+        return admitted;
+    }
+
+    /**
+     * One synchronous batch call, EVALSHA then EVAL on NOSCRIPT, bounded by the timeout.
+     */
+    private BatchReply callBatch(final byte[][] redisKeys, final long[] incrementsUs, final int count, final long nowUs)
+    {
+        final BatchReply reply = new BatchReply(count);
+        if (!ready)
+        {
+            reply.cause = FallbackCause.NOT_CONNECTED;
+            return reply;
+        }
+        final long startNs = System.nanoTime();
+        if (!breaker.allow(startNs))
+        {
+            reply.cause = FallbackCause.BREAKER_OPEN;
+            return reply;
+        }
+        try
+        {
+            AsyncCommand<byte[], byte[], BatchReply> command = dispatchBatch(reply, true, redisKeys, incrementsUs, count, nowUs);
+            boolean done = command.await(timeoutNs, TimeUnit.NANOSECONDS);
+            if (done && reply.noScript())
+            {
+                scriptReloads.incrementAndGet();
+                reply.reset();
+                command = dispatchBatch(reply, false, redisKeys, incrementsUs, count, nowUs);
+                final long leftNs = timeoutNs - (System.nanoTime() - startNs);
+                done = leftNs > 0 && command.await(leftNs, TimeUnit.NANOSECONDS);
+            }
+            if (!done)
+            {
+                command.cancel(false);
+                reply.cause = FallbackCause.TIMEOUT;
+            }
+            else if (!reply.complete())
+            {
+                reply.cause = FallbackCause.ERROR;
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            if (ex instanceof io.lettuce.core.RedisCommandInterruptedException)
+            {
+                Thread.currentThread().interrupt();
+            }
+            reply.cause = FallbackCause.ERROR;
+        }
+        settle(reply.cause);
+        return reply;
+    }
+
+    private AsyncCommand<byte[], byte[], BatchReply> dispatchBatch(
+        final BatchReply reply, final boolean bySha, final byte[][] redisKeys, final long[] incrementsUs,
+        final int count, final long nowUs)
+    {
+        final CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE)
+            .add(bySha ? GcraScript.SHA1_HEX : GcraScript.SOURCE)
+            .add(count);
+        for (int i = 0; i < count; i++)
+        {
+            args.addKey(redisKeys[i]);
+        }
+        for (int i = 0; i < count; i++)
+        {
+            args.add(incrementsUs[i]);
+        }
+        args.add(limit.ceilingUs()).add(limit.emissionIntervalUs()).add(0).add(nowUs).add(extraTtlMs);
+        final AsyncCommand<byte[], byte[], BatchReply> command =
+            new AsyncCommand<>(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply, args));
+        connection.dispatch(command);
+        return command;
+    }
+
     byte[] redisKey(final CharSequence key)
     {
         return RedisKeys.encode(prefix, key);
@@ -446,12 +628,17 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 
     void settle(final ScriptReply reply)
     {
-        if (null == reply.cause)
+        settle(reply.cause);
+    }
+
+    private void settle(final FallbackCause cause)
+    {
+        if (null == cause)
         {
             roundTrips.increment(); // a decision or an answer about one key: Redis is up
             breaker.success();
         }
-        else if (FallbackCause.TIMEOUT == reply.cause || FallbackCause.ERROR == reply.cause)
+        else if (FallbackCause.TIMEOUT == cause || FallbackCause.ERROR == cause)
         {
             breaker.failure(System.nanoTime());
         }

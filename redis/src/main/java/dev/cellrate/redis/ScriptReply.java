@@ -6,8 +6,8 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.ByteBuffer;
 
 /**
- * The script's reply {@code {retry_after_us, tat_after_us, now_us, granted}} parsed straight into longs, with
- * no boxing and no list: Lettuce needs one output object per command, and this is it.
+ * The script's reply for one key, {@code {now_us, retry_after_us, tat_after_us, granted}}, parsed straight into
+ * longs, with no boxing and no list: Lettuce needs one output object per command, and this is it.
  */
 final class ScriptReply extends CommandOutput<byte[], byte[], ScriptReply>
 {
@@ -28,9 +28,9 @@ final class ScriptReply extends CommandOutput<byte[], byte[], ScriptReply>
     {
         switch (count++)
         {
-            case 0 -> retryAfterUs = integer;
-            case 1 -> tatAfterUs = integer;
-            case 2 -> nowUs = integer;
+            case 0 -> nowUs = integer;
+            case 1 -> retryAfterUs = integer;
+            case 2 -> tatAfterUs = integer;
             case 3 -> granted = integer;
             default ->
             {

@@ -293,4 +293,34 @@ class FaultTest
             }
         }
     }
+
+    @Test
+    void underMaxmemoryNoevictionARejectionIsStillDecidedAndAnAdmissionIsAFallback() throws Exception
+    {
+        try (RedisFixture redis = new RedisFixture();
+             StatefulRedisConnection<String, String> admin = redis.client.connect(StringCodec.UTF8))
+        {
+            final RedisRateLimiter onRedis = RedisRateLimiter.builder(redis.connection, Limit.perSecond(1000, 50),
+                FailPolicy.CLOSED).prefix("oom:").timeoutNs(TimeUnit.SECONDS.toNanos(2)).build();
+            final long nowNs = System.currentTimeMillis() * 1_000_000L;
+            admin.sync().set("oom:full", Long.toString(nowNs / 1000 + 10_000_000)); // a cell 10 s in debt
+            admin.sync().configSet("maxmemory-policy", "noeviction");
+            admin.sync().configSet("maxmemory", "1");
+            try
+            {
+                assertEquals(9_951_000_000L, onRedis.tryAcquire("full", 1, nowNs), "Redis decides a rejection");
+                assertEquals(0, onRedis.fallbacks());
+                assertEquals(RedisRateLimiter.REJECTED_FAIL_CLOSED, onRedis.tryAcquire("fresh", 1, nowNs),
+                    "an admission needs a SET, which Redis refuses (OOM): the policy answers");
+                assertEquals(1, onRedis.fallbacks(FallbackCause.ERROR));
+                assertEquals(null, admin.sync().get("oom:fresh"), "nothing charged");
+            }
+            finally
+            {
+                admin.sync().configSet("maxmemory", "0");
+            }
+            assertEquals(Result.ADMITTED, onRedis.tryAcquire("fresh", 1, nowNs));
+            onRedis.close();
+        }
+    }
 }

@@ -170,6 +170,23 @@ final class HttpSide implements AutoCloseable
                         .append(escape(s.key)).append("\"} ").append(value).append('\n');
                 }
             }
+            final dev.cellrate.stat.StatKind[] kinds = {dev.cellrate.stat.StatKind.ADMITTED,
+                dev.cellrate.stat.StatKind.REJECTED, dev.cellrate.stat.StatKind.NEVER_FIT,
+                dev.cellrate.stat.StatKind.WOULD_REJECT};
+            b.append("# TYPE cellrate_rls_decisions counter\n");
+            for (final RuleStats s : stats.values())
+            {
+                if (null == s.engine)
+                {
+                    continue;
+                }
+                for (final dev.cellrate.stat.StatKind kind : kinds)
+                {
+                    b.append("cellrate_rls_decisions{domain=\"").append(escape(s.domain)).append("\",key=\"")
+                        .append(escape(s.key)).append("\",outcome=\"").append(kind.label()).append("\"} ")
+                        .append(s.engine.outcome(kind)).append('\n');
+                }
+            }
             b.append("# TYPE ratelimit_service_global_shadow_mode counter\n")
                 .append("ratelimit_service_global_shadow_mode ").append(service.globalShadowCount()).append('\n');
             b.append("# TYPE ratelimit_service_requests counter\n")

@@ -59,6 +59,10 @@ public final class RlsMain implements Callable<Integer>
     @Option(names = "--poll-ms", defaultValue = "1000", description = "Config directory poll period (default ${DEFAULT-VALUE}).")
     long pollMs;
 
+    @Option(names = "--stat-dir",
+        description = "Write the engine's decision counters to DIR/ for java -jar stat/target/cellrate-stat.jar DIR.")
+    Path statDir;
+
     public Integer call() throws Exception
     {
         final RlsServer.Options options = new RlsServer.Options();
@@ -74,6 +78,7 @@ public final class RlsMain implements Callable<Integer>
         options.headers = headers;
         options.keysPerRule = keysPerRule;
         options.pollMs = pollMs;
+        options.statDirectory = statDir;
         final RlsServer server;
         try
         {

@@ -1,6 +1,7 @@
 package dev.cellrate.rls;
 
 import dev.cellrate.redis.FailPolicy;
+import dev.cellrate.stat.StatFile;
 import dev.cellrate.rls.config.ConfigException;
 import dev.cellrate.rls.config.ConfigLoader;
 import dev.cellrate.rls.config.RlsConfig;
@@ -48,6 +49,8 @@ public final class RlsServer implements AutoCloseable
         public RlsService.Headers headers = RlsService.Headers.NONE;
         public int keysPerRule = 65_536;
         public long pollMs = 1_000;
+        /** A directory for the engine's counters as a mapped file ({@code cellrate-stat} reads it), or null. */
+        public Path statDirectory;
         /** The clock of GCRA decisions (tests fix it); null for the system's monotonic clock. */
         public org.agrona.concurrent.NanoClock clock;
         /** ns since the Unix epoch for fixed windows (tests fix it); null for the system's wall clock. */
@@ -81,7 +84,10 @@ public final class RlsServer implements AutoCloseable
                 new FixedWindowDecider(options.keysPerRule * 16, options.epochClock) :
                 new GcraDecider(options.keysPerRule, options.clock);
         }
-        service = new RlsService(decider, config, options.globalShadowMode, options.headers);
+        final StatFile statFile = null == options.statDirectory ?
+            StatFile.inMemory(RlsService.ENGINE_COUNTERS, 0) :
+            StatFile.create(options.statDirectory, RlsService.ENGINE_COUNTERS, 0);
+        service = new RlsService(decider, config, options.globalShadowMode, options.headers, statFile);
         watcher = new ConfigWatcher(options.configDirectory, service, options.pollMs);
         health = new HealthStatusManager();
         final NettyServerBuilder builder = NettyServerBuilder

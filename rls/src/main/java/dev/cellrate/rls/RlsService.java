@@ -1,6 +1,8 @@
 package dev.cellrate.rls;
 
 import dev.cellrate.Decision;
+import dev.cellrate.Result;
+import dev.cellrate.stat.StatFile;
 import dev.cellrate.rls.config.ConfigException;
 import dev.cellrate.rls.config.RateLimitRule;
 import dev.cellrate.rls.config.RlsConfig;
@@ -62,6 +64,12 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     /** Most statistics keys (detailed_metric and override keys multiply them); past it, one overflow key. */
     public static final int MAX_STATS_KEYS = 10_000;
 
+    /**
+     * Counters of the engine's stat file: 7 per statistics key (one stripe per outcome), so the first ~1,100
+     * statistics keys also get the engine's decision counters.
+     */
+    public static final int ENGINE_COUNTERS = 8192;
+
     private static final long UINT32_MAX = 0xFFFF_FFFFL;
 
     /** Which rate-limit headers a response carries. */
@@ -94,7 +102,8 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     private final boolean globalShadowMode;
     private final Headers headers;
     private final Map<String, RuleStats> stats = new ConcurrentHashMap<>();
-    private final RuleStats overflowStats = new RuleStats("", "_overflow");
+    private final StatFile statFile;
+    private final RuleStats overflowStats;
     private final AtomicLong globalShadowCount = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong invalidRequests = new AtomicLong();
@@ -116,6 +125,22 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     public RlsService(final Decider decider, final RlsConfig config, final boolean globalShadowMode,
         final Headers headers) throws ConfigException
     {
+        this(decider, config, globalShadowMode, headers, StatFile.inMemory(ENGINE_COUNTERS, 0));
+    }
+
+    /**
+     * @param decider          how descriptors are decided.
+     * @param config           the first configuration.
+     * @param globalShadowMode answer OK whatever the limits decide (and count it).
+     * @param headers          which headers to add.
+     * @param statFile         where the engine's decision counters live (a mapped file for cellrate-stat).
+     * @throws ConfigException if a rule cannot be held by the decider.
+     */
+    public RlsService(final Decider decider, final RlsConfig config, final boolean globalShadowMode,
+        final Headers headers, final StatFile statFile) throws ConfigException
+    {
+        this.statFile = statFile;
+        this.overflowStats = new RuleStats("", "_overflow", statFile);
         this.decider = decider;
         this.hashKeys = decider instanceof GcraDecider;
         this.descriptorKey = new DescriptorKey();
@@ -148,7 +173,12 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
                     "cannot be held by this mode: " + ex.getMessage());
             }
         }
-        snapshot = new Snapshot(config, states);
+        final Snapshot next = new Snapshot(config, states);
+        if (null != old)
+        {
+            next.overrides.putAll(old.overrides); // a request's override limits do not depend on the files
+        }
+        snapshot = next;
         if (null != old)
         {
             final List<RuleState> retired = new ArrayList<>();
@@ -164,7 +194,6 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
                     retired.add(s);
                 }
             }
-            retired.addAll(old.overrides.values());
             retirer.schedule(() -> retired.forEach(decider::retire), 10, TimeUnit.SECONDS);
         }
     }
@@ -447,14 +476,16 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         {
             return overflowStats;
         }
-        return stats.computeIfAbsent(key, k -> new RuleStats(domain, k));
+        return stats.computeIfAbsent(key, k -> new RuleStats(domain, k, statFile));
     }
 
     private RateLimitResponse respond(final Plan plan)
     {
         final RateLimitResponse.Builder response = RateLimitResponse.newBuilder();
         boolean over = false;
-        int headerIndex = -1;
+        int headerIndex = -1; // the descriptor whose headers are sent: the first refused, else the fewest remaining
+        boolean headerRefused = false;
+        long headerRemaining = Long.MAX_VALUE;
         for (int i = 0; i < plan.count; i++)
         {
             final RateLimitResponse.DescriptorStatus.Builder status = RateLimitResponse.DescriptorStatus.newBuilder();
@@ -467,6 +498,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             {
                 status.setCode(RateLimitResponse.Code.OK).setLimitRemaining((int)UINT32_MAX);
                 plan.stats[i].totalHits.add(plan.hits[i]);
+                plan.stats[i].recordDecision(Result.ADMITTED, false);
             }
             else
             {
@@ -486,14 +518,16 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
                     .setLimitRemaining((int)Math.min(remaining, UINT32_MAX))
                     .setDurationUntilReset(duration(plan.resetNs[i]));
                 final long capacity = plan.states[i].capacity();
+                plan.stats[i].recordDecision(!plan.over[i] ? Result.ADMITTED :
+                    plan.hits[i] > capacity ? Result.NEVER : Math.max(1, plan.resetNs[i]), shadowed);
                 plan.stats[i].record(plan.hits[i], !plan.over[i], shadowed,
                     Math.max(0, capacity - plan.remaining[i]), capacity);
-                if (null != plan.states[i].fields &&
-                    (headerIndex < 0 || refused && !plan.over[headerIndex] ||
-                        (refused == (plan.over[headerIndex] && !plan.rules[headerIndex].shadowMode())) &&
-                            remaining < (plan.over[headerIndex] ? 0 : plan.remaining[headerIndex])))
+                if (null != plan.states[i].fields && (headerIndex < 0 || refused && !headerRefused ||
+                    refused == headerRefused && remaining < headerRemaining))
                 {
                     headerIndex = i;
+                    headerRefused = refused;
+                    headerRemaining = remaining;
                 }
             }
             response.addStatuses(status);

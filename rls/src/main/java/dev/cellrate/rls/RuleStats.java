@@ -1,5 +1,9 @@
 package dev.cellrate.rls;
 
+import dev.cellrate.stat.LimiterStats;
+import dev.cellrate.stat.StatFile;
+import dev.cellrate.stat.StatLayout;
+
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -7,7 +11,9 @@ import java.util.concurrent.atomic.LongAdder;
  * (a request's hits addend), as it counts them: {@code total_hits}; {@code over_limit}, the hits refused
  * (including those a shadow mode let through); {@code near_limit}, the admitted hits above 80% of the
  * limit's capacity; {@code within_limit}, the admitted hits; {@code shadow_mode}, the hits a shadow mode let
- * through that the limit refused. Adds are allocation-free ({@link LongAdder}).
+ * through that the limit refused. Adds are allocation-free ({@link LongAdder}). Each decision is also counted
+ * in the engine's {@link LimiterStats} (admitted, rejected, never-fit, would-reject), in a {@link StatFile}
+ * that {@code cellrate-stat} reads when it is a mapped file.
  */
 final class RuleStats
 {
@@ -16,16 +22,62 @@ final class RuleStats
 
     final String domain;
     final String key;
+    /** The engine's decision counters of this key (readable by cellrate-stat), or null past the file's room. */
+    final LimiterStats engine;
     final LongAdder totalHits = new LongAdder();
     final LongAdder overLimit = new LongAdder();
     final LongAdder nearLimit = new LongAdder();
     final LongAdder withinLimit = new LongAdder();
     final LongAdder shadowMode = new LongAdder();
 
-    RuleStats(final String domain, final String key)
+    RuleStats(final String domain, final String key, final StatFile file)
     {
         this.domain = domain;
         this.key = key;
+        this.engine = register(file, key);
+    }
+
+    private static LimiterStats register(final StatFile file, final String key)
+    {
+        if (null == file)
+        {
+            return null;
+        }
+        final StringBuilder name = new StringBuilder("rls ");
+        for (int i = 0; i < key.length() && name.length() < StatLayout.MAX_NAME_LENGTH; i++)
+        {
+            final char c = key.charAt(i);
+            name.append(c >= 0x20 && c < 0x7F ? c : '?');
+        }
+        try
+        {
+            return file.limiter(name.toString(), 1, 0);
+        }
+        catch (final IllegalStateException full)
+        {
+            return null;
+        }
+    }
+
+    /**
+     * Count one decision in the engine's counters.
+     *
+     * @param code     the decision's code ({@link dev.cellrate.Result}).
+     * @param shadowed true if a shadow mode lets a refusal through (a dry-run: counted as would-reject).
+     */
+    void recordDecision(final long code, final boolean shadowed)
+    {
+        if (null != engine)
+        {
+            if (shadowed)
+            {
+                engine.dryRun(code);
+            }
+            else
+            {
+                engine.record(code);
+            }
+        }
     }
 
     /**

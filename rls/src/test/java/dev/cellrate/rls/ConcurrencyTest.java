@@ -79,7 +79,7 @@ class ConcurrencyTest
         try
         {
             final long startNs = System.nanoTime();
-            final int admitted = hammer(server.grpcPort(), 1500);
+            final int admitted = hammer(server.grpcPort(), 500);
             final long elapsedNs = System.nanoTime() - startNs;
             final long emissionIntervalNs = TimeUnit.SECONDS.toNanos(1) / 200;
             final long bound = 20 + elapsedNs / emissionIntervalNs + 1;

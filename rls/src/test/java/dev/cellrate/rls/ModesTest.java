@@ -23,7 +23,8 @@ class ModesTest
         "descriptors:\n" +
         "  - key: a\n    rate_limit:\n      unit: minute\n      requests_per_unit: 3\n" +
         "  - key: b\n    rate_limit:\n      unit: minute\n      requests_per_unit: 1\n" +
-        "  - key: s\n    rate_limit:\n      name: per_second\n      unit: second\n      requests_per_unit: 5\n";
+        "  - key: s\n    rate_limit:\n      name: per_second\n      unit: second\n      requests_per_unit: 5\n" +
+        "  - key: sh\n    shadow_mode: true\n    rate_limit:\n      unit: minute\n      requests_per_unit: 1\n";
 
     @Test
     void fixedWindowCountsAsTheReferenceDoes() throws Exception
@@ -92,6 +93,12 @@ class ModesTest
             final RateLimitResponse denied = rls.call("d", d("s", "2"), d("b", "2"));
             assertEquals(Code.OVER_LIMIT, denied.getOverallCode());
             assertEquals("\"d.b\";q=1;w=60", headers(denied).get("RateLimit-Policy"));
+            assertEquals(Code.OK, rls.call("d", d("sh", "3")).getOverallCode());
+            assertEquals(Code.OK, rls.call("d", d("b", "3")).getOverallCode());
+            final RateLimitResponse afterShadow = rls.call("d", d("sh", "3"), d("b", "3"));
+            assertEquals(Code.OVER_LIMIT, afterShadow.getOverallCode());
+            assertEquals("\"d.b\";q=1;w=60", headers(afterShadow).get("RateLimit-Policy"),
+                "the refused descriptor, not the shadow-mode one before it");
         }
     }
 

@@ -129,6 +129,12 @@ class ReadmeExamplesTest
     {
         assertEquals(10, rls.admitted(12, "edge_proxy_per_ip", d("remote_address", "50.0.0.1")));
         assertEquals(0, rls.admitted(3, "edge_proxy_per_ip", d("remote_address", "50.0.0.5")));
+        final RuleStats perIp = rls.server.service().stats().get("edge_proxy_per_ip.remote_address");
+        assertEquals(12, perIp.totalHits.sum());
+        assertEquals(10, perIp.withinLimit.sum());
+        assertEquals(2, perIp.nearLimit.sum(), "the 9th and 10th of 10 are above 80%");
+        assertEquals(2, perIp.overLimit.sum());
+        assertEquals(3, rls.server.service().stats().get("edge_proxy_per_ip.remote_address_50.0.0.5").overLimit.sum());
     }
 
     @Test
@@ -160,6 +166,8 @@ class ReadmeExamplesTest
         assertEquals(20, shadow.shadowMode.sum());
         assertEquals(20, shadow.overLimit.sum());
         assertEquals(10, shadow.withinLimit.sum());
+        assertEquals(20, shadow.engine.outcome(dev.cellrate.stat.StatKind.WOULD_REJECT), "the engine's dry-run count");
+        assertEquals(10, shadow.engine.outcome(dev.cellrate.stat.StatKind.ADMITTED));
     }
 
     @Test

@@ -52,12 +52,18 @@ class ReloadTest
         {
             assertEquals(10, rls.admitted(10, "d", d("a", "1")));
             assertEquals(10, rls.admitted(12, "d", d("b", "1")));
+            final io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor overridden =
+                d("o", "1").toBuilder().setLimit(io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor
+                    .RateLimitOverride.newBuilder().setRequestsPerUnit(4)
+                    .setUnit(io.envoyproxy.envoy.type.v3.RateLimitUnit.HOUR)).build();
+            assertEquals(3, rls.admitted(3, "d", overridden));
             rls.write("config0.yaml", config(20) +
                 "  - key: c\n    rate_limit:\n      unit: minute\n      requests_per_unit: 2\n");
             await(() -> rls.server.service().config().rules().size() == 3, "the reload");
             assertEquals(990, rls.admitted(1000, "d", d("a", "1")), "a unchanged: its 10 spent permits stay spent");
             assertEquals(20, rls.admitted(25, "d", d("b", "1")), "b changed: its new limit");
             assertEquals(2, rls.admitted(3, "d", d("c", "1")), "c added");
+            assertEquals(1, rls.admitted(3, "d", overridden), "a request's override keeps its state too");
         }
     }
 

@@ -261,5 +261,6 @@ class ServiceTest
             HttpResponse.BodyHandlers.ofString()).body();
         assertTrue(metrics.contains("ratelimit_service_rate_limit_total_hits{domain=\"d\",key=\"d.b\"}"), metrics);
         assertTrue(metrics.contains("ratelimit_service_rate_limit_over_limit{domain=\"d\",key=\"d.b\"}"), metrics);
+        assertTrue(metrics.contains("cellrate_rls_decisions{domain=\"d\",key=\"d.b\",outcome=\"rejected\"}"), metrics);
     }
 }

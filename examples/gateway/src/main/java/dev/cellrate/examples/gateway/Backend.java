@@ -9,7 +9,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalServerChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -24,12 +25,16 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
 /**
- * A trivial Netty HTTP/1.1 server on loopback: every request gets {@code 200 hello} (one shared body,
- * sent as a retained duplicate). An optional extra handler (the rate limiter) goes before the application.
+ * A trivial Netty HTTP/1.1 server: every request gets {@code 200 hello} (one shared body, sent as a
+ * retained duplicate). An optional extra handler (the rate limiter) goes before the application.
+ * <p>
+ * The gateway binds it to an in-process {@link LocalAddress}: it has no network address at all, so the only
+ * way to reach it is through the gateway's limiter. The benchmark servers bind it to a TCP port.
  */
 public final class Backend
 {
@@ -48,10 +53,29 @@ public final class Backend
      */
     public static Channel start(final EventLoopGroup group, final int port, final Supplier<ChannelHandler> before)
     {
-        return new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-            .childHandler(new ChannelInitializer<SocketChannel>()
+        return start(group, new InetSocketAddress("127.0.0.1", port), before);
+    }
+
+    /**
+     * @param group  the event loops.
+     * @param local  an in-process address ({@link LocalAddress#ANY}: a fresh one; see {@link #inProcess}).
+     * @param before a supplier of one handler per channel placed after the codec, or null.
+     * @return the bound server channel; its {@code localAddress()} is the address to connect to.
+     */
+    public static Channel inProcess(
+        final EventLoopGroup group, final LocalAddress local, final Supplier<ChannelHandler> before)
+    {
+        return start(group, local, before);
+    }
+
+    private static Channel start(
+        final EventLoopGroup group, final SocketAddress address, final Supplier<ChannelHandler> before)
+    {
+        return new ServerBootstrap().group(group)
+            .channel(address instanceof LocalAddress ? LocalServerChannel.class : NioServerSocketChannel.class)
+            .childHandler(new ChannelInitializer<Channel>()
             {
-                protected void initChannel(final SocketChannel ch)
+                protected void initChannel(final Channel ch)
                 {
                     ch.pipeline().addLast(new HttpServerCodec(), new HttpServerKeepAliveHandler());
                     if (null != before)
@@ -61,7 +85,7 @@ public final class Backend
                     ch.pipeline().addLast(new Hello());
                 }
             })
-            .bind(new InetSocketAddress("127.0.0.1", port)).syncUninterruptibly().channel();
+            .bind(address).syncUninterruptibly().channel();
     }
 
     /** Answers each request once its last content arrived. */

@@ -5,222 +5,206 @@ import dev.cellrate.Limit;
 import dev.cellrate.netty.ClientAddressKey;
 import dev.cellrate.netty.HttpRateLimit;
 import dev.cellrate.netty.HttpRateLimitHandler;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import picocli.CommandLine;
 
+import java.io.PrintStream;
+import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
+import java.net.SocketAddress;
+import java.util.concurrent.TimeUnit;
 
 /**
- * An example gateway: a reverse proxy on loopback, limiting each client (by socket address, IPv6 per /64)
- * with {@link HttpRateLimitHandler}, in front of a small backend it starts itself ({@link Backend}).
+ * An example gateway: a reverse proxy limiting each client (by its TCP source address, IPv6 per /64) with
+ * {@link HttpRateLimitHandler}, in front of a small backend it runs itself ({@link Backend}) on an
+ * in-process address that nothing outside this JVM can reach. HTTP/1.1 and h2c.
  * <pre>
  *   java -jar examples/gateway/target/gateway.jar --port 8080 --rate 10 --burst 10
+ *   java -jar examples/gateway/target/gateway.jar --help
  * </pre>
- * Each client connection gets one keep-alive connection to the backend; requests are relayed in order.
+ * A bad command line, a port in use or an address that cannot be bound is one line on stderr naming the
+ * option, and exit code 2 (usage) or 1 (start-up); every event loop is shut down first, so nothing is left
+ * running. See {@link ClientPipeline} for what each connection goes through.
  */
 public final class Gateway
 {
+    /** Exit code of a command line that cannot run. */
+    public static final int EXIT_USAGE = 2;
+    /** Exit code of a start-up failure (port in use, address not local). */
+    public static final int EXIT_START = 1;
+    /** Name prefix of the gateway's event-loop threads. */
+    static final String THREAD_PREFIX = "gateway-loop";
+
     private Gateway()
     {
     }
 
     /**
-     * @param args {@code --port P --rate R --burst B [--backend-port Q]}.
+     * Where and how the gateway listens.
+     *
+     * @param listen          the address and port to listen on.
+     * @param idleTimeoutNs   a connection idle (no read, no write) this long is closed.
+     * @param headerTimeoutNs an HTTP/1.1 request head not complete this long after its first byte closes
+     *                        the connection.
      */
-    public static void main(final String[] args)
+    public record Settings(InetSocketAddress listen, long idleTimeoutNs, long headerTimeoutNs)
     {
-        int port = 8080;
-        long rate = 10;
-        long burst = 10;
-        int backendPort = 0;
-        for (int i = 0; i + 1 < args.length; i += 2)
-        {
-            switch (args[i])
-            {
-                case "--port": port = Integer.parseInt(args[i + 1]); break;
-                case "--rate": rate = Long.parseLong(args[i + 1]); break;
-                case "--burst": burst = Long.parseLong(args[i + 1]); break;
-                case "--backend-port": backendPort = Integer.parseInt(args[i + 1]); break;
-                default: throw new IllegalArgumentException("unknown option " + args[i] +
-                    " (use --port P --rate R --burst B [--backend-port Q])");
-            }
-        }
-        final EventLoopGroup group = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
-        final Channel backend = Backend.start(group, backendPort, null);
-        final InetSocketAddress backendAddress = (InetSocketAddress)backend.localAddress();
-        final HttpRateLimit config = HttpRateLimit.enforce(
-                KeyedRateLimiter.builder(Limit.perSecond(rate, burst)).expectedKeys(100_000).build())
-            .keyExtractor(ClientAddressKey.perClient()).policy("per-client", Limit.perSecond(rate, burst)).headersOnAdmitted(true).build();
-        final Channel gateway = start(group, port, config, backendAddress);
-        System.out.println("backend on http://127.0.0.1:" + backendAddress.getPort() + "/, gateway on http://127.0.0.1:" +
-            port + "/ limiting each client to " + rate + "/s, burst " + burst);
-        System.out.println("try: curl -s -o /dev/null -w '%{http_code} ' 'http://127.0.0.1:" + port + "/[1-" +
-            (burst + 3) + "]'; echo; curl -i http://127.0.0.1:" + port + "/");
-        gateway.closeFuture().syncUninterruptibly();
     }
 
     /**
-     * @param group   event loops (shared by both sides).
-     * @param port    the gateway port on 127.0.0.1.
-     * @param config  the rate limit.
-     * @param backend the backend address.
-     * @return the gateway's server channel.
+     * @param args see {@code --help}.
      */
-    public static Channel start(
-        final EventLoopGroup group, final int port, final HttpRateLimit config, final InetSocketAddress backend)
+    public static void main(final String[] args)
     {
-        return new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-            .childHandler(new ChannelInitializer<SocketChannel>()
-            {
-                protected void initChannel(final SocketChannel ch)
-                {
-                    ch.pipeline().addLast(new HttpServerCodec(), new HttpServerKeepAliveHandler(),
-                        new HttpRateLimitHandler(config), new HttpObjectAggregator(1 << 20), new Proxy(backend));
-                }
-            })
-            .bind(new InetSocketAddress("127.0.0.1", port)).syncUninterruptibly().channel();
-    }
-
-    /** Relays aggregated requests to one backend connection per client connection, responses back in order. */
-    static final class Proxy extends ChannelInboundHandlerAdapter
-    {
-        private final InetSocketAddress backend;
-        private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
-        private Channel upstream;
-        private boolean connecting;
-
-        Proxy(final InetSocketAddress backend)
+        final int code = run(args, System.out, System.err);
+        if (0 != code)
         {
-            this.backend = backend;
-        }
-
-        public void channelRead(final ChannelHandlerContext ctx, final Object msg)
-        {
-            if (!(msg instanceof FullHttpRequest))
-            {
-                ReferenceCountUtil.release(msg);
-                return;
-            }
-            final FullHttpRequest request = (FullHttpRequest)msg;
-            HttpUtil.setKeepAlive(request, true);
-            if (null != upstream && upstream.isActive())
-            {
-                upstream.writeAndFlush(request);
-                return;
-            }
-            waiting.addLast(request);
-            if (!connecting)
-            {
-                connecting = true;
-                final Channel client = ctx.channel();
-                new Bootstrap().group(client.eventLoop()).channel(NioSocketChannel.class)
-                    .option(ChannelOption.TCP_NODELAY, true)
-                    .handler(new ChannelInitializer<SocketChannel>()
-                    {
-                        protected void initChannel(final SocketChannel ch)
-                        {
-                            ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(1 << 20),
-                                new Relay(client));
-                        }
-                    })
-                    .connect(backend).addListener((ChannelFutureListener)f ->
-                    {
-                        connecting = false;
-                        if (!f.isSuccess())
-                        {
-                            badGateway(ctx);
-                            return;
-                        }
-                        upstream = f.channel();
-                        FullHttpRequest r;
-                        while (null != (r = waiting.pollFirst()))
-                        {
-                            upstream.write(r);
-                        }
-                        upstream.flush();
-                    });
-            }
-        }
-
-        private void badGateway(final ChannelHandlerContext ctx)
-        {
-            FullHttpRequest r;
-            while (null != (r = waiting.pollFirst()))
-            {
-                r.release();
-                final FullHttpResponse response =
-                    new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.BAD_GATEWAY);
-                response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 0);
-                ctx.write(response);
-            }
-            ctx.flush();
-        }
-
-        public void channelInactive(final ChannelHandlerContext ctx)
-        {
-            FullHttpRequest r;
-            while (null != (r = waiting.pollFirst()))
-            {
-                r.release();
-            }
-            if (null != upstream)
-            {
-                upstream.close();
-            }
-            ctx.fireChannelInactive();
+            System.exit(code);
         }
     }
 
-    /** Backend responses go back to the client connection, in order. */
-    static final class Relay extends ChannelInboundHandlerAdapter
+    /**
+     * Parses the command line, starts the gateway and serves until the JVM is stopped.
+     *
+     * @param args the command line.
+     * @param out  where the usage and the start-up lines go.
+     * @param err  where the one-line errors go.
+     * @return 0 after {@code --help}, {@link #EXIT_USAGE} or {@link #EXIT_START} after a failure (with every
+     *         event loop shut down); does not return while serving.
+     */
+    static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
-        private final Channel client;
-
-        Relay(final Channel client)
+        final CommandLine commandLine = GatewayOptions.commandLine();
+        final GatewayOptions o;
+        try
         {
-            this.client = client;
+            o = GatewayOptions.parse(commandLine, args);
         }
-
-        public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+        catch (final GatewayOptions.BadCommandLine e)
         {
-            if (client.isActive())
-            {
-                client.writeAndFlush(msg);
-            }
-            else
-            {
-                ReferenceCountUtil.release(msg);
-            }
+            err.println("gateway: " + e.getMessage());
+            err.println("Try 'gateway --help' for the options.");
+            return EXIT_USAGE;
         }
-
-        public void channelInactive(final ChannelHandlerContext ctx)
+        if (null == o)
         {
-            client.close();
+            out.print(GatewayOptions.usage(commandLine));
+            out.flush();
+            return 0;
         }
+        final HttpRateLimit config;
+        try
+        {
+            final Limit limit = Limit.perSecond(o.rate, o.burst);
+            config = HttpRateLimit.enforce(KeyedRateLimiter.builder(limit).expectedKeys(100_000).build())
+                .keyExtractor(ClientAddressKey.perClient()).policy("per-client", limit).headersOnAdmitted(true)
+                .legacyHeaders(o.legacyHeaders).build();
+        }
+        catch (final IllegalArgumentException e)
+        {
+            err.println("gateway: --rate " + o.rate + " --burst " + o.burst + ": " + e.getMessage());
+            return EXIT_USAGE;
+        }
+        catch (final IllegalStateException | LinkageError e)
+        {
+            err.println("gateway: cannot start the limiter: " + e.getMessage());
+            return EXIT_START;
+        }
+        final DefaultThreadFactory threads = new DefaultThreadFactory(THREAD_PREFIX);
+        final EventLoopGroup group = new MultiThreadIoEventLoopGroup(0, threads, NioIoHandler.newFactory());
+        final EventLoopGroup backendGroup = new MultiThreadIoEventLoopGroup(1, threads, LocalIoHandler.newFactory());
+        final Channel gateway;
+        try
+        {
+            final Channel backend = Backend.inProcess(backendGroup, LocalAddress.ANY, null);
+            final Settings settings = new Settings(
+                new InetSocketAddress(o.bindAddress, o.port), o.idleTimeoutNs(), o.headerTimeoutNs());
+            gateway = start(group, settings, config, backend.localAddress(), backendGroup);
+        }
+        catch (final RuntimeException e)
+        {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+            backendGroup.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+            err.println("gateway: " + bindFailure(e, o));
+            return EXIT_START;
+        }
+        final InetSocketAddress bound = (InetSocketAddress)gateway.localAddress();
+        final String url = "http://" + hostLiteral(bound) + ":" + bound.getPort() + "/";
+        out.println("gateway on " + url + " limiting each client to " + o.rate + "/s, burst " + o.burst +
+            " (backend in process, reachable only through the gateway)");
+        out.println("try: curl -s -o /dev/null -w '%{http_code} ' '" + url + "[1-" + (o.burst + 3) + "]'; echo");
+        out.flush();
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            gateway.close().syncUninterruptibly();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            backendGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }, "gateway-shutdown"));
+        gateway.closeFuture().syncUninterruptibly();
+        return 0;
+    }
+
+    /**
+     * Starts the gateway's listening socket.
+     *
+     * @param group         NIO event loops for the client connections.
+     * @param settings      where to listen, and the timeouts.
+     * @param config        the rate limit.
+     * @param backend       the backend: a {@link LocalAddress} (in process) or an {@link InetSocketAddress}.
+     * @param upstreamGroup for a {@link LocalAddress} backend, the in-process loops it was bound on; for a
+     *                      TCP backend, null (each backend connection runs on its client's loop).
+     * @return the gateway's server channel.
+     * @throws RuntimeException (a {@link BindException} cause or a Netty wrapper) if it cannot listen.
+     */
+    public static Channel start(final EventLoopGroup group, final Settings settings, final HttpRateLimit config,
+        final SocketAddress backend, final EventLoopGroup upstreamGroup)
+    {
+        final ChannelFuture bind = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(new ClientPipeline(config, backend, upstreamGroup, settings.idleTimeoutNs(), settings.headerTimeoutNs()))
+            .bind(settings.listen()).awaitUninterruptibly();
+        if (!bind.isSuccess())
+        {
+            final Throwable cause = bind.cause();
+            throw cause instanceof RuntimeException ? (RuntimeException)cause : new IllegalStateException(cause);
+        }
+        return bind.channel();
+    }
+
+    private static String bindFailure(final RuntimeException e, final GatewayOptions o)
+    {
+        Throwable cause = e;
+        while (!(cause instanceof BindException) && null != cause.getCause())
+        {
+            cause = cause.getCause();
+        }
+        final String address = hostLiteral(new InetSocketAddress(o.bindAddress, o.port)) + ":" + o.port;
+        final String message = String.valueOf(cause.getMessage());
+        if (cause instanceof BindException && message.contains("in use"))
+        {
+            return "--port " + o.port + ": cannot listen on " + address + ": the port is in use";
+        }
+        if (cause instanceof BindException)
+        {
+            return "--bind " + o.bind + ": cannot listen on " + address + ": " + message +
+                " (is the address one of this host's?)";
+        }
+        return "cannot listen on " + address + " (--bind " + o.bind + ", --port " + o.port + "): " + message;
+    }
+
+    private static String hostLiteral(final InetSocketAddress a)
+    {
+        final String host = a.getAddress().getHostAddress();
+        return host.indexOf(':') >= 0 ? "[" + host + "]" : host;
     }
 }

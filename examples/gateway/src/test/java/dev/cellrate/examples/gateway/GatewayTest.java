@@ -1,60 +1,65 @@
 package dev.cellrate.examples.gateway;
 
-import dev.cellrate.KeyedRateLimiter;
-import dev.cellrate.Limit;
-import dev.cellrate.netty.HttpRateLimit;
-import io.netty.channel.Channel;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The example gateway on loopback: a burst through the proxy gets exactly the burst of 200s, then 429s. */
+/** The example gateway on loopback with the JDK client: a burst through the proxy gets exactly the burst of 200s, then 429s. */
 final class GatewayTest
 {
     @Test
     void proxiesTheBurstAndRefusesTheRest() throws Exception
     {
-        final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-        try
+        try (TestGateway gateway = new TestGateway(10))
         {
-            final CachedNanoClock clock = new CachedNanoClock();
-            clock.update(1_000_000_000_000L);
-            final Channel backend = Backend.start(group, 0, null);
-            final HttpRateLimit config = HttpRateLimit.enforce(
-                KeyedRateLimiter.builder(Limit.perSecond(10, 10)).expectedKeys(64).clock(clock).build())
-                .build();
-            final Channel gateway = Gateway.start(group, 0, config, (InetSocketAddress)backend.localAddress());
-            final int port = ((InetSocketAddress)gateway.localAddress()).getPort();
             final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             final List<Integer> statuses = new ArrayList<>();
-            String body = null;
+            HttpResponse<String> first = null;
+            HttpResponse<String> last = null;
             for (int i = 0; i < 13; i++)
             {
-                final HttpResponse<String> r = client.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).build(),
+                last = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port + "/")).build(),
                     HttpResponse.BodyHandlers.ofString());
-                statuses.add(r.statusCode());
-                body = 0 == i ? r.body() : body;
+                statuses.add(last.statusCode());
+                first = 0 == i ? last : first;
             }
-            assertEquals("hello\n", body, "relayed from the backend");
+            assertEquals("hello\n", first.body(), "relayed from the backend");
+            assertEquals("\"per-client\";q=10;w=1", first.headers().firstValue("ratelimit-policy").orElseThrow());
+            assertEquals("\"per-client\";r=9;t=1", first.headers().firstValue("ratelimit").orElseThrow());
+            assertNull(first.headers().firstValue("x-ratelimit-limit").orElse(null), "no legacy fields by default");
             assertEquals(List.of(200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 429, 429, 429), statuses);
+            assertTrue(last.headers().firstValue("retry-after").isPresent());
+            assertEquals(10, gateway.backendRequests.get(), "only admitted requests reach the backend");
         }
-        finally
+    }
+
+    @Test
+    void legacyHeadersAreWrittenBesideTheIetfFields() throws Exception
+    {
+        try (TestGateway gateway = new TestGateway(2, true, 60_000_000_000L, 10_000_000_000L);
+             RawHttp client = new RawHttp("127.0.7.1", gateway.port))
         {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            final RawHttp.Response ok = client.send(RawHttp.get("/")).read();
+            assertEquals(200, ok.status());
+            assertEquals("2", ok.header("x-ratelimit-limit"));
+            assertEquals("1", ok.header("x-ratelimit-remaining"));
+            assertEquals("\"per-client\";r=1;t=1", ok.header("ratelimit"));
+            client.send(RawHttp.get("/"));
+            assertEquals(200, client.read().status());
+            final RawHttp.Response refused = client.send(RawHttp.get("/")).read();
+            assertEquals(429, refused.status());
+            assertEquals("0", refused.header("x-ratelimit-remaining"));
+            assertEquals("2", refused.header("x-ratelimit-limit"));
+            assertTrue(null != refused.header("x-ratelimit-reset") && null != refused.header("ratelimit-policy"));
         }
     }
 }

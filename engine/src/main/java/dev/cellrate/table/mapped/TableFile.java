@@ -1,0 +1,497 @@
+package dev.cellrate.table.mapped;
+
+import static dev.cellrate.table.mapped.TableFileLayout.*;
+
+import dev.cellrate.layout.CellLayout;
+import dev.cellrate.table.TableLayout;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.zip.CRC32C;
+
+/**
+ * A keyed table's bytes in a file ({@link TableFileLayout}): created whole or not at all, opened only if it was
+ * made for the same table, and placed on this boot's clock before anyone decides on it ({@link TimeBase}).
+ * <p>
+ * <b>Creation.</b> The file is written in full in a temporary file beside it, created owner-only ({@code 0600}:
+ * the header holds the key-hash secret, and whoever reads it can choose keys that share a victim's cell or crowd
+ * one shard), every byte written (the header, then the table's initial words in 1 MiB chunks), forced to the
+ * device, and only then linked to its name (a hard link, which fails if the name exists, so two processes that
+ * create at once end up on one file). Writing every byte, rather than extending a sparse file, makes a full disk
+ * an error at creation instead of a {@code SIGBUS} at the first decision that touches an unbacked page; a failed
+ * creation removes its temporary file and leaves no file at the name.
+ * <p>
+ * <b>Opening.</b> Under an exclusive lock on the file ({@link FileChannel#lock}, released by the kernel if the
+ * process dies), checked in this order, each failure an {@link IllegalStateException} naming the file and what
+ * is wrong: readable and writable by this process (a read-only mount or file is refused, never mapped
+ * read-only), owner-only permissions, at least a header long, the magic, the layout version, the header's
+ * checksum, the header's own geometry against the file's length (a truncated file), the table's configuration
+ * against the one asked for (naming the first field that differs), a fixed key-hash secret against the file's,
+ * the time base's checksum and state. Then, if the file was last used on another boot, or a rebase of it was
+ * interrupted, the table is rebased ({@link ShardRepair#rebase}).
+ * <p>
+ * The mappings live as long as the buffers that wrap them (no {@code close()}; the GC unmaps them). Truncating
+ * the file while it is mapped is outside this contract (the kernel answers an access past the end with
+ * {@code SIGBUS}).
+ */
+final class TableFile
+{
+    private static final Set<PosixFilePermission> OWNER_ONLY =
+        EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+
+    private static final int CHUNK_LENGTH = 1 << 20;
+
+    /** Threads of one JVM open files one at a time ({@link FileLock}s are per process, not per thread). */
+    private static final Object OPENING = new Object();
+
+    final Path path;
+    final TableSpec spec;
+    final long secret0;
+    final long secret1;
+    final boolean created;
+    final boolean rebased;
+    final AtomicBuffer header;
+    final AtomicBuffer table;
+
+    private TableFile(
+        final Path path, final TableSpec spec, final long secret0, final long secret1, final boolean created,
+        final boolean rebased, final AtomicBuffer header, final AtomicBuffer table)
+    {
+        this.path = path;
+        this.spec = spec;
+        this.secret0 = secret0;
+        this.secret1 = secret1;
+        this.created = created;
+        this.rebased = rebased;
+        this.header = header;
+        this.table = table;
+    }
+
+    /**
+     * Open the table file at {@code path}, creating it if there is none.
+     *
+     * @param path        the file.
+     * @param spec        the table it must hold.
+     * @param fixedSecret a fixed key-hash secret {k0, k1} the file must have (or gets, if new), or null for a
+     *                    random one at creation and the file's own otherwise.
+     * @return the mapped file.
+     * @throws IllegalStateException naming the file and what is wrong with it.
+     */
+    static TableFile open(final Path path, final TableSpec spec, final long[] fixedSecret)
+    {
+        final Path file = path.toAbsolutePath();
+        synchronized (OPENING)
+        {
+            boolean created = false;
+            if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS))
+            {
+                created = create(file, spec, null == fixedSecret ? new SecureRandom() : null, fixedSecret);
+            }
+            return openExisting(file, spec, fixedSecret, created);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ creation
+
+    /**
+     * @return false if another process created the file first (this one's temporary file is removed).
+     */
+    private static boolean create(final Path file, final TableSpec spec, final SecureRandom random, final long[] fixedSecret)
+    {
+        final Path directory = file.getParent();
+        final long fileLength = fileLength(spec.tableLength());
+        Path temporary = null;
+        try
+        {
+            temporary = Files.createTempFile(directory, "." + file.getFileName() + ".", ".creating",
+                PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            Files.setPosixFilePermissions(temporary, OWNER_ONLY); // whatever the umask did
+            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE))
+            {
+                final long secret0 = null == fixedSecret ? random.nextLong() : fixedSecret[0];
+                final long secret1 = null == fixedSecret ? random.nextLong() : fixedSecret[1];
+                writeFully(channel, newHeader(spec, fileLength, secret0, secret1), 0);
+                writeInitialTable(channel, spec);
+                channel.force(true);
+            }
+            try
+            {
+                Files.createLink(file, temporary);
+            }
+            catch (final FileAlreadyExistsException ex)
+            {
+                return false; // another process created it first: open theirs
+            }
+            catch (final UnsupportedOperationException ex)
+            {
+                Files.move(temporary, file); // no hard links here: a rename that refuses an existing name
+                temporary = null;
+            }
+            return true;
+        }
+        catch (final FileAlreadyExistsException ex)
+        {
+            return false;
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot create the keyed-table file " + file + " (" + fileLength +
+                " bytes): " + reason(ex) + "; no file was created", ex);
+        }
+        finally
+        {
+            if (null != temporary)
+            {
+                try
+                {
+                    Files.deleteIfExists(temporary);
+                }
+                catch (final IOException ignored)
+                {
+                    // best effort: the name is a dot-file beside the table, ending in .creating
+                }
+            }
+        }
+    }
+
+    private static ByteBuffer newHeader(final TableSpec spec, final long fileLength, final long secret0, final long secret1)
+    {
+        final UnsafeBuffer header = new UnsafeBuffer(ByteBuffer.allocateDirect(HEADER_LENGTH));
+        header.putLong(MAGIC_OFFSET, MAGIC);
+        header.putInt(VERSION_OFFSET, LAYOUT_VERSION);
+        header.putInt(KIND_OFFSET, spec.kind);
+        header.putInt(HEADER_LENGTH_OFFSET, HEADER_LENGTH);
+        header.putInt(POLICY_OFFSET, spec.tableFullPolicy);
+        header.putLong(FILE_LENGTH_OFFSET, fileLength);
+        header.putLong(EMISSION_OFFSET, spec.emissionIntervalNs);
+        header.putLong(TOLERANCE_OFFSET, spec.toleranceNs);
+        header.putLong(NEW_KEY_LAG_OFFSET, spec.newKeyLagNs);
+        header.putLong(IDLE_GRACE_OFFSET, spec.idleGraceNs);
+        header.putInt(SHARD_COUNT_OFFSET, spec.shardCount);
+        header.putInt(SLOTS_PER_SHARD_OFFSET, spec.slotsPerShard);
+        header.putInt(PROBE_BOUND_OFFSET, spec.probeBound);
+        header.putInt(SLOT_LENGTH_OFFSET, TableLayout.SLOT_LENGTH);
+        header.putInt(SHARD_HEADER_LENGTH_OFFSET, TableLayout.SHARD_HEADER_LENGTH);
+        header.putLong(TABLE_OFFSET_OFFSET, TABLE_REGION_OFFSET);
+        header.putLong(TABLE_LENGTH_OFFSET, spec.tableLength());
+        header.putLong(SECRET0_OFFSET, secret0);
+        header.putLong(SECRET1_OFFSET, secret1);
+        header.putLong(CHECKSUM_OFFSET, checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
+        final TimeBase now = TimeBase.current();
+        writeTimeBase(header, now, System.nanoTime(), TimeBase.wallNowNs(), 0);
+        header.putLong(TIME_STATE_OFFSET, STEADY);
+        final ByteBuffer bytes = header.byteBuffer().duplicate();
+        bytes.clear();
+        return bytes;
+    }
+
+    /** The table's initial words: zero, except the TAT of every dedicated cell and every slot (a fresh slot). */
+    private static void writeInitialTable(final FileChannel channel, final TableSpec spec) throws IOException
+    {
+        final int length = spec.tableLength();
+        final int slotsOffset = TableLayout.slotsOffset(spec.shardCount);
+        final ByteBuffer chunk = ByteBuffer.allocateDirect(Math.min(CHUNK_LENGTH, length)).order(ByteOrder.nativeOrder());
+        for (int start = 0; start < length; start += chunk.capacity())
+        {
+            final int end = Math.min(length, start + chunk.capacity());
+            chunk.clear();
+            for (int offset = start; offset < end; offset += Long.BYTES)
+            {
+                chunk.putLong(offset - start, initialWord(offset, slotsOffset));
+            }
+            chunk.limit(end - start);
+            writeFully(channel, chunk, TABLE_REGION_OFFSET + (long)start);
+        }
+    }
+
+    private static long initialWord(final int offset, final int slotsOffset)
+    {
+        if (offset >= slotsOffset)
+        {
+            return (offset - slotsOffset) % TableLayout.SLOT_LENGTH == TableLayout.TAT_OFFSET ?
+                TableLayout.FRESH_SLOT_TAT_NS : 0;
+        }
+        final boolean dedicatedTat = offset == TableLayout.EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET ||
+            offset == TableLayout.TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET ||
+            offset == TableLayout.OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET;
+        return dedicatedTat ? TableLayout.FRESH_SLOT_TAT_NS : 0;
+    }
+
+    private static void writeFully(final FileChannel channel, final ByteBuffer bytes, final long position)
+        throws IOException
+    {
+        long at = position;
+        while (bytes.hasRemaining())
+        {
+            at += channel.write(bytes, at);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- opening
+
+    private static TableFile openExisting(
+        final Path file, final TableSpec spec, final long[] fixedSecret, final boolean created)
+    {
+        try (FileChannel channel = openReadWrite(file))
+        {
+            requireOwnerOnly(file);
+            try (FileLock ignored = channel.lock())
+            {
+                final long size = channel.size();
+                if (size < HEADER_LENGTH)
+                {
+                    throw refused(file, "it is " + size + " bytes, shorter than a keyed-table header (" +
+                        HEADER_LENGTH + "): a truncated file, or not a keyed-table file");
+                }
+                final AtomicBuffer header = new UnsafeBuffer(channel.map(FileChannel.MapMode.READ_WRITE, 0, HEADER_LENGTH));
+                final TableSpec inFile = validateHeader(file, header, size);
+                final String difference = spec.firstDifference(inFile);
+                if (null != difference)
+                {
+                    throw refused(file, "it was made for another table; " + difference + ". Open it with the " +
+                        "configuration it was made with, or delete it to start with an empty table");
+                }
+                final long secret0 = header.getLong(SECRET0_OFFSET);
+                final long secret1 = header.getLong(SECRET1_OFFSET);
+                if (null != fixedSecret && (fixedSecret[0] != secret0 || fixedSecret[1] != secret1))
+                {
+                    throw refused(file, "its key-hash secret differs from the one this limiter fixes (seed)");
+                }
+                final MappedByteBuffer mapped =
+                    channel.map(FileChannel.MapMode.READ_WRITE, TABLE_REGION_OFFSET, spec.tableLength());
+                final AtomicBuffer table = new UnsafeBuffer(mapped);
+                table.verifyAlignment();
+                final boolean rebased = placeOnThisBoot(file, header, table, spec, (MappedByteBuffer)header.byteBuffer(), mapped);
+                return new TableFile(file, spec, secret0, secret1, created, rebased, header, table);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot open the keyed-table file " + file + ": " + reason(ex), ex);
+        }
+    }
+
+    private static FileChannel openReadWrite(final Path file) throws IOException
+    {
+        if (!Files.isRegularFile(file))
+        {
+            throw refused(file, "it is not a regular file");
+        }
+        try
+        {
+            return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+        catch (final FileSystemException ex)
+        {
+            throw new IllegalStateException("cannot open the keyed-table file " + file + " for reading and writing: " +
+                reason(ex) + " (a mapped table writes its file: a read-only file or mount cannot hold one)", ex);
+        }
+    }
+
+    private static void requireOwnerOnly(final Path file) throws IOException
+    {
+        final Set<PosixFilePermission> permissions;
+        try
+        {
+            permissions = Files.getPosixFilePermissions(file);
+        }
+        catch (final UnsupportedOperationException ex)
+        {
+            return; // not a POSIX file system: nothing to check
+        }
+        final Set<PosixFilePermission> wider = EnumSet.copyOf(permissions);
+        wider.removeAll(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
+            PosixFilePermission.OWNER_EXECUTE));
+        if (!wider.isEmpty())
+        {
+            throw refused(file, "its permissions are " + PosixFilePermissions.toString(permissions) + "; it holds " +
+                "the key-hash secret, so it must be readable and writable by its owner only (chmod 600)");
+        }
+    }
+
+    /**
+     * @return the spec the header describes.
+     */
+    private static TableSpec validateHeader(final Path file, final AtomicBuffer header, final long size)
+    {
+        final long magic = header.getLong(MAGIC_OFFSET);
+        if (MAGIC != magic)
+        {
+            throw refused(file, "it is not a cellrate keyed-table file (magic 0x" + Long.toHexString(magic) +
+                ", expected 0x" + Long.toHexString(MAGIC) + ")");
+        }
+        final int version = header.getInt(VERSION_OFFSET);
+        if (LAYOUT_VERSION != version)
+        {
+            throw refused(file, "its layout version is " + version + ", and this engine reads version " +
+                LAYOUT_VERSION + " only; a file of another version is never converted in place (delete it to " +
+                "start with an empty table, or run the engine version that wrote it)");
+        }
+        final long stored = header.getLong(CHECKSUM_OFFSET);
+        final long computed = checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET);
+        if (stored != computed)
+        {
+            throw refused(file, "its header is corrupt (checksum 0x" + Long.toHexString(stored) + ", the bytes give 0x" +
+                Long.toHexString(computed) + ")");
+        }
+        final TableSpec inFile = new TableSpec(
+            header.getInt(KIND_OFFSET), header.getLong(EMISSION_OFFSET), header.getLong(TOLERANCE_OFFSET),
+            header.getLong(NEW_KEY_LAG_OFFSET), header.getLong(IDLE_GRACE_OFFSET), header.getInt(POLICY_OFFSET),
+            header.getInt(SHARD_COUNT_OFFSET), header.getInt(SLOTS_PER_SHARD_OFFSET), header.getInt(PROBE_BOUND_OFFSET));
+        requireField(file, "header length", header.getInt(HEADER_LENGTH_OFFSET), HEADER_LENGTH);
+        requireField(file, "slot length", header.getInt(SLOT_LENGTH_OFFSET), TableLayout.SLOT_LENGTH);
+        requireField(file, "shard header length", header.getInt(SHARD_HEADER_LENGTH_OFFSET), TableLayout.SHARD_HEADER_LENGTH);
+        requireField(file, "table offset", header.getLong(TABLE_OFFSET_OFFSET), TABLE_REGION_OFFSET);
+        if (inFile.shardCount < 1 || inFile.shardCount > TableLayout.MAX_SHARDS || Integer.bitCount(inFile.shardCount) != 1 ||
+            inFile.slotsPerShard < 1 || (long)inFile.slotsPerShard * inFile.shardCount > TableLayout.MAX_SLOTS)
+        {
+            throw refused(file, "its geometry is impossible (shardCount " + inFile.shardCount + ", slotsPerShard " +
+                inFile.slotsPerShard + ")");
+        }
+        requireField(file, "table length", header.getLong(TABLE_LENGTH_OFFSET), inFile.tableLength());
+        final long fileLength = fileLength(inFile.tableLength());
+        requireField(file, "file length", header.getLong(FILE_LENGTH_OFFSET), fileLength);
+        if (size < fileLength)
+        {
+            throw refused(file, "it is truncated: " + size + " bytes, and its header describes " + fileLength);
+        }
+        if (size > fileLength)
+        {
+            throw refused(file, "it is " + size + " bytes, and its header describes " + fileLength +
+                ": not a file this engine wrote");
+        }
+        return inFile;
+    }
+
+    private static void requireField(final Path file, final String field, final long value, final long expected)
+    {
+        if (value != expected)
+        {
+            throw refused(file, "its header is inconsistent: " + field + " " + value + ", expected " + expected);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------------- time base
+
+    /**
+     * Under the file lock: leave the file on this boot's clock.
+     *
+     * @return whether the table was rebased.
+     */
+    private static boolean placeOnThisBoot(
+        final Path file, final AtomicBuffer header, final AtomicBuffer table, final TableSpec spec,
+        final MappedByteBuffer headerMap, final MappedByteBuffer tableMap)
+    {
+        final long state = header.getLongVolatile(TIME_STATE_OFFSET);
+        if (STEADY != state && REBASING != state)
+        {
+            throw refused(file, "its time base is corrupt (state 0x" + Long.toHexString(state) + ")");
+        }
+        final TimeBase current = TimeBase.current();
+        final TimeBase recorded = new TimeBase(
+            header.getLong(BOOT_ID_HI_OFFSET), header.getLong(BOOT_ID_LO_OFFSET), header.getLong(TIMENS_OFFSET));
+        if (STEADY == state)
+        {
+            final long stored = header.getLong(TIME_CHECKSUM_OFFSET);
+            if (stored != checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET))
+            {
+                throw refused(file, "its time base is corrupt (checksum 0x" + Long.toHexString(stored) + ")");
+            }
+            if (recorded.sameBoot(current))
+            {
+                if (recorded.timeNamespaceOffsetNs != current.timeNamespaceOffsetNs)
+                {
+                    throw refused(file, "its words are on the monotonic clock of a time namespace offset by " +
+                        recorded.timeNamespaceOffsetNs + " ns, and this process's is offset by " +
+                        current.timeNamespaceOffsetNs + " ns: processes sharing a table must share a time namespace");
+                }
+                return false;
+            }
+        }
+        // Another boot, or a rebase that was interrupted (whose words are a mix of two clocks): rebase.
+        header.putLongVolatile(TIME_STATE_OFFSET, REBASING);
+        headerMap.force();
+        final long monoNowNs = System.nanoTime();
+        final long wallNowNs = TimeBase.wallNowNs();
+        final long deltaNs = TimeBase.rebaseDeltaNs(
+            header.getLong(ANCHOR_MONO_OFFSET), header.getLong(ANCHOR_WALL_OFFSET), monoNowNs, wallNowNs);
+        final long capNs = TimeBase.saturatedAdd(monoNowNs, spec.maxLagNs());
+        ShardRepair.rebase(table, spec.shardCount, spec.slotsPerShard, deltaNs, capNs, REBASING == state);
+        tableMap.force();
+        writeTimeBase(header, current, monoNowNs, wallNowNs, header.getLong(REBASES_OFFSET) + 1);
+        headerMap.force();
+        header.putLongVolatile(TIME_STATE_OFFSET, STEADY);
+        headerMap.force();
+        return true;
+    }
+
+    private static void writeTimeBase(
+        final AtomicBuffer header, final TimeBase base, final long monoNs, final long wallNs, final long rebases)
+    {
+        header.putLong(BOOT_ID_HI_OFFSET, base.bootIdHi);
+        header.putLong(BOOT_ID_LO_OFFSET, base.bootIdLo);
+        header.putLong(TIMENS_OFFSET, base.timeNamespaceOffsetNs);
+        header.putLong(ANCHOR_MONO_OFFSET, monoNs);
+        header.putLong(ANCHOR_WALL_OFFSET, wallNs);
+        header.putLong(REBASES_OFFSET, rebases);
+        header.putLong(TIME_CHECKSUM_OFFSET, checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
+    }
+
+    // -------------------------------------------------------------------------------------------------- helpers
+
+    static long checksum(final AtomicBuffer header, final int from, final int to)
+    {
+        final byte[] bytes = new byte[to - from];
+        header.getBytes(from, bytes);
+        final CRC32C crc = new CRC32C();
+        crc.update(bytes);
+        return crc.getValue();
+    }
+
+    private static IllegalStateException refused(final Path file, final String why)
+    {
+        return new IllegalStateException("refusing the keyed-table file " + file + ": " + why);
+    }
+
+    private static String reason(final IOException ex)
+    {
+        if (ex instanceof FileSystemException && null != ((FileSystemException)ex).getReason())
+        {
+            return ((FileSystemException)ex).getReason();
+        }
+        return null == ex.getMessage() ? ex.getClass().getSimpleName() : ex.getMessage();
+    }
+
+    /**
+     * @return the boot id the file's words are on.
+     */
+    String bootId()
+    {
+        return new TimeBase(header.getLong(BOOT_ID_HI_OFFSET), header.getLong(BOOT_ID_LO_OFFSET), 0).bootId();
+    }
+
+    /**
+     * @return how many times the file was rebased onto a new boot.
+     */
+    long rebases()
+    {
+        return header.getLong(REBASES_OFFSET);
+    }
+}
