@@ -26,6 +26,17 @@ class MvcApp
         return CLOCK;
     }
 
+    @Bean
+    org.springframework.web.servlet.function.RouterFunction<org.springframework.web.servlet.function.ServerResponse>
+        functionalRoutes(final LimitRegistry limits)
+    {
+        return org.springframework.web.servlet.function.RouterFunctions.route()
+            .GET("/fn/{x}", request -> org.springframework.web.servlet.function.ServerResponse.ok()
+                .body("fn " + request.pathVariable("x")))
+            .filter(CellrateFilterFunctions.rateLimit(limits, "fn", request -> request.headers().firstHeader("X-Client")))
+            .build();
+    }
+
     @RestController
     static class Api
     {

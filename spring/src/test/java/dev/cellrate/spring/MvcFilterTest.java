@@ -85,6 +85,9 @@ class MvcFilterTest
         "cellrate.limits.rapi.key.header=X-Client",
         "cellrate.redis.fail-policy=closed",
         "cellrate.redis.timeout=2s",
+        "cellrate.limits.fn.rate=2",
+        "cellrate.limits.fn.burst=3",
+        "cellrate.limits.fn.filter=false",
         "cellrate.limits.user.rate=1",
         "cellrate.limits.user.period=1m",
         "cellrate.limits.user.burst=5",
@@ -412,5 +415,28 @@ class MvcFilterTest
         assertTrue(seconds >= 59 && seconds <= 60, "rate 1/min, rounded up: " + seconds);
         assertTrue(refused.headers().firstValue("ratelimit").orElse("").startsWith("\"rapi\";r=0;t="));
         assertEquals(200, Http.get(port, "/rapi/x", "X-Client", "servlet-redis-2").statusCode());
+    }
+
+    @Test
+    void functionalRouteFilterCountsExactlyWithTheEnginesHeaders()
+    {
+        final EngineTwin twin = new EngineTwin("fn", Limit.of(2, 1, TimeUnit.SECONDS, 3));
+        int ok = 0;
+        for (int i = 0; i < 7; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, "/fn/a", "X-Client", "fn-exact");
+            final Map<String, String> expected = twin.decide("fn-exact", MvcApp.CLOCK.nanoTime());
+            assertEquals(twin.admitted() ? 200 : 429, r.statusCode(), "request " + i);
+            for (final Map.Entry<String, String> e : expected.entrySet())
+            {
+                assertEquals(e.getValue(), r.headers().firstValue(e.getKey()).orElse(null), e.getKey() + " of " + i);
+            }
+            if (200 == r.statusCode())
+            {
+                ok++;
+                assertEquals("fn a", r.body());
+            }
+        }
+        assertEquals(3, ok);
     }
 }
