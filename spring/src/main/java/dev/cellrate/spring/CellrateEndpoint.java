@@ -18,8 +18,8 @@ import java.util.Map;
  * <p>
  * Top rejected keys come from the counters' sketch, which samples refusals (one in
  * {@code topKeysSampleEvery}, weighted), so counts are estimates with the error shown. Address keys are shown as
- * the address or /64 they stand for; string keys by their text (the first {@value NamedLimit#MAX_NAMED_KEYS}
- * refused keys are remembered), else {@code #} and the hash.
+ * the address or /64 they stand for; string keys by their text (refused keys are remembered in
+ * {@value NamedLimit#MAX_NAMED_KEYS} slots by hash), else {@code #} and the hash.
  */
 @Endpoint(id = "cellrate")
 public class CellrateEndpoint

@@ -31,7 +31,7 @@ public final class NamedLimit
     public static final String X_RATELIMIT_DRY_RUN = "X-RateLimit-Dry-Run";
     public static final String WOULD_REJECT = "would-reject";
 
-    /** Most refused string keys remembered by name for the top rejected keys. */
+    /** Slots of refused string keys remembered by name for the top rejected keys (a power of two). */
     public static final int MAX_NAMED_KEYS = 4096;
 
     final String name;
@@ -59,8 +59,9 @@ public final class NamedLimit
     final String costHeader;
     final LimiterStats stats;
     final NanoClock clock;
-    private final java.util.concurrent.ConcurrentHashMap<Long, String> rejectedKeyNames =
-        new java.util.concurrent.ConcurrentHashMap<>();
+    /** Refused string keys by {@code keyWord & (MAX_NAMED_KEYS - 1)}: the first one seen keeps its slot. */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<String> rejectedKeyNames =
+        new java.util.concurrent.atomic.AtomicReferenceArray<>(MAX_NAMED_KEYS);
 
     NamedLimit(final Builder b)
     {
@@ -195,15 +196,20 @@ public final class NamedLimit
     }
 
     /**
-     * Count a decision on a string key; a refused key's text is remembered (at most
-     * {@link #MAX_NAMED_KEYS} of them) so the top rejected keys can be shown by name.
+     * Count a decision on a string key; a refused key's text is remembered (in one of {@link #MAX_NAMED_KEYS}
+     * slots, the first key to land in a slot keeps it) so the top rejected keys can be shown by name. A
+     * {@code String} key is kept as it is: nothing is allocated.
      */
     long countString(final CharSequence key, final long code)
     {
         final long keyWord = keyWord(key);
-        if (!Result.isAdmitted(code) && rejectedKeyNames.size() < MAX_NAMED_KEYS)
+        if (!Result.isAdmitted(code))
         {
-            rejectedKeyNames.putIfAbsent(keyWord, key.toString());
+            final int slot = (int)keyWord & (MAX_NAMED_KEYS - 1);
+            if (null == rejectedKeyNames.get(slot))
+            {
+                rejectedKeyNames.compareAndSet(slot, null, key.toString());
+            }
         }
         return count(keyWord, code);
     }
@@ -214,8 +220,8 @@ public final class NamedLimit
      */
     public String keyName(final long keyWord)
     {
-        final String name = rejectedKeyNames.get(keyWord);
-        if (null != name)
+        final String name = rejectedKeyNames.get((int)keyWord & (MAX_NAMED_KEYS - 1));
+        if (null != name && keyWord(name) == keyWord)
         {
             return name;
         }
