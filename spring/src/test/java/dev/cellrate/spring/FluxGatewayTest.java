@@ -77,6 +77,17 @@ class FluxGatewayTest
             "cellrate.limits.fluxlogin.charge-statuses=401",
             "cellrate.limits.fluxlogin.key.source=header",
             "cellrate.limits.fluxlogin.key.header=X-User",
+            "cellrate.limits.me.rate=1",
+            "cellrate.limits.me.period=1m",
+            "cellrate.limits.me.burst=2",
+            "cellrate.limits.me.paths=/me/**",
+            "cellrate.limits.me.key.source=principal",
+            "cellrate.limits.fluxfwd.rate=1",
+            "cellrate.limits.fluxfwd.period=1m",
+            "cellrate.limits.fluxfwd.burst=1",
+            "cellrate.limits.fluxfwd.paths=/fluxfwd/**",
+            "cellrate.limits.fluxfwd.key.source=forwarded",
+            "cellrate.limits.fluxfwd.key.trusted-hops=1",
             "cellrate.limits.fluxuser.rate=1",
             "cellrate.limits.fluxuser.period=1m",
             "cellrate.limits.fluxuser.burst=2",
@@ -308,5 +319,23 @@ class FluxGatewayTest
         assertEquals(429, locked.statusCode());
         assertEquals("60", locked.headers().firstValue("retry-after").orElse(null));
         assertEquals(200, Http.get(port, "/fluxlogin", "X-User", "bob", "pw", "secret").statusCode());
+    }
+
+    @Test
+    void principalAndForwardedKeys()
+    {
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(429, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "bob").statusCode());
+        // no principal: the fallback key, shared
+        assertEquals(200, Http.get(port, "/me/x").statusCode());
+
+        assertEquals(200, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "1.1.1.1, 192.0.2.1").statusCode());
+        assertEquals(429, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "9.9.9.9",
+            "X-Forwarded-For", "192.0.2.1").statusCode(), "the last hop over every line");
+        assertEquals(200, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "192.0.2.2").statusCode());
+        assertEquals(200, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "garbage").statusCode(), "fallback key");
+        assertEquals(429, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "1::2::3").statusCode(), "same fallback");
     }
 }

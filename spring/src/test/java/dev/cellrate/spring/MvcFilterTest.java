@@ -85,6 +85,11 @@ class MvcFilterTest
         "cellrate.limits.rapi.key.header=X-Client",
         "cellrate.redis.fail-policy=closed",
         "cellrate.redis.timeout=2s",
+        "cellrate.limits.me.rate=1",
+        "cellrate.limits.me.period=1m",
+        "cellrate.limits.me.burst=2",
+        "cellrate.limits.me.paths=/me/**",
+        "cellrate.limits.me.key.source=principal",
         "cellrate.limits.fn.rate=2",
         "cellrate.limits.fn.burst=3",
         "cellrate.limits.fn.filter=false",
@@ -438,5 +443,15 @@ class MvcFilterTest
             }
         }
         assertEquals(3, ok);
+    }
+
+    @Test
+    void principalKeys()
+    {
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(429, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "bob").statusCode());
+        assertEquals(200, Http.get(port, "/me/x").statusCode(), "no principal: the fallback key");
     }
 }
