@@ -69,7 +69,7 @@ public class CellrateEndpoint
         m.put("emissionIntervalNs", l.emissionIntervalNs());
         m.put("toleranceNs", l.toleranceNs());
         m.put("burst", l.burst());
-        m.put("policy", limit.policyValue);
+        m.put("policy", limit.policyValue());
         m.put("mode", limit.mode().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
         m.put("backend", null == limit.redis() ? "local" : "redis");
         m.put("key", limit.filter ? limit.keySource().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') :

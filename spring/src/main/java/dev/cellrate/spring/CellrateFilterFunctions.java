@@ -39,7 +39,7 @@ public final class CellrateFilterFunctions
         final LimitRegistry registry, final String name, final Function<ServerRequest, String> key)
     {
         final NamedLimit limit = registry.get(name);
-        if (null == limit || (null == limit.local && null == limit.redis) || LimitMode.CHARGE_AFTER == limit.mode)
+        if (null == limit || (null == limit.decider && null == limit.redis) || LimitMode.CHARGE_AFTER == limit.mode)
         {
             throw new IllegalArgumentException("name must be an enforce or dry-run limit under cellrate.limits " +
                 registry.names() + " but was " + name);

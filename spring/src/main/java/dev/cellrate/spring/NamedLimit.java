@@ -1,6 +1,7 @@
 package dev.cellrate.spring;
 
 import dev.cellrate.Decision;
+import dev.cellrate.KeyedLimiter;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -35,7 +36,8 @@ public final class NamedLimit
     public static final int MAX_NAMED_KEYS = 4096;
 
     final String name;
-    final Limit limit;
+    private final String policyName;
+    private volatile Policy policy;
     final LimitMode mode;
     final boolean filter;
     final HeaderStyle headers;
@@ -48,10 +50,9 @@ public final class NamedLimit
     final Expression expression;
     final String fallback;
     final RequestMatch match;
-    final RateLimitFields fields;
-    final String policyValue;
-    final String legacyLimitValue;
     final KeyedRateLimiter local;
+    /** What enforce and dry-run decide on: {@link #local}, or a front whose limit can change at run time. */
+    final KeyedLimiter decider;
     final RedisRateLimiter redis;
     final KeyedShaper shaper;
     final long maxDelayNs;
@@ -66,7 +67,8 @@ public final class NamedLimit
     NamedLimit(final Builder b)
     {
         this.name = b.name;
-        this.limit = b.limit;
+        this.policyName = b.policyName;
+        this.policy = new Policy(b.policyName, b.limit);
         this.mode = b.mode;
         this.filter = b.filter;
         this.headers = b.headers;
@@ -79,12 +81,8 @@ public final class NamedLimit
         this.expression = b.expression;
         this.fallback = b.fallback;
         this.match = b.match;
-        this.fields = new RateLimitFields(b.policyName, b.limit);
-        final byte[] v = new byte[fields.maxValueLength()];
-        this.policyValue = new String(v, 0, fields.writePolicy(v, 0), java.nio.charset.StandardCharsets.ISO_8859_1);
-        this.legacyLimitValue =
-            new String(v, 0, fields.writeLegacyLimit(v, 0), java.nio.charset.StandardCharsets.ISO_8859_1);
         this.local = b.local;
+        this.decider = null != b.decider ? b.decider : b.local;
         this.redis = b.redis;
         this.shaper = b.shaper;
         this.maxDelayNs = b.maxDelayNs;
@@ -107,7 +105,25 @@ public final class NamedLimit
      */
     public Limit limit()
     {
-        return limit;
+        return policy.limit;
+    }
+
+    /**
+     * @return the {@code RateLimit-Policy} value.
+     */
+    public String policyValue()
+    {
+        return policy.policyValue;
+    }
+
+    /**
+     * Advertise a new limit (after the front's own limit changed).
+     *
+     * @param limit the new limit.
+     */
+    void advertise(final Limit limit)
+    {
+        this.policy = new Policy(policyName, limit);
     }
 
     /**
@@ -171,7 +187,7 @@ public final class NamedLimit
      */
     public RateLimitFields fields()
     {
-        return fields;
+        return policy.fields;
     }
 
     /**
@@ -180,14 +196,14 @@ public final class NamedLimit
     long decideLocal(final long key, final long permits, final long nowNs, final Decision decision)
     {
         final long code = null == decision ?
-            local.tryAcquire(key, permits, nowNs) : local.tryAcquire(key, permits, nowNs, decision);
+            decider.tryAcquire(key, permits, nowNs) : decider.tryAcquire(key, permits, nowNs, decision);
         return count(key, code);
     }
 
     long decideLocal(final CharSequence key, final long permits, final long nowNs, final Decision decision)
     {
         final long code = null == decision ?
-            local.tryAcquire(key, permits, nowNs) : local.tryAcquire(key, permits, nowNs, decision);
+            decider.tryAcquire(key, permits, nowNs) : decider.tryAcquire(key, permits, nowNs, decision);
         if (Result.isAdmitted(code) && LimitMode.DRY_RUN != mode)
         {
             return stats.record(code);
@@ -251,6 +267,7 @@ public final class NamedLimit
      */
     void fillRejected(final long code, final long permits, final Decision decision)
     {
+        final Limit limit = policy.limit;
         if (code > 0)
         {
             final long lagNs = code + limit.toleranceNs() + limit.emissionIntervalNs() -
@@ -282,6 +299,8 @@ public final class NamedLimit
     {
         int n = 0;
         final byte[] v = out.value;
+        final Policy policy = this.policy;
+        final RateLimitFields fields = policy.fields;
         if (rejected && Long.MAX_VALUE != decision.retryAfterNs() && decision.retryAfterNs() > 0)
         {
             n = out.put(n, RETRY_AFTER, RateLimitFields.writeDelaySeconds(decision.retryAfterNs(), v, 0));
@@ -298,13 +317,13 @@ public final class NamedLimit
         if (HeaderStyle.IETF == headers)
         {
             out.names[n] = RATELIMIT_POLICY;
-            out.values[n++] = policyValue;
+            out.values[n++] = policy.policyValue;
             n = out.put(n, RATELIMIT, fields.writeRateLimit(decision, v, 0));
         }
         else if (HeaderStyle.LEGACY == headers)
         {
             out.names[n] = X_RATELIMIT_LIMIT;
-            out.values[n++] = legacyLimitValue;
+            out.values[n++] = policy.legacyLimitValue;
             n = out.put(n, X_RATELIMIT_REMAINING, fields.writeLegacyRemaining(decision, v, 0));
             n = out.put(n, X_RATELIMIT_RESET, fields.writeLegacyReset(decision, v, 0));
         }
@@ -327,7 +346,26 @@ public final class NamedLimit
 
     public String toString()
     {
-        return "NamedLimit{" + name + ", " + limit + ", " + mode + ", " + (null == redis ? "local" : "redis") + '}';
+        return "NamedLimit{" + name + ", " + policy.limit + ", " + mode + ", " + (null == redis ? "local" : "redis") + '}';
+    }
+
+    /** What a limit advertises: its GCRA parameters and the header values derived from them (immutable). */
+    private static final class Policy
+    {
+        final Limit limit;
+        final RateLimitFields fields;
+        final String policyValue;
+        final String legacyLimitValue;
+
+        Policy(final String name, final Limit limit)
+        {
+            this.limit = limit;
+            this.fields = new RateLimitFields(name, limit);
+            final byte[] v = new byte[fields.maxValueLength()];
+            this.policyValue = new String(v, 0, fields.writePolicy(v, 0), java.nio.charset.StandardCharsets.ISO_8859_1);
+            this.legacyLimitValue =
+                new String(v, 0, fields.writeLegacyLimit(v, 0), java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
     }
 
     /** The per-thread scratch of one decision: holders and the header fields written. */
@@ -376,6 +414,7 @@ public final class NamedLimit
         RequestMatch match;
         String policyName;
         KeyedRateLimiter local;
+        KeyedLimiter decider;
         RedisRateLimiter redis;
         KeyedShaper shaper;
         long maxDelayNs;
