@@ -48,7 +48,8 @@ import org.springframework.context.annotation.Configuration;
  * <p>
  * A bean of type {@link NanoClock}, if the application defines one, is the clock of local decisions.
  */
-@AutoConfiguration(beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
+@AutoConfiguration(beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration",
+    afterName = "org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration")
 @ConditionalOnProperty(prefix = "cellrate", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(CellrateProperties.class)
 public class CellrateAutoConfiguration
@@ -107,7 +108,11 @@ public class CellrateAutoConfiguration
         }
     }
 
-    /** The Spring Cloud Gateway rate limiter. */
+    /**
+     * The Spring Cloud Gateway rate limiter, unless the application has a {@code RateLimiter} bean already (the
+     * gateway's own {@code RedisRateLimiter} when spring-data-redis is present): two would make the gateway's
+     * {@code RequestRateLimiter} factory ambiguous.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter")
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -116,7 +121,7 @@ public class CellrateAutoConfiguration
     public static class GatewayConfiguration
     {
         @Bean
-        @ConditionalOnMissingBean
+        @ConditionalOnMissingBean(type = "org.springframework.cloud.gateway.filter.ratelimit.RateLimiter")
         public CellrateRateLimiter cellrateRateLimiter(
             final LimitRegistry limits, final ConfigurationService configurationService)
         {
