@@ -5,7 +5,7 @@
  * table's layout and raw slot API ({@code dev.cellrate.table}) stay inside the module.
  * <p>
  * Every JVM that runs it needs {@code --add-exports java.base/jdk.internal.misc=org.agrona} on the module
- * path ({@code =ALL-UNNAMED} on the class path): see {@link dev.cellrate.CellArray#JVM_OPTION}.
+ * path ({@code =ALL-UNNAMED} on the class path): see {@link dev.cellrate.layout.CellArray#JVM_OPTION}.
  */
 module dev.cellrate
 {
@@ -16,7 +16,9 @@ module dev.cellrate
     exports dev.cellrate.composite;
     exports dev.cellrate.concurrency;
     exports dev.cellrate.http;
+    exports dev.cellrate.observe;
     exports dev.cellrate.reconfigure;
+    exports dev.cellrate.release;
     exports dev.cellrate.shaper;
     exports dev.cellrate.stat;
     exports dev.cellrate.tcm;

@@ -10,7 +10,7 @@ import dev.cellrate.reconfigure.ReconfigurableRateLimiter;
 import dev.cellrate.reconfigure.ReconfigurableShaper;
 import dev.cellrate.shaper.ReservingLimiter;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.stat.StatFile;
 import dev.cellrate.tcm.SrTcm;
 import dev.cellrate.tcm.TrTcm;
@@ -67,7 +67,7 @@ public final class EveryFrontProbe
         }
         catch (final IllegalStateException ex)
         {
-            System.out.println(front + (ex.getMessage().contains(dev.cellrate.CellArray.JVM_OPTION) ?
+            System.out.println(front + (ex.getMessage().contains(dev.cellrate.JvmOption.ADD_EXPORTS) ?
                 " names the option" : " WRONG " + ex));
         }
         catch (final Throwable ex)

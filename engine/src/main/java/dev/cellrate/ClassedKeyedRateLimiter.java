@@ -1,6 +1,8 @@
 package dev.cellrate;
 
-import dev.cellrate.table.DecisionLoop;
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
+import dev.cellrate.DecisionLoop;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.DirectBuffer;
@@ -36,7 +38,7 @@ import org.agrona.concurrent.NanoClock;
  * {@code OVERFLOW} is not offered (one shared overflow cell would mix the classes). A {@link Decision} holder
  * is filled under the key's class (class 0's limit when no class was read: a cost below 1, a full table).
  */
-public final class ClassedKeyedRateLimiter implements KeyedLimiter
+public final class ClassedKeyedRateLimiter implements KeyedLimiter, TableCounters
 {
     private final SlotTable table;
     private final KeyClassifier classifier;
@@ -52,7 +54,7 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
      * @param policy     {@link TableFullPolicy#REJECT} or {@link TableFullPolicy#ADMIT}.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
-    public ClassedKeyedRateLimiter(
+    ClassedKeyedRateLimiter(
         final Limit[] limits, final KeyClassifier classifier, final SlotTable table, final TableFullPolicy policy)
     {
         Bounds.requireNonNull("limits", limits);
@@ -221,7 +223,7 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
     /**
      * @return the table.
      */
-    public SlotTable table()
+    SlotTable table()
     {
         return table;
     }
@@ -331,5 +333,15 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter
             return DecisionLoop.tableFull(
                 table, policy, decision, incrementNs, limits[0].ceilingNs(), limits[0], nowNs);
         }
+    }
+
+    public long tableFullEvents()
+    {
+        return table.tableFullEvents();
+    }
+
+    public long casRetries()
+    {
+        return table.casRetries();
     }
 }

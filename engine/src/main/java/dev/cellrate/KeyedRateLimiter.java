@@ -1,7 +1,8 @@
 package dev.cellrate;
 
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.Gcra;
-import dev.cellrate.table.DecisionLoop;
+import dev.cellrate.DecisionLoop;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.BufferUtil;
@@ -40,7 +41,7 @@ import java.util.Objects;
  * A {@link Decision} holder is filled from the cell that decided (the overflow cell under {@code OVERFLOW},
  * so its retry-after is usable); under {@code ADMIT} it is filled as an admission with a full bucket.
  */
-public final class KeyedRateLimiter implements KeyedDebitLimiter
+public final class KeyedRateLimiter implements KeyedDebitLimiter, TableCounters
 {
     private final SlotTable table;
     private final DecisionLoop step;
@@ -290,7 +291,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
      * @param nowNs   the time of the request, ns.
      * @return as {@link #tryAcquire(long, long)}.
      */
-    public long tryAcquireKeyWord(final long keyWord, final long permits, final long nowNs)
+    long tryAcquireKeyWord(final long keyWord, final long permits, final long nowNs)
     {
         return charge(keyWord, limit.incrementNs(permits), nowNs, null);
     }
@@ -350,7 +351,7 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter
     /**
      * @return the table (slot API, seed, shape).
      */
-    public SlotTable table()
+    SlotTable table()
     {
         return table;
     }

@@ -1,8 +1,9 @@
 package dev.cellrate;
 
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.Gcra;
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.KeyHash;
 import dev.cellrate.table.SlotTable;
 import java.nio.file.Path;
@@ -258,13 +259,74 @@ public final class KeyedRateLimiterBuilder
         {
             throw new IllegalArgumentException("mappedFile applies to build() only, not to a shaper");
         }
+        return new KeyedShaper(limit, mode, newTable(true), clock);
+    }
+
+    /**
+     * A keyed limiter with limit classes, on a table of its own: a key's class is chosen by {@code classifier}
+     * when the key is inserted and stored with its cell. Class 0 is this builder's limit; {@code moreClasses}
+     * are classes 1, 2, ... The table-full policy must be {@link TableFullPolicy#REJECT} or
+     * {@link TableFullPolicy#ADMIT}; new keys start full (an initial fill other than full is refused, since it
+     * would depend on the class).
+     *
+     * @param classifier  the class of a key at insert, in [0, 1 + moreClasses.length).
+     * @param moreClasses the limits of classes 1, 2, ...; at most {@code shardCount - 3} of them.
+     * @return the classed limiter.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public ClassedKeyedRateLimiter buildClassed(final KeyClassifier classifier, final Limit... moreClasses)
+    {
+        Bounds.requireNonNull("classifier", classifier);
+        Bounds.requireNonNull("moreClasses", moreClasses);
+        if (Long.MAX_VALUE != initialPermits)
+        {
+            throw new IllegalArgumentException("initialPermits must not be set for a classed limiter (new keys start " +
+                "full) but was " + initialPermits);
+        }
+        final Limit[] limits = new Limit[1 + moreClasses.length];
+        limits[0] = limit;
+        System.arraycopy(moreClasses, 0, limits, 1, moreClasses.length);
+        requireNoMappedFile("a classed limiter");
+        return new ClassedKeyedRateLimiter(limits, classifier, newTable(false), policy);
+    }
+
+    /**
+     * A keyed limiter whose limit can be replaced at run time, on a table of its own, with this builder's
+     * sizing, policy, initial fill, secret and clock.
+     *
+     * @return the reconfigurable keyed limiter.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public ReconfigurableKeyedRateLimiter buildReconfigurable()
+    {
+        requireNoMappedFile("a reconfigurable limiter");
+        return new ReconfigurableKeyedRateLimiter(limit, newTable(true), policy);
+    }
+
+    private void requireNoMappedFile(final String front)
+    {
+        if (null != mappedFile)
+        {
+            throw new IllegalArgumentException("mappedFile applies to build() only, not to " + front);
+        }
+    }
+
+    /**
+     * @param fill whether new keys start at this builder's initial fill.
+     * @return a table owned by the front about to be built.
+     */
+    private SlotTable newTable(final boolean fill)
+    {
         final int shards = validatedShardCount();
         final int slotsPerShard = validatedSlotsPerShard(shards);
         final int bound = validatedProbeBound(slotsPerShard);
         final long[] secret = secret();
         final SlotTable table = new SlotTable(shards, slotsPerShard, bound, idleGraceNs, secret[0], secret[1], clock);
-        table.fillNewKeys(newKeyLagNs());
-        return new KeyedShaper(limit, mode, table, clock);
+        if (fill)
+        {
+            table.fillNewKeys(newKeyLagNs());
+        }
+        return table;
     }
 
     /**
@@ -272,7 +334,7 @@ public final class KeyedRateLimiterBuilder
      */
     private long newKeyLagNs()
     {
-        final long tatNs = Gcra.initialTatNs(0, initialPermits, limit);
+        final long tatNs = Gcra.initialFillTatNs(0, initialPermits, limit.emissionIntervalNs(), limit.ceilingNs());
         return CellArray.FRESH_TAT_NS == tatNs ? 0 : tatNs;
     }
 

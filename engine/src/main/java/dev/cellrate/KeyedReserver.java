@@ -1,6 +1,6 @@
 package dev.cellrate;
 
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.Reservation;
 import org.agrona.concurrent.NanoClock;
 
 /**

@@ -1,8 +1,9 @@
 package dev.cellrate;
 
+import dev.cellrate.check.Bounds;
 import dev.cellrate.gcra.Gcra;
 
-import static dev.cellrate.Bounds.requireRange;
+import static dev.cellrate.check.Bounds.requireRange;
 
 import java.util.concurrent.TimeUnit;
 

@@ -1,5 +1,8 @@
 package dev.cellrate;
 
+import dev.cellrate.gcra.CellStep;
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.AtomicGcra;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
@@ -35,6 +38,8 @@ public final class PayLaterRateLimiter implements DebitLimiter
     private final long toleranceNs;
     private final long maxPermits;
     private final Limit limit;
+    /** Fills a caller's {@link Decision} under this front's limit (the cell loop's one step). */
+    private final CellStep<Decision> fill;
     private final NanoClock clock;
 
     /**
@@ -52,6 +57,7 @@ public final class PayLaterRateLimiter implements DebitLimiter
         Bounds.requireNonNull("clock", clock);
         Bounds.requireRange("maxPermits", maxPermits, 1, Limit.MAX_CEILING_NS / limit.emissionIntervalNs());
         this.limit = limit;
+        this.fill = (decision, code, tatNs, decidedNs) -> decision.set(code, tatNs, decidedNs, this.limit);
         this.clock = clock;
         this.maxPermits = maxPermits;
         this.emissionIntervalNs = limit.emissionIntervalNs();
@@ -77,7 +83,7 @@ public final class PayLaterRateLimiter implements DebitLimiter
         final Limit limit, final long maxPermits, final NanoClock clock, final long initialPermits)
     {
         this(limit, maxPermits, CellArray.FRESH_TAT_NS, clock);
-        buffer.putLongVolatile(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
+        buffer.putLongVolatile(tatOffset, Gcra.initialFillTatNs(clock.nanoTime(), initialPermits, limit.emissionIntervalNs(), limit.ceilingNs()));
     }
 
     /**
@@ -101,7 +107,7 @@ public final class PayLaterRateLimiter implements DebitLimiter
     public long tryAcquire(final long permits, final long nowNs)
     {
         final long chargeNs = chargeNs(permits);
-        return AtomicGcra.acquire(buffer, tatOffset, chargeNs, toleranceNs + chargeNs, nowNs, null, null);
+        return AtomicGcra.acquire(buffer, tatOffset, chargeNs, toleranceNs + chargeNs, nowNs);
     }
 
     /**
@@ -115,7 +121,7 @@ public final class PayLaterRateLimiter implements DebitLimiter
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
         final long chargeNs = chargeNs(permits);
-        return AtomicGcra.acquire(buffer, tatOffset, chargeNs, toleranceNs + chargeNs, nowNs, decision, limit);
+        return AtomicGcra.acquire(buffer, tatOffset, chargeNs, toleranceNs + chargeNs, nowNs, decision, fill);
     }
 
     /**

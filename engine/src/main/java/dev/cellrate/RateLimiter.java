@@ -1,5 +1,8 @@
 package dev.cellrate;
 
+import dev.cellrate.gcra.CellStep;
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.AtomicGcra;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
@@ -32,6 +35,8 @@ public final class RateLimiter implements DebitLimiter
     private final long emissionIntervalNs;
     private final long ceilingNs;
     private final Limit limit;
+    /** Fills a caller's {@link Decision} under this front's limit (the cell loop's one step). */
+    private final CellStep<Decision> fill;
     private final NanoClock clock;
     private final CellArray cells;
 
@@ -68,7 +73,7 @@ public final class RateLimiter implements DebitLimiter
     public RateLimiter(final Limit limit, final NanoClock clock, final long initialPermits)
     {
         this(limit, clock);
-        buffer.putLongRelease(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
+        buffer.putLongRelease(tatOffset, Gcra.initialFillTatNs(clock.nanoTime(), initialPermits, limit.emissionIntervalNs(), limit.ceilingNs()));
     }
 
     /**
@@ -80,9 +85,10 @@ public final class RateLimiter implements DebitLimiter
      * @param cellIndex the cell, in [0, cells.cellCount()).
      * @param clock     the clock of the clock forms.
      */
-    public RateLimiter(final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
+    RateLimiter(final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
         this.limit = Bounds.requireNonNull("limit", limit);
+        this.fill = (decision, code, tatNs, nowNs) -> decision.set(code, tatNs, nowNs, this.limit);
         this.cells = Bounds.requireNonNull("cells", cells);
         this.clock = Bounds.requireNonNull("clock", clock);
         this.buffer = cells.buffer();
@@ -116,7 +122,7 @@ public final class RateLimiter implements DebitLimiter
      */
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
-        return AtomicGcra.acquire(buffer, tatOffset, limit, permits, nowNs, decision);
+        return AtomicGcra.acquire(buffer, tatOffset, limit.incrementNs(permits), ceilingNs, nowNs, decision, fill);
     }
 
     /**
@@ -167,7 +173,7 @@ public final class RateLimiter implements DebitLimiter
     /**
      * @return the cell array holding this limiter's cell.
      */
-    public CellArray cells()
+    CellArray cells()
     {
         return cells;
     }

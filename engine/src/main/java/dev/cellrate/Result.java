@@ -28,7 +28,8 @@ package dev.cellrate;
  *   [-32, -47]        OPERATING: WOULD_HAVE_REJECTED, the admission of a limiter run in dry-run
  *                     (dev.cellrate.stat.LimiterStats#dryRun)
  *   [-48, -63]        DISTRIBUTED: a shared-store front's fail policy when the store cannot answer
- *                     (ADMITTED_FAIL_OPEN is an admission; REJECTED_FAIL_CLOSED a rejection; cellrate-redis)
+ *                     (ADMITTED_FAIL_OPEN is an admission; REJECTED_FAIL_CLOSED and REJECTED_KEY_ERROR are
+ *                     rejections; cellrate-redis)
  *   [-64, -1023]      reserved for future fronts; never returned today
  *   [MIN, -1024]      ENCODED_RETRY_AFTER: a reservation's rejection with retry-after
  *                     r = ENCODED_RETRY_AFTER_BASE - code (&ge; 1 ns)
@@ -40,7 +41,7 @@ public final class Result
     public static final long ADMITTED = 0;
 
     /** First (highest) code of the shared range. */
-    public static final long SHARED_RANGE_FIRST = -1;
+    static final long SHARED_RANGE_FIRST = -1;
 
     /** The request can never conform (cost outside [1, burst], or time at the edge of the long range). */
     public static final long NEVER = -1;
@@ -58,10 +59,10 @@ public final class Result
     public static final long CLOSED = -5;
 
     /** Last (lowest) code of the shared range. */
-    public static final long SHARED_RANGE_LAST = -15;
+    static final long SHARED_RANGE_LAST = -15;
 
     /** First (highest) code of the keyed range. */
-    public static final long KEYED_RANGE_FIRST = -16;
+    static final long KEYED_RANGE_FIRST = -16;
 
     /**
      * A keyed front found no cell for the key and its policy is to admit (fail open, uncharged): an admission.
@@ -75,10 +76,10 @@ public final class Result
     public static final long REJECTED_OVERFLOW = -18;
 
     /** Last (lowest) code of the keyed range. */
-    public static final long KEYED_RANGE_LAST = -31;
+    static final long KEYED_RANGE_LAST = -31;
 
     /** First (highest) code of the operating range. */
-    public static final long OPERATING_RANGE_FIRST = -32;
+    static final long OPERATING_RANGE_FIRST = -32;
 
     /**
      * Dry-run: the limit rejected, the request goes through anyway (an admission); the rejection was counted.
@@ -86,10 +87,10 @@ public final class Result
     public static final long WOULD_HAVE_REJECTED = -32;
 
     /** Last (lowest) code of the operating range. */
-    public static final long OPERATING_RANGE_LAST = -47;
+    static final long OPERATING_RANGE_LAST = -47;
 
     /** First (highest) code of the distributed range. */
-    public static final long DISTRIBUTED_RANGE_FIRST = -48;
+    static final long DISTRIBUTED_RANGE_FIRST = -48;
 
     /**
      * A shared-store front (cellrate-redis) could not reach its store within its timeout and its fail policy is
@@ -103,8 +104,15 @@ public final class Result
      */
     public static final long REJECTED_FAIL_CLOSED = -49;
 
+    /**
+     * A shared-store front answered about one key alone (e.g. Redis: the key holds another type, or a value that is
+     * not a TAT): rejected with no retry-after, until the key is repaired; never a fallback, never a failure of
+     * the store (cellrate-redis).
+     */
+    public static final long REJECTED_KEY_ERROR = -50;
+
     /** Last (lowest) code of the distributed range. */
-    public static final long DISTRIBUTED_RANGE_LAST = -63;
+    static final long DISTRIBUTED_RANGE_LAST = -63;
 
     /**
      * A reservation rejected with retry-after {@code r} ns (&ge; 1) answers {@code ENCODED_RETRY_AFTER_BASE - r},
@@ -220,6 +228,8 @@ public final class Result
                 return "ADMITTED_FAIL_OPEN";
             case (int)REJECTED_FAIL_CLOSED:
                 return "REJECTED_FAIL_CLOSED";
+            case (int)REJECTED_KEY_ERROR:
+                return "REJECTED_KEY_ERROR";
             default:
                 return "UNASSIGNED";
         }

@@ -1,5 +1,7 @@
 package dev.cellrate;
 
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -50,7 +52,7 @@ public final class SingleThreadedRateLimiter implements DebitLimiter
     public SingleThreadedRateLimiter(final Limit limit, final NanoClock clock, final long initialPermits)
     {
         this(limit, clock);
-        buffer.putLong(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
+        buffer.putLong(tatOffset, Gcra.initialFillTatNs(clock.nanoTime(), initialPermits, limit.emissionIntervalNs(), limit.ceilingNs()));
     }
 
     /**
@@ -59,7 +61,7 @@ public final class SingleThreadedRateLimiter implements DebitLimiter
      * @param cellIndex the cell, in [0, cells.cellCount()).
      * @param clock     the clock of the clock forms.
      */
-    public SingleThreadedRateLimiter(
+    SingleThreadedRateLimiter(
         final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
         this.limit = Bounds.requireNonNull("limit", limit);
@@ -149,7 +151,7 @@ public final class SingleThreadedRateLimiter implements DebitLimiter
     /**
      * @return the cell array holding this limiter's cell.
      */
-    public CellArray cells()
+    CellArray cells()
     {
         return cells;
     }

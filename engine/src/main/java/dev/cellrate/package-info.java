@@ -2,7 +2,7 @@
  * The API of cellrate: the front contracts ({@link dev.cellrate.Limiter}, {@link dev.cellrate.DebitLimiter},
  * {@link dev.cellrate.KeyedLimiter}, {@link dev.cellrate.Reserver}, {@link dev.cellrate.KeyedReserver},
  * {@link dev.cellrate.Marker}), the single-cell and keyed GCRA fronts, the values ({@link dev.cellrate.Limit},
- * {@link dev.cellrate.Decision}, {@link dev.cellrate.Result}) and the cell layout ({@link dev.cellrate.CellArray}).
+ * {@link dev.cellrate.Decision}, {@link dev.cellrate.Result}) and the cell layout ({@link dev.cellrate.layout.CellArray}).
  * <p>
  * Layers, named the same way in every package: a <b>front</b> is what applications call ({@code XLimiter},
  * {@code XMarker}, {@code Shaper}); a <b>decision</b> class holds the pure arithmetic of one algorithm as static
@@ -22,3 +22,5 @@
  * rejection never writes.
  */
 package dev.cellrate;
+
+import dev.cellrate.layout.CellArray;

@@ -60,7 +60,7 @@ class ClassedKeyedRateLimiterSpecTest
 
     private static ClassedKeyedRateLimiter limiter(final KeyClassifier classifier, final NanoClock clock)
     {
-        return new ClassedKeyedRateLimiter(LIMITS, classifier, new SlotTable(4, 16, 16, 1_000_000L, 3L, clock),
+        return TestFronts.classed(LIMITS, classifier, new SlotTable(4, 16, 16, 1_000_000L, 3L, clock),
             TableFullPolicy.REJECT);
     }
 
@@ -165,7 +165,7 @@ class ClassedKeyedRateLimiterSpecTest
     {
         final NanoClock clock = () -> 42;
         final SlotTable table = new SlotTable(8, 16, 16, 1_000_000L, 3L, clock);
-        final ClassedKeyedRateLimiter limiter = new ClassedKeyedRateLimiter(LIMITS, key -> 0, table,
+        final ClassedKeyedRateLimiter limiter = TestFronts.classed(LIMITS, key -> 0, table,
             TableFullPolicy.ADMIT);
         assertEquals(2, limiter.classCount());
         assertSame(LIMITS[1], limiter.limit(1));
@@ -183,29 +183,29 @@ class ClassedKeyedRateLimiterSpecTest
     {
         final KeyClassifier classifier = key -> 0;
         final IllegalArgumentException nullClass = assertThrows(IllegalArgumentException.class,
-            () -> new ClassedKeyedRateLimiter(new Limit[] {LIMITS[0], null}, classifier,
+            () -> TestFronts.classed(new Limit[] {LIMITS[0], null}, classifier,
                 new SlotTable(4, 16, 16, 1_000L, 3L, () -> 0), TableFullPolicy.REJECT));
         assertTrue(nullClass.getMessage().contains("limits[1]"), nullClass.getMessage());
         final IllegalArgumentException nullFirst = assertThrows(IllegalArgumentException.class,
-            () -> new ClassedKeyedRateLimiter(new Limit[] {null}, classifier,
+            () -> TestFronts.classed(new Limit[] {null}, classifier,
                 new SlotTable(4, 16, 16, 1_000L, 3L, () -> 0), TableFullPolicy.REJECT));
         assertTrue(nullFirst.getMessage().contains("limits[0]"), nullFirst.getMessage());
 
         // Two shards leave no shard bits for a class: refused for the table, whatever the number of classes.
         final IllegalArgumentException twoShards = assertThrows(IllegalArgumentException.class,
-            () -> new ClassedKeyedRateLimiter(new Limit[] {LIMITS[0]}, classifier,
+            () -> TestFronts.classed(new Limit[] {LIMITS[0]}, classifier,
                 new SlotTable(2, 16, 16, 1_000L, 3L, () -> 0), TableFullPolicy.REJECT));
         assertTrue(twoShards.getMessage().startsWith("table.shardCount must be at least 4"), twoShards.getMessage());
         // Four shards hold two classes, not three.
-        final ClassedKeyedRateLimiter four = new ClassedKeyedRateLimiter(LIMITS, classifier,
+        final ClassedKeyedRateLimiter four = TestFronts.classed(LIMITS, classifier,
             new SlotTable(4, 16, 16, 1_000L, 3L, () -> 0), TableFullPolicy.REJECT);
         assertEquals(2, four.classCount());
         final IllegalArgumentException three = assertThrows(IllegalArgumentException.class,
-            () -> new ClassedKeyedRateLimiter(new Limit[] {LIMITS[0], LIMITS[0], LIMITS[0]}, classifier,
+            () -> TestFronts.classed(new Limit[] {LIMITS[0], LIMITS[0], LIMITS[0]}, classifier,
                 new SlotTable(4, 16, 16, 1_000L, 3L, () -> 0), TableFullPolicy.REJECT));
         assertTrue(three.getMessage().startsWith("limits.length"), three.getMessage());
         final IllegalArgumentException overflow = assertThrows(IllegalArgumentException.class,
-            () -> new ClassedKeyedRateLimiter(LIMITS, classifier,
+            () -> TestFronts.classed(LIMITS, classifier,
                 new SlotTable(4, 16, 16, 1_000L, 3L, () -> 0), TableFullPolicy.OVERFLOW));
         assertTrue(overflow.getMessage().startsWith("tableFullPolicy"), overflow.getMessage());
         final ClassedKeyedRateLimiter limiter = four;

@@ -40,7 +40,7 @@ final class ClassedKeyedRateLimiterTest
             // Small grace and a table a little larger than the hot set: idle keys of one class are reclaimed for
             // keys of another class all the time.
             final SlotTable table = new SlotTable(8, 64, 64, 2_000_000_000L, 77L + seed, clock);
-            final ClassedKeyedRateLimiter limiter = new ClassedKeyedRateLimiter(CLASSES, key ->
+            final ClassedKeyedRateLimiter limiter = TestFronts.classed(CLASSES, key ->
             {
                 mappingCalls.incrementAndGet();
                 return classOf(key);
@@ -105,7 +105,7 @@ final class ClassedKeyedRateLimiterTest
             final SlotTable table = new SlotTable(8, 128, 128, 1L << 62, 5L + seed, () -> Long.MAX_VALUE);
             final Limit[] current = CLASSES.clone();
             final ClassedKeyedRateLimiter limiter =
-                new ClassedKeyedRateLimiter(current, ClassedKeyedRateLimiterTest::classOf, table, TableFullPolicy.REJECT);
+                TestFronts.classed(current, ClassedKeyedRateLimiterTest::classOf, table, TableFullPolicy.REJECT);
             final int keys = 400;
             final ModelCell[] models = new ModelCell[keys];
             for (int k = 0; k < keys; k++)
@@ -158,7 +158,7 @@ final class ClassedKeyedRateLimiterTest
                 return length > 0 && key[offset] == 'p' ? 1 : 0;
             }
         };
-        final ClassedKeyedRateLimiter limiter = new ClassedKeyedRateLimiter(
+        final ClassedKeyedRateLimiter limiter = TestFronts.classed(
             new Limit[] {Limit.perSecond(1, 1), Limit.perSecond(1, 3)}, byPrefix,
             new SlotTable(4, 16, 16, 1_000_000_000L, 3L, () -> 0), TableFullPolicy.REJECT);
         assertEquals(Result.ADMITTED, limiter.tryAcquire("free:a", 1, 0));
@@ -174,7 +174,7 @@ final class ClassedKeyedRateLimiterTest
     @Test
     void aClassOutOfRangeIsNeverAndClaimsNothing()
     {
-        final ClassedKeyedRateLimiter limiter = new ClassedKeyedRateLimiter(CLASSES, key -> (int)key,
+        final ClassedKeyedRateLimiter limiter = TestFronts.classed(CLASSES, key -> (int)key,
             new SlotTable(8, 16, 16, 1_000L, 3L, () -> 0), TableFullPolicy.REJECT);
         assertEquals(Result.NEVER, limiter.tryAcquire(4, 1, 0));
         assertEquals(Result.NEVER, limiter.tryAcquire(-1, 1, 0));
@@ -192,7 +192,7 @@ final class ClassedKeyedRateLimiterTest
         // The key words EMPTY (0) and TOMBSTONE (-1), and words equal to them outside the shard bits, are stored
         // with their class in the shard bits: never 0, never -1.
         final SlotTable table = new SlotTable(4, 8, 8, 1_000L, 11L, () -> 0);
-        final ClassedKeyedRateLimiter limiter = new ClassedKeyedRateLimiter(
+        final ClassedKeyedRateLimiter limiter = TestFronts.classed(
             new Limit[] {Limit.ofGcra(100, 0), Limit.ofGcra(100, 100)}, key -> (int)(key & 1), table,
             TableFullPolicy.REJECT);
         final long[] words = {0, -1, 1L << TableLayout.SHARD_SHIFT, ~(1L << TableLayout.SHARD_SHIFT),
@@ -222,9 +222,9 @@ final class ClassedKeyedRateLimiterTest
     @Test
     void tableFullAnswersThePolicy()
     {
-        final ClassedKeyedRateLimiter reject = new ClassedKeyedRateLimiter(CLASSES, ClassedKeyedRateLimiterTest::classOf,
+        final ClassedKeyedRateLimiter reject = TestFronts.classed(CLASSES, ClassedKeyedRateLimiterTest::classOf,
             new SlotTable(8, 1, 1, 1L << 62, 3L, () -> 0), TableFullPolicy.REJECT);
-        final ClassedKeyedRateLimiter admit = new ClassedKeyedRateLimiter(CLASSES, ClassedKeyedRateLimiterTest::classOf,
+        final ClassedKeyedRateLimiter admit = TestFronts.classed(CLASSES, ClassedKeyedRateLimiterTest::classOf,
             new SlotTable(8, 1, 1, 1L << 62, 3L, () -> 0), TableFullPolicy.ADMIT);
         long rejected = 0;
         long admittedFull = 0;
@@ -242,15 +242,15 @@ final class ClassedKeyedRateLimiterTest
     void badConfigurationNamesTheField()
     {
         final KeyClassifier zero = key -> 0;
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ClassedKeyedRateLimiter(CLASSES, zero,
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestFronts.classed(CLASSES, zero,
             new SlotTable(2, 16, 16, 1_000L, 3L), TableFullPolicy.REJECT)).getMessage().contains("shardCount"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ClassedKeyedRateLimiter(CLASSES, zero,
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestFronts.classed(CLASSES, zero,
             new SlotTable(4, 16, 16, 1_000L, 3L), TableFullPolicy.REJECT)).getMessage().contains("limits.length"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ClassedKeyedRateLimiter(CLASSES, zero,
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TestFronts.classed(CLASSES, zero,
             new SlotTable(8, 16, 16, 1_000L, 3L), TableFullPolicy.OVERFLOW)).getMessage().contains("tableFullPolicy"));
         assertEquals(16, new SlotTable(64, 16, 16, 1_000L, 3L).classCapacity());
         assertEquals(6, new SlotTable(8, 16, 16, 1_000L, 3L).classCapacity());
-        final ClassedKeyedRateLimiter limiter = new ClassedKeyedRateLimiter(CLASSES, zero,
+        final ClassedKeyedRateLimiter limiter = TestFronts.classed(CLASSES, zero,
             new SlotTable(8, 16, 16, 1_000L, 3L), TableFullPolicy.REJECT);
         assertThrows(IllegalArgumentException.class, () -> limiter.setLimit(4, Limit.perSecond(1, 1)));
         assertThrows(IllegalArgumentException.class, () -> limiter.setLimit(0, null));
@@ -262,7 +262,7 @@ final class ClassedKeyedRateLimiterTest
         final CachedNanoClock clock = new CachedNanoClock();
         final SlotTable table = new SlotTable(8, 16, 16, 1_000_000L, 3L, clock);
         final ClassedKeyedRateLimiter limiter =
-            new ClassedKeyedRateLimiter(CLASSES, ClassedKeyedRateLimiterTest::classOf, table, TableFullPolicy.REJECT);
+            TestFronts.classed(CLASSES, ClassedKeyedRateLimiterTest::classOf, table, TableFullPolicy.REJECT);
         assertEquals(TableLayout.length(8, 8 * 16), table.capacityBytes(), "the plain table's bytes: 16 per slot");
         final Decision decision = new Decision();
         final String[] names = {"user:a", "user:b", "user:c", "user:d"};

@@ -1,9 +1,9 @@
 package dev.cellrate;
 
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.Reservation;
 import dev.cellrate.shaper.ReservingLimiter;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.tcm.Colour;
 import dev.cellrate.tcm.SrTcm;
@@ -80,7 +80,7 @@ class ClockFormsSpecTest
     void keyedLimiterClockFormsDecideTheirKeyAtTheClock()
     {
         final ManualClock clock = new ManualClock();
-        final KeyedLimiter limiter = new ClassedKeyedRateLimiter(new Limit[] {BURST_1},
+        final KeyedLimiter limiter = TestFronts.classed(new Limit[] {BURST_1},
             key -> 0, new SlotTable(4, 16, 16, 1_000_000L, 3L, clock), TableFullPolicy.REJECT);
         clock.nowNs = 10_000;
         assertEquals(Result.ADMITTED, limiter.tryAcquire(7L, 1));
@@ -137,7 +137,7 @@ class ClockFormsSpecTest
     void keyedReserverFormsReserveTheirKeyAtTheClockOrTheGivenTime()
     {
         final ManualClock clock = new ManualClock();
-        final KeyedReserver shaper = new KeyedShaper(BURST_3, ShaperMode.delay(),
+        final KeyedReserver shaper = TestFronts.keyedShaper(BURST_3, ShaperMode.delay(),
             new SlotTable(1, 16, 16, 1_000_000L, 5L, clock), clock);
         clock.nowNs = 40_000;
         assertEquals(0, shaper.reserve(1L, 1), "granted at once");

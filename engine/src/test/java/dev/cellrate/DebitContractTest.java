@@ -1,5 +1,7 @@
 package dev.cellrate;
 
+import dev.cellrate.composite.TestComposites;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.composite.CompositeRateLimiter;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
@@ -23,7 +25,7 @@ final class DebitContractTest
         return new DebitLimiter[]{
             new RateLimiter(LIMIT, clock),
             new SingleThreadedRateLimiter(LIMIT, clock),
-            new CompositeRateLimiter(CellArray.allocate(1), new Limit[]{LIMIT}, new int[]{0}, clock),
+            TestComposites.composite(CellArray.allocate(1), new Limit[]{LIMIT}, new int[]{0}, clock),
         };
     }
 

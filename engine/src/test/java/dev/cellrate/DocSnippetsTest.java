@@ -38,6 +38,8 @@ final class DocSnippetsTest
         "import dev.cellrate.reconfigure.*;",
         "import dev.cellrate.shaper.*;",
         "import dev.cellrate.stat.*;",
+        "import dev.cellrate.observe.*;",
+        "import dev.cellrate.release.*;",
         "import dev.cellrate.table.*;",
         "import dev.cellrate.tcm.*;",
         "import dev.cellrate.window.*;",

@@ -1,8 +1,10 @@
 package dev.cellrate;
 
+import dev.cellrate.composite.TestComposites;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.composite.CompositeRateLimiter;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.warmup.WarmingUpRateLimiter;
 import dev.cellrate.window.FixedWindowLimiter;
 import dev.cellrate.window.SlidingCounterLimiter;
@@ -36,10 +38,10 @@ final class FrontContractTest
             new RateLimiter(limit, clock),
             new SingleThreadedRateLimiter(limit, clock),
             new PayLaterRateLimiter(limit, 5, CellArray.FRESH_TAT_NS, clock),
-            new FixedWindowLimiter(5, SECOND_NS, CellArray.allocate(1), 0, clock),
-            new SlidingCounterLimiter(5, SECOND_NS, CellArray.allocate(1), 0, clock),
+            dev.cellrate.window.TestWindows.fixed(5, SECOND_NS, CellArray.allocate(1), 0, clock),
+            dev.cellrate.window.TestWindows.slidingCounter(5, SECOND_NS, CellArray.allocate(1), 0, clock),
             new SlidingLogLimiter(5, SECOND_NS, clock),
-            new CompositeRateLimiter(CellArray.allocate(1), new Limit[]{limit}, new int[]{0}, clock),
+            TestComposites.composite(CellArray.allocate(1), new Limit[]{limit}, new int[]{0}, clock),
         };
         for (final Limiter front : fronts)
         {
@@ -69,7 +71,7 @@ final class FrontContractTest
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(1_000 * SECOND_NS);
         final Limit limit = Limit.perSecond(10, 5);
-        final Shaper shaper = new Shaper(limit, ShaperMode.nodelay(), CellArray.allocate(1), 0, clock);
+        final Shaper shaper = dev.cellrate.shaper.TestShapers.shaper(limit, ShaperMode.nodelay(), CellArray.allocate(1), 0, clock);
         assertEquals(0, shaper.reserve(5));
         assertTrue(Result.isEncodedRetryAfter(shaper.reserve(1)));
 
@@ -88,12 +90,12 @@ final class FrontContractTest
             RateLimiter.class, SingleThreadedRateLimiter.class, PayLaterRateLimiter.class, KeyedRateLimiter.class,
             FixedWindowLimiter.class, SlidingCounterLimiter.class, SlidingLogLimiter.class,
             WarmingUpRateLimiter.class, CompositeRateLimiter.class, Shaper.class,
-            dev.cellrate.shaper.KeyedShaper.class, dev.cellrate.tcm.SrTcm.class, dev.cellrate.tcm.TrTcm.class,
-            dev.cellrate.composite.KeyedCompositeRateLimiter.class, Limiter.class, KeyedLimiter.class,
+            dev.cellrate.KeyedShaper.class, dev.cellrate.tcm.SrTcm.class, dev.cellrate.tcm.TrTcm.class,
+            dev.cellrate.KeyedCompositeRateLimiter.class, Limiter.class, KeyedLimiter.class,
             Reserver.class, KeyedReserver.class, Marker.class, ClassedKeyedRateLimiter.class,
-            dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter.class, dev.cellrate.stat.ObservedReserver.class,
-            dev.cellrate.stat.ObservedKeyedReserver.class, dev.cellrate.stat.ObservedMarker.class,
-            dev.cellrate.stat.ObservedConcurrencyLimiter.class,
+            dev.cellrate.ReconfigurableKeyedRateLimiter.class, dev.cellrate.observe.ObservedReserver.class,
+            dev.cellrate.observe.ObservedKeyedReserver.class, dev.cellrate.observe.ObservedMarker.class,
+            dev.cellrate.observe.ObservedConcurrencyLimiter.class,
         };
         for (final Class<?> front : fronts)
         {

@@ -1,6 +1,7 @@
 package dev.cellrate;
 
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.layout.CellArray;
+import dev.cellrate.ShaperMode;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -252,7 +253,7 @@ class FrontSpecTest
         assertEquals(T_NS, limiter.tryAcquire(1L, 1, 1_000), "the one initial permit is spent");
         assertEquals(Result.ADMITTED, limiter.tryAcquire(2L, 1, 5_000), "each new key gets its own fill");
         assertEquals(0, keyed(BURST_3).buildShaper(ShaperMode.delay()).reserve(1L, 1, 1_000), "full: at once");
-        final dev.cellrate.shaper.KeyedShaper shaper = keyed(BURST_3).initialPermits(1).buildShaper(ShaperMode.delay());
+        final dev.cellrate.KeyedShaper shaper = keyed(BURST_3).initialPermits(1).buildShaper(ShaperMode.delay());
         assertEquals(2 * T_NS, shaper.reserve(1L, 1, 1_000), "started at lag 200: the first permit is delayed");
     }
 

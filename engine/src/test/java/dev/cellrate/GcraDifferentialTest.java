@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.testing.Trace;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;

@@ -1,11 +1,11 @@
 package dev.cellrate;
 
 import dev.cellrate.composite.CompositeRateLimiter;
-import dev.cellrate.composite.KeyedCompositeRateLimiter;
-import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.KeyedCompositeRateLimiter;
+import dev.cellrate.KeyedShaper;
 import dev.cellrate.shaper.ReservingLimiter;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 

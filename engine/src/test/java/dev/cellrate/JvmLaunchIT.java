@@ -32,8 +32,8 @@ final class JvmLaunchIT
             "probe.ModuleProbe"));
         assertTrue(output.contains("module dev.cellrate"), output);
         assertTrue(output.contains("exports [dev.cellrate, dev.cellrate.composite, dev.cellrate.concurrency, dev.cellrate.http, " +
-            "dev.cellrate.reconfigure, dev.cellrate.shaper, dev.cellrate.stat, dev.cellrate.tcm, dev.cellrate.translate, " +
-            "dev.cellrate.warmup, dev.cellrate.window]"),
+            "dev.cellrate.observe, dev.cellrate.reconfigure, dev.cellrate.release, dev.cellrate.shaper, dev.cellrate.stat, " +
+            "dev.cellrate.tcm, dev.cellrate.translate, dev.cellrate.warmup, dev.cellrate.window]"),
             output);
         assertTrue(output.contains("decision ADMITTED 100000000"), output);
         assertTrue(output.contains("table hidden"), output);
@@ -45,8 +45,8 @@ final class JvmLaunchIT
     {
         final String output = run(List.of("-cp", System.getProperty("surefire.test.class.path",
             System.getProperty("java.class.path")), "probe.FlagProbe"));
-        assertTrue(output.contains("error: cellrate needs the JVM option " + CellArray.JVM_OPTION), output);
-        assertEquals("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED", CellArray.JVM_OPTION);
+        assertTrue(output.contains("error: cellrate needs the JVM option " + dev.cellrate.JvmOption.ADD_EXPORTS), output);
+        assertEquals("--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED", dev.cellrate.JvmOption.ADD_EXPORTS);
     }
 
     private static String run(final List<String> args) throws Exception

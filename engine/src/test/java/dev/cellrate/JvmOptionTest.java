@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.layout.CellArray;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package dev.cellrate;
 
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.Reservation;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.Reservation;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.table.TableLayout;
 import org.agrona.concurrent.CachedNanoClock;
@@ -37,7 +37,7 @@ final class KeyedAllocationTest
         final Limit limit = Limit.perSecond(1_000, 10);
         final KeyedRateLimiter keyed = KeyedRateLimiter.builder(limit).shardCount(1).slotCount(64).probeBound(64)
             .idleGraceNs(1_000_000L).tableFullPolicy(TableFullPolicy.OVERFLOW).seed(3).clock(clock).build();
-        final KeyedShaper shaper = new KeyedShaper(limit, ShaperMode.delay(),
+        final KeyedShaper shaper = TestFronts.keyedShaper(limit, ShaperMode.delay(),
             new SlotTable(1, 64, 64, 1_000_000L, 4, clock), clock);
         final Decision decision = new Decision();
         final Reservation reservation = new Reservation();

@@ -125,7 +125,7 @@ class KeyedHardeningTest
     {
         final CachedNanoClock clock = clockAt(NOW_NS);
         assertEquals(clock, KeyedRateLimiter.builder(BURST_10).slotCount(64).clock(clock)
-            .buildShaper(dev.cellrate.shaper.ShaperMode.delay()).table().evictionClock());
+            .buildShaper(dev.cellrate.ShaperMode.delay()).table().evictionClock());
         assertEquals(clock, limiter(clock).table().evictionClock());
     }
 }

@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.layout.CellLayout;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.CachedNanoClock;

@@ -35,7 +35,7 @@ final class ResultTest
             assertEquals(name, Result.name(value), "Result.name(" + value + ")");
             codes++;
         }
-        assertEquals(12, codes, "ADMITTED, five shared codes, three keyed codes, one operating code, two distributed codes");
+        assertEquals(13, codes, "ADMITTED, five shared codes, three keyed codes, one operating code, three distributed codes");
     }
 
     @Test
@@ -118,7 +118,7 @@ final class ResultTest
         assertEquals("UNASSIGNED", Result.name(-33));
         assertTrue(Result.isAdmitted(Result.ADMITTED_FAIL_OPEN), "fail-open lets the request through");
         assertFalse(Result.isAdmitted(Result.REJECTED_FAIL_CLOSED));
-        assertEquals("UNASSIGNED", Result.name(-50));
+        assertEquals("REJECTED_KEY_ERROR", Result.name(-50));
         assertEquals("RESERVED", Result.name(-64));
         assertEquals("RESERVED", Result.name(Result.ENCODED_RETRY_AFTER_BASE));
     }

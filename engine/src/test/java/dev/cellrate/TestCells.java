@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.layout.CellLayout;
 import dev.cellrate.testing.InterposingBuffer;
 

@@ -1,16 +1,16 @@
 package dev.cellrate.demo;
 
 import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.KeyedRateLimiterBuilder;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.SingleThreadedRateLimiter;
 import dev.cellrate.PayLaterRateLimiter;
 import dev.cellrate.composite.CompositeRateLimiter;
-import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.KeyedShaper;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
-import dev.cellrate.table.SlotTable;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.tcm.Colour;
 import dev.cellrate.tcm.SrTcm;
 import dev.cellrate.tcm.TrTcm;
@@ -46,6 +46,8 @@ import java.util.function.Supplier;
  * {@code java -jar demo/target/cellrate-demo.jar --stat-dir DIR [--seconds N]} also writes the keyed workload's counters
  * (and those of a 500/s candidate limit run in dry-run beside it) to {@code DIR/cellrate-stat.dat} for
  * {@code cellrate-stat DIR 1}, and runs the workload for N seconds (default 3).
+ * {@code --table-file FILE} keeps the keyed workload's table in FILE ({@code mappedFile}): a second run, or a
+ * second demo at the same time, starts from the keys the first left.
  */
 public final class Demo
 {
@@ -64,12 +66,17 @@ public final class Demo
     public static void main(final String[] args) throws Exception
     {
         java.nio.file.Path statDir = null;
+        java.nio.file.Path tableFile = null;
         long workloadSeconds = 3;
         for (int i = 0; i + 1 < args.length; i++)
         {
             if ("--stat-dir".equals(args[i]))
             {
                 statDir = java.nio.file.Path.of(args[++i]);
+            }
+            else if ("--table-file".equals(args[i]))
+            {
+                tableFile = java.nio.file.Path.of(args[++i]);
             }
             else if ("--seconds".equals(args[i]))
             {
@@ -94,7 +101,7 @@ public final class Demo
         System.out.println();
         if (null == statDir)
         {
-            keyedWorkload();
+            keyedWorkload(tableFile);
         }
         else
         {
@@ -152,8 +159,8 @@ public final class Demo
             }),
             new Row("KeyedShaper, delay (one key)", () ->
             {
-                final KeyedShaper shaper = new KeyedShaper(
-                    limit, ShaperMode.delay(), new SlotTable(16, 64, 64, Trace.SECOND_NS), SystemNanoClock.INSTANCE);
+                final KeyedShaper shaper = KeyedRateLimiter.builder(limit).slotCount(1024).shardCount(16)
+                    .idleGraceNs(Trace.SECOND_NS).buildShaper(ShaperMode.delay());
                 return nowNs -> shaped(shaper.reserve(42L, 1, nowNs));
             }),
             new Row("FixedWindowLimiter (10 per aligned 1 s)", () ->
@@ -264,19 +271,27 @@ public final class Demo
         System.out.printf("  -> %s%n%n", trace.lesson().replace("\n", "\n     "));
     }
 
-    private static void keyedWorkload() throws InterruptedException
+    private static void keyedWorkload(final java.nio.file.Path tableFile) throws InterruptedException
     {
         final int keyCount = 100_000;
         final int threads = 2;
-        final KeyedRateLimiter keyed = KeyedRateLimiter.builder(Limit.perSecond(1_000, 100))
-            .expectedKeys(keyCount)
-            .build();
+        final KeyedRateLimiterBuilder builder = KeyedRateLimiter.builder(Limit.perSecond(1_000, 100))
+            .expectedKeys(keyCount);
+        if (null != tableFile)
+        {
+            builder.mappedFile(tableFile);
+        }
+        final KeyedRateLimiter keyed = builder.build();
+        if (null != tableFile)
+        {
+            System.out.printf(Locale.ROOT, "Table file %s: %,d live keys at start (kept across runs, shared by " +
+                "every process on the file)%n", tableFile, keyed.liveKeys());
+        }
         final KeyedWorkload.KeyedDecider decider = (key, nowNs) -> keyed.tryAcquire(key, 1, nowNs);
         System.out.printf(Locale.ROOT,
             "Keyed workload: KeyedRateLimiter, %d threads, %,d keys (Zipf 0.99), 1000/s burst 100 per key,%n" +
-                "  System.nanoTime() per decision, %,d slots = %,d bytes off-heap (%.1f B/key)%n",
-            threads, keyCount, keyed.table().slotCount(), keyed.table().capacityBytes(),
-            keyed.table().capacityBytes() / (double)keyCount);
+                "  System.nanoTime() per decision, a table sized for the keys (builder.expectedKeys)%n",
+            threads, keyCount);
         final KeyedWorkload.Outcome outcome = new KeyedWorkload(decider, keyCount, threads)
             .run(1_000_000_000L, 3_000_000_000L);
         System.out.printf(Locale.ROOT, "  decisions/s          %,.0f (%.1f per us per thread)%n",

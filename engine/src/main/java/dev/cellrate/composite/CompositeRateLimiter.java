@@ -1,8 +1,9 @@
 package dev.cellrate.composite;
 
-import dev.cellrate.Bounds;
+import dev.cellrate.layout.LeakCounter;
+import dev.cellrate.check.Bounds;
 import dev.cellrate.gcra.Refund;
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
 import dev.cellrate.DebitLimiter;
@@ -77,7 +78,7 @@ public final class CompositeRateLimiter implements DebitLimiter
         for (int leg = 0; leg < composite.legCount; leg++)
         {
             composite.buffer.putLongVolatile(
-                composite.fixedOffsets[leg], Gcra.initialTatNs(nowNs, initialPermits, composite.limits[leg]));
+                composite.fixedOffsets[leg], Gcra.initialFillTatNs(nowNs, initialPermits, composite.limits[leg].emissionIntervalNs(), composite.limits[leg].ceilingNs()));
         }
         return composite;
     }
@@ -103,7 +104,7 @@ public final class CompositeRateLimiter implements DebitLimiter
      * @param cellIndices leg i's fixed cell, or null if cells are always given per call.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
-    public CompositeRateLimiter(final CellArray cells, final Limit[] limits, final int[] cellIndices)
+    CompositeRateLimiter(final CellArray cells, final Limit[] limits, final int[] cellIndices)
     {
         this(cells, limits, cellIndices, SystemNanoClock.INSTANCE);
     }
@@ -115,7 +116,7 @@ public final class CompositeRateLimiter implements DebitLimiter
      * @param clock       the clock of the clock forms.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
-    public CompositeRateLimiter(
+    CompositeRateLimiter(
         final CellArray cells, final Limit[] limits, final int[] cellIndices, final NanoClock clock)
     {
         Bounds.requireNonNull("cells", cells);
@@ -262,7 +263,7 @@ public final class CompositeRateLimiter implements DebitLimiter
      * @return {@link Result#ADMITTED}, or the first rejecting leg's code: a positive retry-after in ns or
      * {@link Result#NEVER}.
      */
-    public long tryAcquire(final int[] cellIndices, final long permits, final long nowNs)
+    long tryAcquire(final int[] cellIndices, final long permits, final long nowNs)
     {
         if (cellIndices.length < legCount)
         {
@@ -353,7 +354,7 @@ public final class CompositeRateLimiter implements DebitLimiter
     /**
      * @return the array holding the legs' cells.
      */
-    public CellArray cells()
+    CellArray cells()
     {
         return cells;
     }

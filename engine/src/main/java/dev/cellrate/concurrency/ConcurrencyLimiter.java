@@ -1,6 +1,6 @@
 package dev.cellrate.concurrency;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Result;
 import dev.cellrate.layout.CellLayout;
 import org.agrona.BitUtil;
@@ -52,16 +52,16 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
 public final class ConcurrencyLimiter
 {
     /** Offset of the in-flight count. */
-    public static final int IN_FLIGHT_OFFSET = 0;
+    static final int IN_FLIGHT_OFFSET = 0;
 
     /** Header length: the count padded to one cell of {@link CellLayout} (a cache-line pair). */
-    public static final int HEADER_LENGTH = CellLayout.CELL_LENGTH;
+    static final int HEADER_LENGTH = CellLayout.CELL_LENGTH;
 
     /** Offset of slot 0. */
-    public static final int SLOTS_OFFSET = HEADER_LENGTH;
+    static final int SLOTS_OFFSET = HEADER_LENGTH;
 
     /** Alignment of the buffer and padding unit of its end. */
-    public static final int ALIGNMENT = CellLayout.CELL_ALIGNMENT;
+    static final int ALIGNMENT = CellLayout.CELL_ALIGNMENT;
 
     private final AtomicBuffer buffer;
     private final int maxInFlight;

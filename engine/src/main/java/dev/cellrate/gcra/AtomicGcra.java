@@ -1,7 +1,5 @@
 package dev.cellrate.gcra;
 
-import dev.cellrate.Decision;
-import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
@@ -37,7 +35,7 @@ public final class AtomicGcra
     public static long acquire(
         final AtomicBuffer buffer, final int offset, final long incrementNs, final long ceilingNs, final long nowNs)
     {
-        return loop(buffer, offset, incrementNs, ceilingNs, 0, nowNs, null, null);
+        return loop(buffer, offset, incrementNs, ceilingNs, 0, nowNs, null, (CellStep<Object>)null);
     }
 
     /**
@@ -99,29 +97,6 @@ public final class AtomicGcra
     }
 
     /**
-     * As {@link #acquire(AtomicBuffer, int, long, long, long)}, and fill {@code decision} from the TAT the
-     * decision saw (after charging, if admitted).
-     *
-     * @param buffer   the buffer holding the word.
-     * @param offset   the word's offset (8-byte aligned).
-     * @param limit    the limit of the word.
-     * @param permits  the cost.
-     * @param nowNs    the time of the request.
-     * @param decision filled with the outcome.
-     * @return the same code as {@link #acquire(AtomicBuffer, int, long, long, long)}.
-     */
-    public static long acquire(
-        final AtomicBuffer buffer,
-        final int offset,
-        final Limit limit,
-        final long permits,
-        final long nowNs,
-        final Decision decision)
-    {
-        return loop(buffer, offset, limit.incrementNs(permits), limit.ceilingNs(), 0, nowNs, decision, limit);
-    }
-
-    /**
      * As {@link #acquire(AtomicBuffer, int, long, long, long)} with a {@code ceilingNs} that depends on the
      * cost (pay-later) and an optional holder.
      *
@@ -130,20 +105,21 @@ public final class AtomicGcra
      * @param incrementNs the charge, &ge; 1, or &lt; 1 for an impossible cost.
      * @param ceilingNs   the largest lag after the charge.
      * @param nowNs       the time of the request.
-     * @param decision    filled with the outcome, or null.
-     * @param limit       the limit to fill {@code decision} with, or null when {@code decision} is.
+     * @param holder      the caller's holder, or null.
+     * @param step        what the front does with the outcome when {@code holder} is not null.
+     * @param <H>         the holder's type.
      * @return the same code as {@link #acquire(AtomicBuffer, int, long, long, long)}.
      */
-    public static long acquire(
+    public static <H> long acquire(
         final AtomicBuffer buffer,
         final int offset,
         final long incrementNs,
         final long ceilingNs,
         final long nowNs,
-        final Decision decision,
-        final Limit limit)
+        final H holder,
+        final CellStep<H> step)
     {
-        return loop(buffer, offset, incrementNs, ceilingNs, 0, nowNs, decision, limit);
+        return loop(buffer, offset, incrementNs, ceilingNs, 0, nowNs, holder, step);
     }
 
     /**
@@ -190,19 +166,19 @@ public final class AtomicGcra
         {
             return Result.NEVER;
         }
-        loop(buffer, offset, incrementNs, ceilingNs, debtCeilingNs, nowNs, null, null);
+        loop(buffer, offset, incrementNs, ceilingNs, debtCeilingNs, nowNs, null, (CellStep<Object>)null);
         return Gcra.retryAfterNs(buffer.getLongAcquire(offset), nowNs, unitNs, ceilingNs);
     }
 
-    private static long loop(
+    private static <H> long loop(
         final AtomicBuffer buffer,
         final int offset,
         final long incrementNs,
         final long ceilingNs,
         final long debtCeilingNs,
         final long nowNs,
-        final Decision decision,
-        final Limit limit)
+        final H holder,
+        final CellStep<H> step)
     {
         long tatNs = buffer.getLongAcquire(offset);
         long code = Result.NEVER;
@@ -231,9 +207,9 @@ public final class AtomicGcra
             }
             tatNs = witnessNs;
         }
-        if (null != decision)
+        if (null != holder)
         {
-            decision.set(code, tatNs, nowNs, limit);
+            step.decided(holder, code, tatNs, nowNs);
         }
         return code;
     }

@@ -1,8 +1,7 @@
 package dev.cellrate.gcra;
 
-import dev.cellrate.Bounds;
-import dev.cellrate.CellArray;
-import dev.cellrate.Limit;
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Result;
 
 /**
@@ -203,19 +202,21 @@ public final class Gcra
     }
 
     /**
-     * The initial fill of a front's cell, checked: as {@link #initialTatNs(long, long, long, long)} for
-     * {@code limit}, after checking {@code initialPermits} (construction time only).
+     * The initial fill of a front's cell, checked: as {@link #initialTatNs(long, long, long, long)}, after
+     * checking {@code initialPermits} (construction time only).
      *
      * @param nowNs          the creation time.
      * @param initialPermits permits available at creation, in [0, {@link Long#MAX_VALUE}]; at or above the burst
      *                       the cell is full.
-     * @param limit          the cell's limit.
+     * @param emissionIntervalNs T of the cell's limit.
+     * @param ceilingNs          &tau; + T of the cell's limit.
      * @return the initial TAT.
      * @throws IllegalArgumentException naming {@code initialPermits} if it is negative.
      */
-    public static long initialTatNs(final long nowNs, final long initialPermits, final Limit limit)
+    public static long initialFillTatNs(
+        final long nowNs, final long initialPermits, final long emissionIntervalNs, final long ceilingNs)
     {
         return initialTatNs(nowNs, Bounds.requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE),
-            limit.emissionIntervalNs(), limit.ceilingNs());
+            emissionIntervalNs, ceilingNs);
     }
 }

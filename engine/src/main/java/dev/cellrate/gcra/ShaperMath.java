@@ -27,7 +27,7 @@ public final class ShaperMath
     /**
      * @param tatBeforeNs the TAT the admission was decided on.
      * @param nowNs       the time of the request.
-     * @return the slot {@code max(t, TAT)}: the release time in {@link dev.cellrate.shaper.ShaperMode#delay()} mode.
+     * @return the slot {@code max(t, TAT)}: the release time in {@link dev.cellrate.ShaperMode#delay()} mode.
      */
     public static long slotNs(final long tatBeforeNs, final long nowNs)
     {

@@ -1,6 +1,6 @@
 package dev.cellrate.http;
 
-import dev.cellrate.Bounds;
+import dev.cellrate.check.Bounds;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
 import org.agrona.MutableDirectBuffer;

@@ -38,7 +38,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * </pre>
  * Cell {@code i} of a buffer starts at {@link #cellOffset(int) i * CELL_LENGTH}. The same padding unit also
  * separates the headers of other layouts from what follows them ({@code TableLayout}'s shard headers, the
- * concurrency limiter's in-flight count). A fresh TAT cell holds {@link dev.cellrate.CellArray#FRESH_TAT_NS}
+ * concurrency limiter's in-flight count). A fresh TAT cell holds {@link dev.cellrate.layout.CellArray#FRESH_TAT_NS}
  * (public, since constructors that take a first TAT name it); a fresh seqlock cell an even stamp and
  * {@link #NEVER_UPDATED_NS}.
  * <p>

@@ -1,7 +1,7 @@
 package dev.cellrate.reconfigure;
 
-import dev.cellrate.Bounds;
-import dev.cellrate.CellArray;
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;

@@ -1,7 +1,8 @@
 package dev.cellrate.reconfigure;
 
-import dev.cellrate.Bounds;
-import dev.cellrate.CellArray;
+import dev.cellrate.gcra.CellStep;
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
 import dev.cellrate.Limiter;
@@ -35,7 +36,24 @@ public final class ReconfigurableRateLimiter implements Limiter
     private final AtomicBuffer buffer;
     private final int tatOffset;
     private final NanoClock clock;
-    private volatile Limit limit;
+    /** The current limit with its decision step, published together by one volatile store. */
+    private volatile Current current;
+
+    /** The current limit and the step that fills a {@link Decision} under it (one immutable object). */
+    private static final class Current implements CellStep<Decision>
+    {
+        final Limit limit;
+
+        Current(final Limit limit)
+        {
+            this.limit = limit;
+        }
+
+        public void decided(final Decision decision, final long code, final long tatNs, final long nowNs)
+        {
+            decision.set(code, tatNs, nowNs, limit);
+        }
+    }
 
     /**
      * @param limit the initial limit.
@@ -51,15 +69,15 @@ public final class ReconfigurableRateLimiter implements Limiter
      * @param cellIndex the cell.
      * @param clock     the clock of the clock-reading forms.
      */
-    public ReconfigurableRateLimiter(
+    ReconfigurableRateLimiter(
         final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
         Bounds.requireNonNull("limit", limit);
         Bounds.requireNonNull("cells", cells);
         Bounds.requireNonNull("clock", clock);
         this.clock = clock;
-        dev.cellrate.Bounds.requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
-        this.limit = limit;
+        dev.cellrate.check.Bounds.requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
+        this.current = new Current(limit);
         this.buffer = cells.buffer();
         this.tatOffset = CellArray.tatOffset(cellIndex);
     }
@@ -72,7 +90,7 @@ public final class ReconfigurableRateLimiter implements Limiter
      */
     public long tryAcquire(final long permits, final long nowNs)
     {
-        final Limit limit = this.limit;
+        final Limit limit = current.limit;
         return AtomicGcra.acquire(buffer, tatOffset, limit.incrementNs(permits), limit.ceilingNs(), nowNs);
     }
 
@@ -84,7 +102,10 @@ public final class ReconfigurableRateLimiter implements Limiter
      */
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
-        return AtomicGcra.acquire(buffer, tatOffset, limit, permits, nowNs, decision);
+        final Current current = this.current;
+        final Limit limit = current.limit;
+        return AtomicGcra.acquire(
+            buffer, tatOffset, limit.incrementNs(permits), limit.ceilingNs(), nowNs, decision, current);
     }
 
     /**
@@ -103,7 +124,7 @@ public final class ReconfigurableRateLimiter implements Limiter
     public void setLimit(final Limit limit)
     {
         Bounds.requireNonNull("limit", limit);
-        this.limit = limit;
+        this.current = new Current(limit);
     }
 
     /**
@@ -111,7 +132,7 @@ public final class ReconfigurableRateLimiter implements Limiter
      */
     public Limit limit()
     {
-        return limit;
+        return current.limit;
     }
 
     /**

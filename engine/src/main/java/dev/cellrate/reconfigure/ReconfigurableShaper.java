@@ -1,13 +1,12 @@
 package dev.cellrate.reconfigure;
 
-import dev.cellrate.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import dev.cellrate.Bounds;
+import dev.cellrate.check.Bounds;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.Reserver;
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.Reservation;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -22,7 +21,6 @@ import org.agrona.concurrent.SystemNanoClock;
  */
 public final class ReconfigurableShaper implements Reserver
 {
-    private final CellArray cells = CellArray.allocate(1);
     private final ShaperMode mode;
     /** The current limit as a {@link Shaper} over this front's one cell (a change replaces it, not the cell). */
     private volatile Shaper shaper;
@@ -34,7 +32,7 @@ public final class ReconfigurableShaper implements Reserver
     public ReconfigurableShaper(final Limit limit, final ShaperMode mode)
     {
         this.mode = Bounds.requireNonNull("mode", mode);
-        setLimit(limit);
+        this.shaper = new Shaper(Bounds.requireNonNull("limit", limit), mode);
     }
 
     /**
@@ -87,7 +85,7 @@ public final class ReconfigurableShaper implements Reserver
      */
     public void setLimit(final Limit limit)
     {
-        shaper = new Shaper(Bounds.requireNonNull("limit", limit), mode, cells, 0, SystemNanoClock.INSTANCE);
+        shaper = shaper.withLimit(Bounds.requireNonNull("limit", limit));
     }
 
     /**

@@ -1,7 +1,7 @@
 /**
  * Fronts whose limit can be replaced at run time without a stop ({@code ReconfigurableRateLimiter},
- * {@code ReconfigurablePayLaterRateLimiter}, {@code ReconfigurableShaper}, and {@code ReconfigurableKeyedRateLimiter}
- * for every key of a keyed table at once); each implements the front contract of {@link dev.cellrate} and keeps
+ * {@code ReconfigurablePayLaterRateLimiter}, {@code ReconfigurableShaper}; the keyed one, for every key of a
+ * table at once, is {@link dev.cellrate.ReconfigurableKeyedRateLimiter}); each implements the front contract of {@link dev.cellrate} and keeps
  * its cells' TATs across a change (see {@code docs/operating.md}). Per-class limits of a keyed table:
  * {@link dev.cellrate.ClassedKeyedRateLimiter#setLimit(int, dev.cellrate.Limit)}.
  * <p>
@@ -9,3 +9,4 @@
  * immutable object published by a volatile store and read once per decision.
  */
 package dev.cellrate.reconfigure;
+

@@ -1,9 +1,10 @@
 package dev.cellrate.shaper;
 
-import dev.cellrate.Bounds;
+import dev.cellrate.Reservation;
+import dev.cellrate.check.Bounds;
 import java.util.concurrent.locks.LockSupport;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Reserver;
 import dev.cellrate.Result;
@@ -108,7 +109,7 @@ public final class ReservingLimiter implements Reserver
     public ReservingLimiter(final Limit limit, final NanoClock clock, final long initialPermits)
     {
         this(limit, clock);
-        buffer.putLongVolatile(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
+        buffer.putLongVolatile(tatOffset, Gcra.initialFillTatNs(clock.nanoTime(), initialPermits, limit.emissionIntervalNs(), limit.ceilingNs()));
     }
 
     /**
@@ -127,7 +128,7 @@ public final class ReservingLimiter implements Reserver
     public static ReservingLimiter payLater(
         final Limit limit, final long maxPermits, final long initialTatNs, final NanoClock clock)
     {
-        dev.cellrate.Bounds.requireRange(
+        dev.cellrate.check.Bounds.requireRange(
             "maxPermits", maxPermits, 1, Limit.MAX_CEILING_NS / requireLimit(limit).emissionIntervalNs());
         return new ReservingLimiter(limit, true, maxPermits, initialTatNs, clock);
     }

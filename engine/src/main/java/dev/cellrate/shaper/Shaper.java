@@ -1,9 +1,12 @@
 package dev.cellrate.shaper;
 
-import dev.cellrate.Bounds;
+import dev.cellrate.ShaperMode;
+import dev.cellrate.release.ReleaseRunner;
+import dev.cellrate.Reservation;
+import dev.cellrate.check.Bounds;
 import dev.cellrate.gcra.Gcra;
 import dev.cellrate.Reserver;
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import org.agrona.concurrent.AtomicBuffer;
@@ -64,7 +67,7 @@ public final class Shaper implements Reserver
     public Shaper(final Limit limit, final ShaperMode mode, final NanoClock clock, final long initialPermits)
     {
         this(limit, mode, CellArray.allocate(1), 0, clock);
-        buffer.putLongVolatile(tatOffset, Gcra.initialTatNs(clock.nanoTime(), initialPermits, limit));
+        buffer.putLongVolatile(tatOffset, Gcra.initialFillTatNs(clock.nanoTime(), initialPermits, limit.emissionIntervalNs(), limit.ceilingNs()));
     }
 
     /**
@@ -78,7 +81,7 @@ public final class Shaper implements Reserver
      * @param clock     the clock of the clock forms.
      * @throws IllegalArgumentException on a null argument or an index out of range.
      */
-    public Shaper(
+    Shaper(
         final Limit limit, final ShaperMode mode, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
         Bounds.requireNonNull("limit", limit);
@@ -99,6 +102,20 @@ public final class Shaper implements Reserver
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
         this.immediateNs = mode.immediateNs(emissionIntervalNs);
+    }
+
+    /**
+     * A shaper with another limit on this shaper's cell (same mode, same clock): the backlog is kept in time,
+     * since the cell and its TAT are shared. What a live reconfiguration swaps in ({@code ReconfigurableShaper});
+     * two live users of one cell decide each under its own limit, so use one at a time.
+     *
+     * @param limit the limit of the new shaper.
+     * @return a shaper over the same cell.
+     * @throws IllegalArgumentException if null.
+     */
+    public Shaper withLimit(final Limit limit)
+    {
+        return new Shaper(limit, mode, cells, (tatOffset - CellArray.tatOffset(0)) / CellArray.tatOffset(1), clock);
     }
 
     /**
@@ -201,7 +218,7 @@ public final class Shaper implements Reserver
     /**
      * @return the cell array holding this shaper's cell.
      */
-    public CellArray cells()
+    CellArray cells()
     {
         return cells;
     }

@@ -1,10 +1,12 @@
 /**
- * Shapers: fronts that answer when a request may go ({@link dev.cellrate.shaper.Shaper}, {@link
- * dev.cellrate.shaper.KeyedShaper}), their loop ({@code AtomicShaper}, package-private; the decision is
- * {@link dev.cellrate.gcra.ShaperMath}, not exported), values ({@link dev.cellrate.shaper.ShaperMode}, {@link
- * dev.cellrate.shaper.Reservation}) and the release runtime ({@link dev.cellrate.shaper.ReleaseAgent}, {@link
- * dev.cellrate.shaper.ReleaseRunner}; its queues are JCTools' atomic variants).
+ * Single-cell shapers: fronts that answer when a request may go ({@link dev.cellrate.shaper.Shaper}, the
+ * reservation front {@link dev.cellrate.shaper.ReservingLimiter}), their loop ({@code AtomicShaper},
+ * package-private; the decision is {@code gcra.ShaperMath}, not exported) and the release modes
+ * ({@link dev.cellrate.ShaperMode}). The keyed shaper is {@link dev.cellrate.KeyedShaper}; the runtime that
+ * releases items at their time is {@link dev.cellrate.release}.
  * <p>
  * Memory ordering: the engine convention of {@link dev.cellrate} (package documentation).
  */
 package dev.cellrate.shaper;
+
+import dev.cellrate.ShaperMode;

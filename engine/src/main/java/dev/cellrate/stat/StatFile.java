@@ -1,6 +1,6 @@
 package dev.cellrate.stat;
 
-import dev.cellrate.Bounds;
+import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.OffHeap;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;

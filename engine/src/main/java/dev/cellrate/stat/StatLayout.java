@@ -60,20 +60,20 @@ public final class StatLayout
     /** The version this code writes. */
     public static final int VERSION = SemanticVersion.compose(MAJOR_VERSION, 0, 0);
 
-    public static final int VERSION_OFFSET = 0;
-    public static final int METADATA_LENGTH_OFFSET = VERSION_OFFSET + BitUtil.SIZE_OF_INT;
-    public static final int VALUES_LENGTH_OFFSET = METADATA_LENGTH_OFFSET + BitUtil.SIZE_OF_INT;
-    public static final int SKETCH_LENGTH_OFFSET = VALUES_LENGTH_OFFSET + BitUtil.SIZE_OF_INT;
-    public static final int PID_OFFSET = SKETCH_LENGTH_OFFSET + BitUtil.SIZE_OF_INT;
-    public static final int START_TIMESTAMP_OFFSET = PID_OFFSET + BitUtil.SIZE_OF_LONG;
+    static final int VERSION_OFFSET = 0;
+    static final int METADATA_LENGTH_OFFSET = VERSION_OFFSET + BitUtil.SIZE_OF_INT;
+    static final int VALUES_LENGTH_OFFSET = METADATA_LENGTH_OFFSET + BitUtil.SIZE_OF_INT;
+    static final int SKETCH_LENGTH_OFFSET = VALUES_LENGTH_OFFSET + BitUtil.SIZE_OF_INT;
+    static final int PID_OFFSET = SKETCH_LENGTH_OFFSET + BitUtil.SIZE_OF_INT;
+    static final int START_TIMESTAMP_OFFSET = PID_OFFSET + BitUtil.SIZE_OF_LONG;
     /** Header length; the metadata buffer starts here (cache-line pair aligned). */
-    public static final int HEADER_LENGTH = 2 * BitUtil.CACHE_LINE_LENGTH;
+    static final int HEADER_LENGTH = 2 * BitUtil.CACHE_LINE_LENGTH;
 
-    public static final int KEY_LIMITER_ID_OFFSET = 0;
-    public static final int KEY_STRIPE_OFFSET = KEY_LIMITER_ID_OFFSET + BitUtil.SIZE_OF_INT;
-    public static final int KEY_STRIPES_OFFSET = KEY_STRIPE_OFFSET + BitUtil.SIZE_OF_INT;
-    public static final int KEY_NAME_LENGTH_OFFSET = KEY_STRIPES_OFFSET + BitUtil.SIZE_OF_INT;
-    public static final int KEY_NAME_OFFSET = KEY_NAME_LENGTH_OFFSET + BitUtil.SIZE_OF_INT;
+    static final int KEY_LIMITER_ID_OFFSET = 0;
+    static final int KEY_STRIPE_OFFSET = KEY_LIMITER_ID_OFFSET + BitUtil.SIZE_OF_INT;
+    static final int KEY_STRIPES_OFFSET = KEY_STRIPE_OFFSET + BitUtil.SIZE_OF_INT;
+    static final int KEY_NAME_LENGTH_OFFSET = KEY_STRIPES_OFFSET + BitUtil.SIZE_OF_INT;
+    static final int KEY_NAME_OFFSET = KEY_NAME_LENGTH_OFFSET + BitUtil.SIZE_OF_INT;
     /** Longest limiter name, in ASCII bytes. */
     public static final int MAX_NAME_LENGTH = CountersReader.MAX_KEY_LENGTH - KEY_NAME_OFFSET;
 

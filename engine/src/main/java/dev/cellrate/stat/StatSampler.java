@@ -1,13 +1,9 @@
 package dev.cellrate.stat;
 
-import dev.cellrate.Bounds;
-import dev.cellrate.ClassedKeyedRateLimiter;
-import dev.cellrate.KeyedRateLimiter;
-import dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter;
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.ReleaseAgent;
+import dev.cellrate.TableCounters;
+import dev.cellrate.check.Bounds;
+import dev.cellrate.release.ReleaseAgent;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 
@@ -39,70 +35,22 @@ public final class StatSampler implements Agent
     public StatSampler(final NanoClock clock, final long intervalNs)
     {
         Bounds.requireNonNull("clock", clock);
-        dev.cellrate.Bounds.requireRange("intervalNs", intervalNs, 0, 3_600_000_000_000L);
+        dev.cellrate.check.Bounds.requireRange("intervalNs", intervalNs, 0, 3_600_000_000_000L);
         this.clock = clock;
         this.intervalNs = intervalNs;
     }
 
     /**
-     * Sample a keyed limiter's table.
+     * Sample a keyed front's table counters (every keyed front: plain, classed, reconfigurable, shaper).
      *
-     * @param limiter the limiter.
-     * @param stats   its counters.
+     * @param keyed the keyed front.
+     * @param stats its counters.
      * @return this.
      */
-    public StatSampler add(final KeyedRateLimiter limiter, final LimiterStats stats)
+    public synchronized StatSampler add(final TableCounters keyed, final LimiterStats stats)
     {
-        return add(limiter.table(), stats);
-    }
-
-    /**
-     * Sample a classed keyed limiter's table.
-     *
-     * @param limiter the limiter.
-     * @param stats   its counters.
-     * @return this.
-     */
-    public StatSampler add(final ClassedKeyedRateLimiter limiter, final LimiterStats stats)
-    {
-        return add(limiter.table(), stats);
-    }
-
-    /**
-     * Sample a reconfigurable keyed limiter's table.
-     *
-     * @param limiter the limiter.
-     * @param stats   its counters.
-     * @return this.
-     */
-    public StatSampler add(final ReconfigurableKeyedRateLimiter limiter, final LimiterStats stats)
-    {
-        return add(limiter.table(), stats);
-    }
-
-    /**
-     * Sample a keyed shaper's table.
-     *
-     * @param shaper the shaper.
-     * @param stats  its counters.
-     * @return this.
-     */
-    public StatSampler add(final KeyedShaper shaper, final LimiterStats stats)
-    {
-        return add(shaper.table(), stats);
-    }
-
-    /**
-     * Sample a table: package-private, since the table type is not exported; the public forms take the keyed
-     * front that owns it.
-     *
-     * @param table the table.
-     * @param stats its limiter's counters.
-     * @return this.
-     */
-    synchronized StatSampler add(final SlotTable table, final LimiterStats stats)
-    {
-        return add(new TableSource(table, stats));
+        Bounds.requireNonNull("keyed", keyed);
+        return add(new TableSource(keyed, stats));
     }
 
     /**
@@ -203,9 +151,9 @@ public final class StatSampler implements Agent
 
     private static final class TableSource extends Source
     {
-        private final SlotTable table;
+        private final TableCounters table;
 
-        TableSource(final SlotTable table, final LimiterStats stats)
+        TableSource(final TableCounters table, final LimiterStats stats)
         {
             super(stats, StatKind.LIVE_KEYS, StatKind.EVICTIONS, StatKind.TABLE_FULL_EVENTS, StatKind.CAS_RETRIES);
             this.table = table;

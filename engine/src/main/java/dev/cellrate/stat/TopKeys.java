@@ -51,13 +51,13 @@ import java.util.Arrays;
  */
 public final class TopKeys
 {
-    public static final int SEQUENCE_OFFSET = 0;
-    public static final int DROPPED_OFFSET = SEQUENCE_OFFSET + BitUtil.SIZE_OF_LONG;
-    public static final int ENTRIES_OFFSET = BitUtil.CACHE_LINE_LENGTH;
-    public static final int ENTRY_KEY_OFFSET = 0;
-    public static final int ENTRY_COUNT_OFFSET = ENTRY_KEY_OFFSET + BitUtil.SIZE_OF_LONG;
-    public static final int ENTRY_ERROR_OFFSET = ENTRY_COUNT_OFFSET + BitUtil.SIZE_OF_LONG;
-    public static final int ENTRY_LENGTH = ENTRY_ERROR_OFFSET + BitUtil.SIZE_OF_LONG;
+    static final int SEQUENCE_OFFSET = 0;
+    static final int DROPPED_OFFSET = SEQUENCE_OFFSET + BitUtil.SIZE_OF_LONG;
+    static final int ENTRIES_OFFSET = BitUtil.CACHE_LINE_LENGTH;
+    static final int ENTRY_KEY_OFFSET = 0;
+    static final int ENTRY_COUNT_OFFSET = ENTRY_KEY_OFFSET + BitUtil.SIZE_OF_LONG;
+    static final int ENTRY_ERROR_OFFSET = ENTRY_COUNT_OFFSET + BitUtil.SIZE_OF_LONG;
+    static final int ENTRY_LENGTH = ENTRY_ERROR_OFFSET + BitUtil.SIZE_OF_LONG;
     private static final int MAX_READ_ATTEMPTS = 1 << 20;
 
     /** Largest k. */
@@ -77,7 +77,7 @@ public final class TopKeys
      * @param k       entries per stripe, in [1, {@link #MAX_K}].
      * @param stripes a power of two.
      */
-    public TopKeys(final AtomicBuffer buffer, final int offset, final int k, final int stripes)
+    TopKeys(final AtomicBuffer buffer, final int offset, final int k, final int stripes)
     {
         this.buffer = buffer;
         this.offset = offset;
@@ -91,7 +91,7 @@ public final class TopKeys
      * @param stripes stripes.
      * @return the region length in bytes.
      */
-    public static int length(final int k, final int stripes)
+    static int length(final int k, final int stripes)
     {
         return stripeLength(k) * stripes;
     }
@@ -213,7 +213,7 @@ public final class TopKeys
      * @param maxEntries most entries to return.
      * @return the heaviest keys, by count descending, then key ascending. Allocates (reader side only).
      */
-    public static Entry[] read(
+    static Entry[] read(
         final AtomicBuffer buffer, final int offset, final int k, final int stripes, final int maxEntries)
     {
         checkDescriptor(buffer.capacity(), offset, k, stripes, "?");
@@ -274,6 +274,23 @@ public final class TopKeys
         }
         Arrays.sort(entries, (a, b) -> a.count != b.count ? Long.compare(b.count, a.count) : Long.compare(a.key, b.key));
         return Arrays.copyOf(entries, Math.min(size, Math.max(0, maxEntries)));
+    }
+
+    /**
+     * The key a string key is counted under in a sketch (what {@code ObservedKeyedLimiter} feeds and
+     * {@link #top} lists for it): the 64-bit FNV-1a hash of its UTF-16 chars.
+     *
+     * @param key a key.
+     * @return its sketch key.
+     */
+    public static long keyOf(final CharSequence key)
+    {
+        long hash = 0xcbf29ce484222325L;
+        for (int i = 0, length = key.length(); i < length; i++)
+        {
+            hash = (hash ^ key.charAt(i)) * 0x100000001b3L;
+        }
+        return hash;
     }
 
     /**

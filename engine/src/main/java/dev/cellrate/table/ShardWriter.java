@@ -9,7 +9,7 @@ import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
 import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.layout.CellLayout;
 import org.agrona.concurrent.AtomicBuffer;
 

@@ -1,7 +1,7 @@
 package dev.cellrate.table;
 
-import dev.cellrate.CellArray;
-import static dev.cellrate.Bounds.requireRange;
+import dev.cellrate.layout.CellArray;
+import static dev.cellrate.check.Bounds.requireRange;
 
 import static dev.cellrate.table.TableLayout.CAS_RETRIES_OFFSET;
 import static dev.cellrate.table.TableLayout.EMPTY_KEY;

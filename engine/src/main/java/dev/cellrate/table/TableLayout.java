@@ -1,6 +1,6 @@
 package dev.cellrate.table;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.layout.CellLayout;
 
 import org.agrona.BitUtil;

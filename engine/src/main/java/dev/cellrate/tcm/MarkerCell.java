@@ -1,6 +1,6 @@
 package dev.cellrate.tcm;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;

@@ -1,8 +1,8 @@
 package dev.cellrate.tcm;
 
 import dev.cellrate.Marker;
-import dev.cellrate.Bounds;
-import static dev.cellrate.Bounds.requireRange;
+import dev.cellrate.check.Bounds;
+import static dev.cellrate.check.Bounds.requireRange;
 
 import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;

@@ -1,7 +1,7 @@
 package dev.cellrate.tcm;
 
 import dev.cellrate.Marker;
-import dev.cellrate.Bounds;
+import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;

@@ -1,7 +1,7 @@
 package dev.cellrate.translate;
 
 import dev.cellrate.Limit;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 
 /**
  * Translator for NGINX {@code limit_req_zone ... rate=R r/s|r/m} plus {@code limit_req burst=B

@@ -3,7 +3,7 @@ package dev.cellrate.translate;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 
 /**
  * One translated NGINX {@code limit_req} (zone rate + {@code burst=} + {@code delay=}/{@code nodelay}):

@@ -1,6 +1,6 @@
 package dev.cellrate.translate;
 
-import dev.cellrate.Bounds;
+import dev.cellrate.check.Bounds;
 import dev.cellrate.Limit;
 
 import java.util.concurrent.TimeUnit;

@@ -1,7 +1,7 @@
 package dev.cellrate.warmup;
 
-import dev.cellrate.Bounds;
-import dev.cellrate.CellArray;
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.DebitLimiter;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;

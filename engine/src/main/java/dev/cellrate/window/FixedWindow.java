@@ -19,7 +19,7 @@ import dev.cellrate.Result;
  * </pre>
  * The limiter demands {@code W >= 2^c}, so every index {@code floorDiv(t, W)} of a 64-bit time fits the
  * {@code 64 - c} signed bits exactly: indices never wrap and compare exactly. {@link Long#MIN_VALUE} (the fresh
- * {@link dev.cellrate.CellArray} value) decodes as count 0 in the earliest window: an empty window.
+ * {@link dev.cellrate.layout.CellArray} value) decodes as count 0 in the earliest window: an empty window.
  * <p>
  * Time going backwards: a request whose window is older than the stored one is charged to the stored
  * (newest) window. The limiter thereby runs on the monotonised clock {@code max(seen, t)}, on which no window

@@ -1,6 +1,6 @@
 package dev.cellrate.window;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.DebitLimiter;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
@@ -77,7 +77,7 @@ public final class FixedWindowLimiter extends WindowCell implements DebitLimiter
      * @param clock     the clock of the clock forms.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
-    public FixedWindowLimiter(
+    FixedWindowLimiter(
         final long limit, final long windowNs, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
         super(limit, MAX_LIMIT, 1, windowNs, cells, cellIndex, clock);

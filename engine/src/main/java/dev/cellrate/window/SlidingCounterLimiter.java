@@ -1,7 +1,7 @@
 package dev.cellrate.window;
 
 import dev.cellrate.DebitLimiter;
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import org.agrona.concurrent.NanoClock;
@@ -60,7 +60,7 @@ public final class SlidingCounterLimiter extends WindowCell implements DebitLimi
      * @param clock     the clock of the clock forms.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
-    public SlidingCounterLimiter(
+    SlidingCounterLimiter(
         final long limit, final long windowNs, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
         super(limit, MAX_LIMIT, 2, windowNs, cells, cellIndex, clock);

@@ -1,9 +1,9 @@
 package dev.cellrate.window;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.layout.CellLayout;
 import dev.cellrate.DebitLimiter;
-import dev.cellrate.Bounds;
+import dev.cellrate.check.Bounds;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import dev.cellrate.lock.SeqLock;
@@ -60,19 +60,19 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
 public final class SlidingLogLimiter implements DebitLimiter
 {
     /** Offset of the {@link SeqLock} stamp. */
-    public static final int STAMP_OFFSET = 0;
+    static final int STAMP_OFFSET = 0;
 
     /** Offset of the number of permits admitted so far. */
-    public static final int SEQUENCE_OFFSET = STAMP_OFFSET + SIZE_OF_LONG;
+    static final int SEQUENCE_OFFSET = STAMP_OFFSET + SIZE_OF_LONG;
 
     /** Header length: the two words padded to a cache-line pair ({@link CellLayout#CELL_LENGTH}). */
-    public static final int HEADER_LENGTH = CellLayout.CELL_LENGTH;
+    static final int HEADER_LENGTH = CellLayout.CELL_LENGTH;
 
     /** Offset of slot 0 of the ring. */
-    public static final int RING_OFFSET = HEADER_LENGTH;
+    static final int RING_OFFSET = HEADER_LENGTH;
 
     /** Alignment of the buffer and padding unit of its end ({@link CellLayout#CELL_ALIGNMENT}). */
-    public static final int ALIGNMENT = CellLayout.CELL_ALIGNMENT;
+    static final int ALIGNMENT = CellLayout.CELL_ALIGNMENT;
 
     /** Largest {@code limit}: 2<sup>20</sup> slots (8 MiB). */
     public static final long MAX_LIMIT = 1L << 20;

@@ -1,7 +1,7 @@
 package dev.cellrate.window;
 
-import dev.cellrate.Bounds;
-import dev.cellrate.CellArray;
+import dev.cellrate.check.Bounds;
+import dev.cellrate.layout.CellArray;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 

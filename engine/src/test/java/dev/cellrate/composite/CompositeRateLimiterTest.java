@@ -1,6 +1,7 @@
 package dev.cellrate.composite;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.TestFronts;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
@@ -18,20 +19,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * rejection leaves every leg as it would be had the request never come. Checked against an independent
  * per-leg model on random traces, on one key (10/s AND 1000/h) and across keys (user AND tenant AND global).
  */
-class CompositeRateLimiterTest
+public class CompositeRateLimiterTest
 {
     /** Independent GCRA model: TAT per cell, check all legs first, then charge all. */
-    static final class Model
+    public static final class Model
     {
         final long[] tatNs;
 
-        Model(final int cells)
+        public Model(final int cells)
         {
             tatNs = new long[cells];
             java.util.Arrays.fill(tatNs, Long.MIN_VALUE / 4);
         }
 
-        boolean offer(final Limit[] limits, final int[] cells, final long permits, final long nowNs)
+        public boolean offer(final Limit[] limits, final int[] cells, final long permits, final long nowNs)
         {
             for (int leg = 0; leg < limits.length; leg++)
             {
@@ -108,7 +109,7 @@ class CompositeRateLimiterTest
     {
         final Limit[] limits = {Limit.ofGcra(100, 1000), Limit.ofGcra(100, 0)};
         final CompositeRateLimiter composite = CompositeRateLimiter.of(limits);
-        final RateLimiter first = new RateLimiter(limits[0], composite.cells(), 0, org.agrona.concurrent.SystemNanoClock.INSTANCE);
+        final RateLimiter first = TestFronts.rateLimiter(limits[0], composite.cells(), 0, org.agrona.concurrent.SystemNanoClock.INSTANCE);
         assertEquals(Result.ADMITTED, composite.tryAcquire(1, 5_000));
         assertEquals(5_100, first.tatNs());
         // leg 1 (burst 1) rejects at the same instant: leg 0 gets its charge back exactly

@@ -1,6 +1,8 @@
 package dev.cellrate.composite;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.TestFronts;
+import dev.cellrate.KeyedCompositeRateLimiter;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
@@ -34,7 +36,7 @@ class CompositeSpecTest
 
     private static RateLimiter legView(final CompositeRateLimiter composite, final int cell)
     {
-        return new RateLimiter(composite.limit(cell), composite.cells(), cell, SystemNanoClock.INSTANCE);
+        return TestFronts.rateLimiter(composite.limit(cell), composite.cells(), cell, SystemNanoClock.INSTANCE);
     }
 
     @Test

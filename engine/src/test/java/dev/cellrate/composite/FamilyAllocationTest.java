@@ -1,5 +1,6 @@
 package dev.cellrate.composite;
 
+import dev.cellrate.KeyedCompositeRateLimiter;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.PayLaterRateLimiter;

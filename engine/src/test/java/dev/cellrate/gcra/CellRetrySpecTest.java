@@ -18,6 +18,7 @@ class CellRetrySpecTest
 {
     private static final long T_NS = 100;
     private static final Limit LIMIT = Limit.ofGcra(T_NS, 2 * T_NS); // burst 3
+    private static final CellStep<Decision> FILL = (d, code, tatNs, nowNs) -> d.set(code, tatNs, nowNs, LIMIT);
 
     private static InterposingBuffer cellAt(final long tatNs)
     {
@@ -52,13 +53,13 @@ class CellRetrySpecTest
         final InterposingBuffer buffer = cellAt(0);
         buffer.beforeNextCas(() -> buffer.putLongRelease(8, 1_100));
         final Decision decision = new Decision();
-        assertEquals(Result.ADMITTED, AtomicGcra.acquire(buffer, 8, LIMIT, 1, 1_000, decision));
+        assertEquals(Result.ADMITTED, AtomicGcra.acquire(buffer, 8, T_NS, LIMIT.ceilingNs(), 1_000, decision, FILL));
         assertEquals(2, buffer.casCount());
         assertEquals(1, decision.remaining(), "two of three used: the winner's and ours");
 
         final InterposingBuffer full = cellAt(1_100);
         full.beforeNextCas(() -> full.putLongRelease(8, 1_300));
-        assertEquals(100, AtomicGcra.acquire(full, 8, LIMIT, 1, 1_000, decision));
+        assertEquals(100, AtomicGcra.acquire(full, 8, T_NS, LIMIT.ceilingNs(), 1_000, decision, FILL));
         assertEquals(0, decision.remaining());
         assertEquals(1_300, full.getLongVolatile(8));
     }
@@ -73,7 +74,7 @@ class CellRetrySpecTest
         final Decision decision = new Decision();
         buffer.putLongRelease(8, 0);
         buffer.beforeNextCas(() -> buffer.putLongRelease(8, Long.MAX_VALUE - 10));
-        assertEquals(Result.NEVER, AtomicGcra.acquire(buffer, 8, LIMIT, 1, nowNs, decision));
+        assertEquals(Result.NEVER, AtomicGcra.acquire(buffer, 8, T_NS, LIMIT.ceilingNs(), nowNs, decision, FILL));
         assertEquals(Long.MAX_VALUE - 10, buffer.getLongVolatile(8));
         assertTrue(decision.toString().length() > 0);
     }

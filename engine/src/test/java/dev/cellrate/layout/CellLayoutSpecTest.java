@@ -1,6 +1,6 @@
 package dev.cellrate.layout;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,7 @@
 package dev.cellrate.reconfigure;
 
+import dev.cellrate.TestFronts;
+import dev.cellrate.ReconfigurableKeyedRateLimiter;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -33,7 +35,7 @@ final class KeyedReconfigureReferenceTest
             final SplittableRandom random = new SplittableRandom(7_000 + seed);
             final SlotTable table = new SlotTable(8, 128, 128, 1L << 62, 99L + seed, FAR_CLOCK);
             final ReconfigurableKeyedRateLimiter limiter =
-                new ReconfigurableKeyedRateLimiter(ReconfigureReferenceTest.LIMITS[0], table, TableFullPolicy.REJECT);
+                TestFronts.reconfigurableKeyed(ReconfigureReferenceTest.LIMITS[0], table, TableFullPolicy.REJECT);
             final ModelCell[] models = new ModelCell[keys];
             for (int k = 0; k < keys; k++)
             {
@@ -82,7 +84,7 @@ final class KeyedReconfigureReferenceTest
     {
         final SlotTable table = new SlotTable(1, 16, 16, 1L << 62, 5L, FAR_CLOCK);
         final ReconfigurableKeyedRateLimiter limiter =
-            new ReconfigurableKeyedRateLimiter(Limit.perSecond(100, 100), table, TableFullPolicy.REJECT);
+            TestFronts.reconfigurableKeyed(Limit.perSecond(100, 100), table, TableFullPolicy.REJECT);
         for (int i = 0; i < 100; i++)
         {
             assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 1, 0));

@@ -3,9 +3,9 @@ package dev.cellrate.reconfigure;
 import dev.cellrate.Limit;
 import dev.cellrate.Reserver;
 import dev.cellrate.Result;
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.Reservation;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -2,7 +2,7 @@ package dev.cellrate.reconfigure;
 
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigInteger;

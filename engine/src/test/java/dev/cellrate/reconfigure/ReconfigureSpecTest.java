@@ -1,11 +1,13 @@
 package dev.cellrate.reconfigure;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.TestFronts;
+import dev.cellrate.ReconfigurableKeyedRateLimiter;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.translate.Guava;
 import dev.cellrate.translate.GuavaBursty;
@@ -51,7 +53,7 @@ final class ReconfigureSpecTest
     void aFullTableUnderRejectAnswersTableFullAndFillsTheHolder()
     {
         final ReconfigurableKeyedRateLimiter limiter =
-            new ReconfigurableKeyedRateLimiter(THREE, oneSlotTable(), TableFullPolicy.REJECT);
+            TestFronts.reconfigurableKeyed(THREE, oneSlotTable(), TableFullPolicy.REJECT);
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 1, 0));
         final Decision decision = new Decision();
         assertEquals(Result.TABLE_FULL, limiter.tryAcquire(2L, 1, 0, decision));
@@ -69,7 +71,7 @@ final class ReconfigureSpecTest
     void aFullTableUnderAdmitAnswersAdmittedTableFullWithAFullBucket()
     {
         final ReconfigurableKeyedRateLimiter limiter =
-            new ReconfigurableKeyedRateLimiter(THREE, oneSlotTable(), TableFullPolicy.ADMIT);
+            TestFronts.reconfigurableKeyed(THREE, oneSlotTable(), TableFullPolicy.ADMIT);
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 1, 0));
         final Decision decision = new Decision();
         for (int i = 0; i < 5; i++)
@@ -90,7 +92,7 @@ final class ReconfigureSpecTest
     {
         final SlotTable table = oneSlotTable();
         final ReconfigurableKeyedRateLimiter limiter =
-            new ReconfigurableKeyedRateLimiter(THREE, table, TableFullPolicy.OVERFLOW);
+            TestFronts.reconfigurableKeyed(THREE, table, TableFullPolicy.OVERFLOW);
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 1, 0));
         final Decision decision = new Decision();
         for (int i = 0; i < 3; i++)
@@ -117,7 +119,7 @@ final class ReconfigureSpecTest
     {
         final SlotTable table = new SlotTable(1, 8, 8, 1L << 62, 7L, FAR_CLOCK);
         final ReconfigurableKeyedRateLimiter limiter =
-            new ReconfigurableKeyedRateLimiter(THREE, table, TableFullPolicy.REJECT);
+            TestFronts.reconfigurableKeyed(THREE, table, TableFullPolicy.REJECT);
         final Decision decision = new Decision();
         final byte[] bytes = "bytes".getBytes(StandardCharsets.UTF_8);
         final byte[] padded = "xbytesx".getBytes(StandardCharsets.UTF_8);
@@ -129,7 +131,7 @@ final class ReconfigureSpecTest
             assertEquals(Result.ADMITTED, limiter.tryAcquire("s", 1, 0));
             assertEquals(Result.ADMITTED, limiter.tryAcquire("d", 1, 0, decision));
             assertEquals(Result.ADMITTED, limiter.tryAcquire(bytes, 0, bytes.length, 1, 0));
-            assertEquals(Result.ADMITTED, limiter.tryAcquireKeyWord(table.keyWord(3L), 1, 0));
+            assertEquals(Result.ADMITTED, TestFronts.tryAcquireKeyWord(limiter, table.keyWord(3L), 1, 0));
         }
         assertEquals(100, limiter.tryAcquire(1L, 1, 0));
         assertEquals(100, limiter.tryAcquire(2L, 1, 0, decision));
@@ -139,7 +141,7 @@ final class ReconfigureSpecTest
         assertEquals(100, limiter.tryAcquire("d", 1, 0, decision));
         assertEquals(100, decision.code());
         assertEquals(100, limiter.tryAcquire(padded, 1, bytes.length, 1, 0), "the same key bytes at an offset");
-        assertEquals(100, limiter.tryAcquireKeyWord(table.keyWord(3L), 1, 0));
+        assertEquals(100, TestFronts.tryAcquireKeyWord(limiter, table.keyWord(3L), 1, 0));
         assertEquals(300, limiter.tatNs(1L));
         assertEquals(300, limiter.tatNs(3L));
         assertEquals(SlotTable.STALE, limiter.tatNs(4L));
@@ -156,8 +158,8 @@ final class ReconfigureSpecTest
     {
         final SlotTable table = oneSlotTable();
         final ReconfigurableKeyedRateLimiter limiter =
-            new ReconfigurableKeyedRateLimiter(THREE, table, TableFullPolicy.OVERFLOW);
-        assertSame(table, limiter.table());
+            TestFronts.reconfigurableKeyed(THREE, table, TableFullPolicy.OVERFLOW);
+        assertSame(table, TestFronts.tableOf(limiter));
         assertSame(TableFullPolicy.OVERFLOW, limiter.policy());
         assertSame(FAR_CLOCK, limiter.clock());
         assertEquals(THREE, limiter.limit());
@@ -167,11 +169,11 @@ final class ReconfigureSpecTest
         assertTrue(message(IllegalArgumentException.class, () -> limiter.setLimit(null)).contains("limit"));
         assertSame(five, limiter.limit(), "a refused change keeps the limit");
         assertTrue(message(IllegalArgumentException.class,
-            () -> new ReconfigurableKeyedRateLimiter(null, table, TableFullPolicy.REJECT)).contains("limit"));
+            () -> TestFronts.reconfigurableKeyed(null, table, TableFullPolicy.REJECT)).contains("limit"));
         assertTrue(message(IllegalArgumentException.class,
-            () -> new ReconfigurableKeyedRateLimiter(THREE, null, TableFullPolicy.REJECT)).contains("table"));
+            () -> TestFronts.reconfigurableKeyed(THREE, null, TableFullPolicy.REJECT)).contains("table"));
         assertTrue(message(IllegalArgumentException.class,
-            () -> new ReconfigurableKeyedRateLimiter(THREE, table, null)).contains("policy"));
+            () -> TestFronts.reconfigurableKeyed(THREE, table, null)).contains("policy"));
     }
 
     // ---- pay-later ----

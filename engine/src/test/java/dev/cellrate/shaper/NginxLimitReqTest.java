@@ -1,5 +1,6 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.ShaperMode;
 import dev.cellrate.Result;
 import dev.cellrate.Limit;
 import org.junit.jupiter.api.Test;

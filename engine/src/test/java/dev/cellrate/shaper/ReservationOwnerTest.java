@@ -1,5 +1,8 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.ShaperMode;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.Reservation;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Reserver;

@@ -1,10 +1,11 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.Reservation;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.ZeroAllocation;

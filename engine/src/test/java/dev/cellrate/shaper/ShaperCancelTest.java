@@ -1,5 +1,7 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.ShaperMode;
+import dev.cellrate.Reservation;
 import dev.cellrate.Result;
 import dev.cellrate.Limit;
 import org.junit.jupiter.api.Test;

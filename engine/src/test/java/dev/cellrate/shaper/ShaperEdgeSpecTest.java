@@ -1,5 +1,9 @@
 package dev.cellrate.shaper;
 
+import dev.cellrate.ShaperMode;
+import dev.cellrate.TestFronts;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.Reservation;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.table.SlotTable;
@@ -55,7 +59,7 @@ class ShaperEdgeSpecTest
 
     private static KeyedShaper keyed(final Limit limit)
     {
-        return new KeyedShaper(limit, ShaperMode.delay(), new SlotTable(1, 16, 16, 1_000_000, 7, ZERO), ZERO);
+        return TestFronts.keyedShaper(limit, ShaperMode.delay(), new SlotTable(1, 16, 16, 1_000_000, 7, ZERO), ZERO);
     }
 
     @Test

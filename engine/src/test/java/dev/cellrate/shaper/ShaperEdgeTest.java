@@ -1,6 +1,8 @@
 package dev.cellrate.shaper;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.ShaperMode;
+import dev.cellrate.Reservation;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import org.agrona.concurrent.SystemNanoClock;

@@ -1,6 +1,12 @@
 package dev.cellrate.shaper;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.ShaperMode;
+import dev.cellrate.TestFronts;
+import dev.cellrate.release.ReleaseHandler;
+import dev.cellrate.release.ReleaseAgent;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.Reservation;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.table.SlotTable;
@@ -92,19 +98,19 @@ class ShaperFrontSpecTest
 
     private static KeyedShaper keyed()
     {
-        return new KeyedShaper(LIMIT, ShaperMode.delay(), new SlotTable(1, 16, 16, 1_000_000, 7, FAR_CLOCK), FAR_CLOCK);
+        return TestFronts.keyedShaper(LIMIT, ShaperMode.delay(), new SlotTable(1, 16, 16, 1_000_000, 7, FAR_CLOCK), FAR_CLOCK);
     }
 
     @Test
     void keyedShaperRefusesAMissingPart()
     {
         final SlotTable table = new SlotTable(1, 16, 16, 1_000_000, 7, FAR_CLOCK);
-        assertThrows(IllegalArgumentException.class, () -> new KeyedShaper(null, ShaperMode.delay(), table, FAR_CLOCK));
-        assertThrows(IllegalArgumentException.class, () -> new KeyedShaper(LIMIT, null, table, FAR_CLOCK));
-        assertThrows(IllegalArgumentException.class, () -> new KeyedShaper(LIMIT, ShaperMode.delay(), null, FAR_CLOCK));
-        assertThrows(IllegalArgumentException.class, () -> new KeyedShaper(LIMIT, ShaperMode.delay(), table, null));
-        final KeyedShaper shaper = new KeyedShaper(LIMIT, ShaperMode.nodelay(), table, FAR_CLOCK);
-        assertSame(table, shaper.table());
+        assertThrows(IllegalArgumentException.class, () -> TestFronts.keyedShaper(null, ShaperMode.delay(), table, FAR_CLOCK));
+        assertThrows(IllegalArgumentException.class, () -> TestFronts.keyedShaper(LIMIT, null, table, FAR_CLOCK));
+        assertThrows(IllegalArgumentException.class, () -> TestFronts.keyedShaper(LIMIT, ShaperMode.delay(), null, FAR_CLOCK));
+        assertThrows(IllegalArgumentException.class, () -> TestFronts.keyedShaper(LIMIT, ShaperMode.delay(), table, null));
+        final KeyedShaper shaper = TestFronts.keyedShaper(LIMIT, ShaperMode.nodelay(), table, FAR_CLOCK);
+        assertSame(table, TestFronts.tableOf(shaper));
         assertSame(LIMIT, shaper.limit());
         assertEquals(ShaperMode.nodelay(), shaper.mode());
         assertSame(FAR_CLOCK, shaper.clock());
@@ -122,7 +128,7 @@ class ShaperFrontSpecTest
         assertEquals(Result.NEVER, r.code());
         assertFalse(shaper.cancel(1L, r, 1_000), "a rejected reservation refunds nothing");
         final Reservation last = new Reservation();
-        assertEquals(200, shaper.reserveKeyWord(shaper.table().keyWord(1L), 1, 1_000, last));
+        assertEquals(200, TestFronts.reserveKeyWord(shaper, TestFronts.tableOf(shaper).keyWord(1L), 1, 1_000, last));
         final long code = shaper.reserve(1L, 1, 1_000, r);
         assertEquals(Result.encodeRetryAfter(100), code);
         assertFalse(r.admitted());

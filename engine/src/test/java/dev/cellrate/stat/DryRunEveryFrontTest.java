@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.observe.ObservedLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Limiter;
 import dev.cellrate.PayLaterRateLimiter;

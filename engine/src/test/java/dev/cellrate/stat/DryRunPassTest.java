@@ -1,14 +1,18 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.observe.ObservedReserver;
+import dev.cellrate.observe.ObservedLimiter;
+import dev.cellrate.observe.ObservedKeyedLimiter;
+import dev.cellrate.observe.ObservedConcurrencyLimiter;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.concurrency.ConcurrencyLimiter;
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.Reservation;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

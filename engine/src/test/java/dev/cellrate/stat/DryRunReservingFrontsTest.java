@@ -1,15 +1,20 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.TestFronts;
+import dev.cellrate.observe.ObservedReserver;
+import dev.cellrate.observe.ObservedMarker;
+import dev.cellrate.observe.ObservedKeyedReserver;
+import dev.cellrate.observe.ObservedConcurrencyLimiter;
 import dev.cellrate.KeyedReserver;
 import dev.cellrate.Limit;
 import dev.cellrate.Marker;
 import dev.cellrate.Reserver;
 import dev.cellrate.Result;
 import dev.cellrate.concurrency.ConcurrencyLimiter;
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.Reservation;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.tcm.Colour;
 import dev.cellrate.tcm.SrTcm;
@@ -81,9 +86,9 @@ final class DryRunReservingFrontsTest
         final StatFile file = StatFile.inMemory();
         final LimiterStats enforcedStats = file.limiter("enforced", 1, 4);
         final LimiterStats dryStats = file.limiter("dry", 1, 4);
-        final KeyedReserver enforced = ObservedKeyedReserver.enforced(new KeyedShaper(limit, ShaperMode.delay(2),
+        final KeyedReserver enforced = ObservedKeyedReserver.enforced(TestFronts.keyedShaper(limit, ShaperMode.delay(2),
             new SlotTable(4, 64, 64, 1_000_000_000L, 7L, () -> Long.MAX_VALUE), SystemNanoClock.INSTANCE), enforcedStats);
-        final KeyedReserver dry = ObservedKeyedReserver.dryRun(new KeyedShaper(limit, ShaperMode.delay(2),
+        final KeyedReserver dry = ObservedKeyedReserver.dryRun(TestFronts.keyedShaper(limit, ShaperMode.delay(2),
             new SlotTable(4, 64, 64, 1_000_000_000L, 7L, () -> Long.MAX_VALUE), SystemNanoClock.INSTANCE), dryStats);
         final SplittableRandom random = new SplittableRandom(5);
         final String[] names = {"a", "b", "c"};

@@ -1,5 +1,9 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.observe.ShadowLimiter;
+import dev.cellrate.observe.ObservedReserver;
+import dev.cellrate.observe.ObservedMarker;
+import dev.cellrate.observe.ObservedConcurrencyLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import org.junit.jupiter.api.Assumptions;
@@ -36,14 +40,14 @@ final class StatAllocationTest
         final dev.cellrate.reconfigure.ReconfigurableRateLimiter live =
             new dev.cellrate.reconfigure.ReconfigurableRateLimiter(Limit.perSecond(1_000, 10));
         final dev.cellrate.reconfigure.ReconfigurableShaper liveShaper = new dev.cellrate.reconfigure.ReconfigurableShaper(
-            Limit.perSecond(1_000, 10), dev.cellrate.shaper.ShaperMode.delay());
+            Limit.perSecond(1_000, 10), dev.cellrate.ShaperMode.delay());
         final dev.cellrate.reconfigure.ReconfigurablePayLaterRateLimiter livePayLater =
             new dev.cellrate.reconfigure.ReconfigurablePayLaterRateLimiter(dev.cellrate.translate.Guava.create(100), 0);
-        final dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter liveKeyed =
-            new dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter(Limit.perSecond(1_000, 10),
+        final dev.cellrate.ReconfigurableKeyedRateLimiter liveKeyed =
+            dev.cellrate.TestFronts.reconfigurableKeyed(Limit.perSecond(1_000, 10),
                 new dev.cellrate.table.SlotTable(4, 64, 64, 1_000_000L, 3L, clock), dev.cellrate.TableFullPolicy.REJECT);
         final ObservedReserver dryShaper = ObservedReserver.dryRun(
-            new dev.cellrate.shaper.Shaper(Limit.perSecond(1_000, 10), dev.cellrate.shaper.ShaperMode.delay()), stats);
+            new dev.cellrate.shaper.Shaper(Limit.perSecond(1_000, 10), dev.cellrate.ShaperMode.delay()), stats);
         final ObservedConcurrencyLimiter dryConcurrency =
             ObservedConcurrencyLimiter.dryRun(new dev.cellrate.concurrency.ConcurrencyLimiter(2), stats);
         final ObservedMarker dryMarker = ObservedMarker.dryRun(new dev.cellrate.tcm.SrTcm(1_000_000, 1_500, 3_000), stats);

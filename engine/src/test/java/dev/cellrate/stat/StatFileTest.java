@@ -6,7 +6,7 @@ import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -108,7 +108,7 @@ final class StatFileTest
         final StatFile file = StatFile.inMemory();
         final LimiterStats stats = file.limiter("egress", 1, 0);
         final CachedNanoClock clock = new CachedNanoClock();
-        final Shaper shaper = new Shaper(Limit.perSecond(10, 1), ShaperMode.delay(), dev.cellrate.CellArray.allocate(1), 0, clock);
+        final Shaper shaper = dev.cellrate.shaper.TestShapers.shaper(Limit.perSecond(10, 1), ShaperMode.delay(), dev.cellrate.layout.CellArray.allocate(1), 0, clock);
         long admitted = 0;
         long rejected = 0;
         for (int i = 0; i < 30; i++)
@@ -135,8 +135,8 @@ final class StatFileTest
         final StatFile file = StatFile.inMemory();
         final LimiterStats stats = file.limiter("egress-agent", 1, 0);
         final CachedNanoClock clock = new CachedNanoClock();
-        final dev.cellrate.shaper.ReleaseAgent<String> agent = new dev.cellrate.shaper.ReleaseAgent<>(8,
-            new dev.cellrate.shaper.ReleaseHandler<>()
+        final dev.cellrate.release.ReleaseAgent<String> agent = new dev.cellrate.release.ReleaseAgent<>(8,
+            new dev.cellrate.release.ReleaseHandler<>()
             {
                 public void onRelease(final String item, final long dueNs, final long nowNs)
                 {

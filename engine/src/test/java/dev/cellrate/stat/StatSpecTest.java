@@ -1,5 +1,13 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.TestFronts;
+import dev.cellrate.observe.ShadowLimiter;
+import dev.cellrate.observe.ObservedReserver;
+import dev.cellrate.observe.ObservedMarker;
+import dev.cellrate.observe.ObservedLimiter;
+import dev.cellrate.observe.ObservedKeyedReserver;
+import dev.cellrate.observe.ObservedKeyedLimiter;
+import dev.cellrate.observe.ObservedConcurrencyLimiter;
 import dev.cellrate.ClassedKeyedRateLimiter;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedRateLimiter;
@@ -8,10 +16,10 @@ import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
 import dev.cellrate.concurrency.ConcurrencyLimiter;
-import dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter;
-import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.ReconfigurableKeyedRateLimiter;
+import dev.cellrate.KeyedShaper;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.tcm.Colour;
 import dev.cellrate.tcm.SrTcm;
@@ -48,10 +56,10 @@ final class StatSpecTest
     void stringKeysEnterTheSketchAsTheFnv1aHashOfTheirChars()
     {
         // FNV-1a 64 reference values (the chars are ASCII, so these equal the byte-wise vectors).
-        assertEquals(0xcbf29ce484222325L, ObservedKeyedLimiter.keyWord(""));
-        assertEquals(0xaf63dc4c8601ec8cL, ObservedKeyedLimiter.keyWord("a"));
-        assertEquals(0x85944171f73967e8L, ObservedKeyedLimiter.keyWord("foobar"));
-        assertEquals(0xaf62bd4c860004dfL, ObservedKeyedLimiter.keyWord("\u0100"), "a char is one 16-bit step");
+        assertEquals(0xcbf29ce484222325L, TopKeys.keyOf(""));
+        assertEquals(0xaf63dc4c8601ec8cL, TopKeys.keyOf("a"));
+        assertEquals(0x85944171f73967e8L, TopKeys.keyOf("foobar"));
+        assertEquals(0xaf62bd4c860004dfL, TopKeys.keyOf("\u0100"), "a char is one 16-bit step");
 
         final LimiterStats stats = StatFile.inMemory(64, 1 << 12).limiter("keys", 1, 4, 1);
         final KeyedRateLimiter keyed = KeyedRateLimiter.builder(Limit.ofGcra(1_000, 0)).slotCount(64).build();
@@ -112,7 +120,7 @@ final class StatSpecTest
         assertFalse(ObservedReserver.proceeds(Result.ADMITTED_FAIL_OPEN), "a reservation's admissions are >= 0");
         assertFalse(ObservedReserver.proceeds(Result.encodeRetryAfter(5)));
 
-        final KeyedShaper keyedShaper = new KeyedShaper(Limit.ofGcra(1_000, 0), ShaperMode.delay(),
+        final KeyedShaper keyedShaper = TestFronts.keyedShaper(Limit.ofGcra(1_000, 0), ShaperMode.delay(),
             new SlotTable(1, 16, 16, 1_000_000_000L, 7L, ZERO), ZERO);
         assertSame(ZERO, ObservedKeyedReserver.enforced(keyedShaper, stats).clock());
 
@@ -205,14 +213,14 @@ final class StatSpecTest
         }
         assertTrue(keyed.tableFullEvents() > fullBefore);
 
-        final ClassedKeyedRateLimiter classed = new ClassedKeyedRateLimiter(new Limit[]{ Limit.ofGcra(1_000, 0) },
+        final ClassedKeyedRateLimiter classed = TestFronts.classed(new Limit[]{ Limit.ofGcra(1_000, 0) },
             key -> 0, new SlotTable(4, 16, 16, 1_000_000_000L, 3L, ZERO), TableFullPolicy.REJECT);
         classed.tryAcquire(1, 1, 0);
         classed.tryAcquire(2, 1, 0);
         final LimiterStats classedStats = file.limiter("classed", 1, 0);
         assertSame(sampler, sampler.add(classed, classedStats));
 
-        final ReconfigurableKeyedRateLimiter reconfigurable = new ReconfigurableKeyedRateLimiter(
+        final ReconfigurableKeyedRateLimiter reconfigurable = TestFronts.reconfigurableKeyed(
             Limit.ofGcra(1_000, 0), new SlotTable(1, 16, 16, 1_000_000_000L, 3L, ZERO), TableFullPolicy.REJECT);
         reconfigurable.tryAcquire(1, 1, 0);
         reconfigurable.tryAcquire(2, 1, 0);
@@ -220,7 +228,7 @@ final class StatSpecTest
         final LimiterStats reconfigurableStats = file.limiter("reconfigurable", 1, 0);
         assertSame(sampler, sampler.add(reconfigurable, reconfigurableStats));
 
-        final KeyedShaper keyedShaper = new KeyedShaper(Limit.ofGcra(1_000, 0), ShaperMode.delay(),
+        final KeyedShaper keyedShaper = TestFronts.keyedShaper(Limit.ofGcra(1_000, 0), ShaperMode.delay(),
             new SlotTable(1, 16, 16, 1_000_000_000L, 7L, ZERO), ZERO);
         keyedShaper.reserve(1, 1, 0, null);
         final LimiterStats shaperStats = file.limiter("keyed-shaper", 1, 0);

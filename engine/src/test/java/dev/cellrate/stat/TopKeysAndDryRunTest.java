@@ -1,5 +1,7 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.observe.ShadowLimiter;
+import dev.cellrate.observe.ObservedKeyedLimiter;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;

@@ -1,5 +1,6 @@
 package dev.cellrate.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -51,10 +52,10 @@ class KeyedInsertRaceSpecTest
         clock.interposed = () -> otherCode[0] = limiter.tryAcquire(42L, 1, 1_000);
         assertEquals(T_NS, limiter.tryAcquire(42L, 1, 1_000), "the other caller took the only permit");
         assertEquals(Result.ADMITTED, otherCode[0]);
-        final long keyWord = limiter.table().keyWord(42L);
-        assertEquals(1, limiter.table().countSlots(keyWord), "one cell per key");
+        final long keyWord = TestFronts.tableOf(limiter).keyWord(42L);
+        assertEquals(1, TestFronts.tableOf(limiter).countSlots(keyWord), "one cell per key");
         assertEquals(1, limiter.liveKeys());
-        assertEquals(1_100, limiter.table().tatNs(keyWord));
+        assertEquals(1_100, TestFronts.tableOf(limiter).tatNs(keyWord));
     }
 
     @Test
@@ -64,10 +65,10 @@ class KeyedInsertRaceSpecTest
         final KeyedRateLimiter limiter = limiter(2 * T_NS, clock); // burst 3
         clock.interposed = () -> limiter.tryAcquire("k", 2, 1_000);
         assertEquals(Result.ADMITTED, limiter.tryAcquire("k", 1, 1_000));
-        final long keyWord = limiter.table().keyWord("k");
-        assertEquals(1_300, limiter.table().tatNs(keyWord), "both charges on one cell: 2 + 1 permits");
+        final long keyWord = TestFronts.tableOf(limiter).keyWord("k");
+        assertEquals(1_300, TestFronts.tableOf(limiter).tatNs(keyWord), "both charges on one cell: 2 + 1 permits");
         assertEquals(T_NS, limiter.tryAcquire("k", 1, 1_000));
-        assertEquals(1, limiter.table().countSlots(keyWord));
+        assertEquals(1, TestFronts.tableOf(limiter).countSlots(keyWord));
     }
     @Test
     void theKeyFoundUnderTheLockInTheShardsFirstSlotIsDecidedOnThatSlot()
@@ -75,7 +76,7 @@ class KeyedInsertRaceSpecTest
         // The same race for a key whose cell is the table's very first slot (next to the shard headers).
         final InterposingClock clock = new InterposingClock();
         final KeyedRateLimiter limiter = limiter(0, clock); // burst 1
-        final SlotTable table = limiter.table();
+        final SlotTable table = TestFronts.tableOf(limiter);
         long key = 1;
         while (TableLayout.homeIndex(table.keyWord(key), table.slotCount() / SlotTable.BUCKET_SLOTS) != 0)
         {

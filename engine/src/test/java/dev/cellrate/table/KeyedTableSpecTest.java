@@ -1,5 +1,6 @@
 package dev.cellrate.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
@@ -52,7 +53,7 @@ class KeyedTableSpecTest
         assertEquals(8, limiter.liveKeys());
         for (long key = 0; key < 8; key++)
         {
-            assertEquals(SlotTable.STALE, limiter.table().tatNs(limiter.table().keyWord(key)), "gone: " + key);
+            assertEquals(SlotTable.STALE, TestFronts.tableOf(limiter).tatNs(TestFronts.tableOf(limiter).keyWord(key)), "gone: " + key);
         }
     }
 
@@ -124,17 +125,17 @@ class KeyedTableSpecTest
         final KeyedRateLimiter limiter = limiter(2 * T_NS, 16, 1);
         final long nearEndNs = Long.MAX_VALUE - 250;
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 1, nearEndNs), "TAT = end - 150");
-        final long keyWord = limiter.table().keyWord(1L);
-        final long tatNs = limiter.table().tatNs(keyWord);
+        final long keyWord = TestFronts.tableOf(limiter).keyWord(1L);
+        final long tatNs = TestFronts.tableOf(limiter).tatNs(keyWord);
         assertEquals(Long.MAX_VALUE - 150, tatNs);
         assertEquals(Result.NEVER, limiter.tryAcquire(1L, 2, nearEndNs), "TAT + 200 is past Long.MAX_VALUE");
         final Decision decision = new Decision();
         assertEquals(Result.NEVER, limiter.tryAcquire(1L, 2, nearEndNs, decision));
         assertEquals(Result.NEVER, decision.code());
-        assertEquals(tatNs, limiter.table().tatNs(keyWord), "nothing written");
+        assertEquals(tatNs, TestFronts.tableOf(limiter).tatNs(keyWord), "nothing written");
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 1, nearEndNs), "a cost that fits still fits");
-        assertEquals(Long.MAX_VALUE - 50, limiter.table().tatNs(keyWord));
+        assertEquals(Long.MAX_VALUE - 50, TestFronts.tableOf(limiter).tatNs(keyWord));
         assertEquals(Result.NEVER, limiter.tryAcquire(2L, 1, Long.MAX_VALUE - 50), "a new key too");
-        assertEquals(SlotTable.STALE, limiter.table().tatNs(limiter.table().keyWord(2L)), "and it is not inserted");
+        assertEquals(SlotTable.STALE, TestFronts.tableOf(limiter).tatNs(TestFronts.tableOf(limiter).keyWord(2L)), "and it is not inserted");
     }
 }

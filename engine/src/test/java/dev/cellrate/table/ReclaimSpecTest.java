@@ -1,9 +1,10 @@
 package dev.cellrate.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Limit;
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.Reservation;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.Reservation;
+import dev.cellrate.ShaperMode;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,7 @@ class ReclaimSpecTest
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(T0_NS);
         final SlotTable table = new SlotTable(1, 1, 1, GRACE_NS, 42, clock);
-        final KeyedShaper shaper = new KeyedShaper(LIMIT, ShaperMode.delay(), table, clock);
+        final KeyedShaper shaper = TestFronts.keyedShaper(LIMIT, ShaperMode.delay(), table, clock);
         final long wordA = table.keyWord(1L);
         final Reservation two = new Reservation();
         assertEquals(0, shaper.reserve(1L, 2, T0_NS, two));
@@ -63,7 +64,7 @@ class ReclaimSpecTest
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(T0_NS);
         final SlotTable table = new SlotTable(1, 1, 1, GRACE_NS, 42, clock);
-        final KeyedShaper shaper = new KeyedShaper(LIMIT, ShaperMode.delay(), table, clock);
+        final KeyedShaper shaper = TestFronts.keyedShaper(LIMIT, ShaperMode.delay(), table, clock);
         final long wordA = table.keyWord(1L);
         final Reservation two = new Reservation();
         assertEquals(0, shaper.reserve(1L, 2, T0_NS, two));

@@ -1,12 +1,13 @@
 package dev.cellrate.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import dev.cellrate.composite.KeyedCompositeRateLimiter;
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.Reservation;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.KeyedCompositeRateLimiter;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.Reservation;
+import dev.cellrate.ShaperMode;
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +43,7 @@ class RefundAbaTest
     {
         final CachedNanoClock clock = clockAt(T0_NS + MS);
         final SlotTable table = new SlotTable(1, 1, 1, GRACE_NS, 42, clock);
-        final KeyedShaper shaper = new KeyedShaper(LIMIT, ShaperMode.delay(), table, clock);
+        final KeyedShaper shaper = TestFronts.keyedShaper(LIMIT, ShaperMode.delay(), table, clock);
         final long wordA = table.keyWord(KEY_A);
 
         final Reservation two = new Reservation();
@@ -73,7 +74,7 @@ class RefundAbaTest
     {
         final CachedNanoClock clock = clockAt(T0_NS + MS);
         final SlotTable table = new SlotTable(1, 2, 2, GRACE_NS, 42, clock);
-        final KeyedShaper shaper = new KeyedShaper(LIMIT, ShaperMode.delay(), table, clock);
+        final KeyedShaper shaper = TestFronts.keyedShaper(LIMIT, ShaperMode.delay(), table, clock);
         final long wordA = table.keyWord(KEY_A);
         final Reservation two = new Reservation();
         assertEquals(0, shaper.reserve(KEY_A, 2, T0_NS, two));
@@ -109,7 +110,7 @@ class RefundAbaTest
         final KeyedRateLimiter leg1 = KeyedRateLimiter.builder(Limit.ofGcra(MS, 0)).shardCount(1).slotCount(1)
             .probeBound(1).idleGraceNs(graceNs).seed(8).clock(clock).build();
         final KeyedCompositeRateLimiter composite = new KeyedCompositeRateLimiter(leg0, leg1);
-        final SlotTable table = leg0.table();
+        final SlotTable table = TestFronts.tableOf(leg0);
         assertEquals(Result.NEVER, composite.tryAcquire(new long[]{KEY_A, KEY_A}, 50, T0_NS), "leg 1 cannot take 50");
         assertEquals(T0_NS, table.tatNs(table.keyWord(KEY_A)), "leg 0 refunded to max(TAT0, t)");
         final long chargedNs = T0_NS + 50 * MS;

@@ -1,12 +1,13 @@
 package dev.cellrate.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.Reservation;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.Reservation;
+import dev.cellrate.ShaperMode;
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.NanoClock;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,7 @@ class SlotTableSpecTest
     {
         final KeyedRateLimiter limiter = KeyedRateLimiter.builder(Limit.ofGcra(T_NS, 2 * T_NS)).slotCount(4)
             .shardCount(1).probeBound(4).idleGraceNs(GRACE_NS).seed(11).clock(FAR_CLOCK).build();
-        final SlotTable table = limiter.table();
+        final SlotTable table = TestFronts.tableOf(limiter);
         final long nowNs = -1_000_000; // System.nanoTime() may be negative
         for (final long word : new long[] {TableLayout.EMPTY_KEY, TableLayout.TOMBSTONE_KEY})
         {
@@ -94,7 +95,7 @@ class SlotTableSpecTest
         // the shard's end; every key is still found in its own shard and decided on its own cell.
         final KeyedRateLimiter limiter = KeyedRateLimiter.builder(Limit.ofGcra(T_NS, 0)).slotCount(8).shardCount(2)
             .probeBound(4).idleGraceNs(GRACE_NS).seed(12).clock(FAR_CLOCK).build();
-        final SlotTable table = limiter.table();
+        final SlotTable table = TestFronts.tableOf(limiter);
         final int slotsPerShard = table.slotCount() / table.shardCount();
         final long[] keys = new long[slotsPerShard];
         int found = 0;
@@ -139,7 +140,7 @@ class SlotTableSpecTest
         // Four shards of two slots; one idle key in shard 1 only. Sweeps of 2 slots visit shard 0, then shard 1.
         final KeyedRateLimiter limiter = KeyedRateLimiter.builder(Limit.ofGcra(T_NS, 0)).slotCount(8).shardCount(4)
             .probeBound(2).idleGraceNs(GRACE_NS).seed(13).clock(FAR_CLOCK).build();
-        final SlotTable table = limiter.table();
+        final SlotTable table = TestFronts.tableOf(limiter);
         long key = 1;
         while ((((table.keyWord(key) >>> TableLayout.SHARD_SHIFT) & 3) != 1))
         {
@@ -160,7 +161,7 @@ class SlotTableSpecTest
             .tableFullPolicy(TableFullPolicy.OVERFLOW).build();
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 1, 500));
         assertEquals(Result.ADMITTED_OVERFLOW, limiter.tryAcquire(2L, 1, 500));
-        assertEquals(600, limiter.table().overflowTatNs(), "the overflow cell was charged");
+        assertEquals(600, TestFronts.tableOf(limiter).overflowTatNs(), "the overflow cell was charged");
         assertEquals(Result.REJECTED_OVERFLOW, limiter.tryAcquire(3L, 1, 500));
     }
 
@@ -172,7 +173,7 @@ class SlotTableSpecTest
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(t0Ns);
         final SlotTable table = new SlotTable(1, 1, 1, GRACE_NS, 15, clock);
-        final KeyedShaper shaper = new KeyedShaper(Limit.ofGcra(T_NS, 9 * T_NS), ShaperMode.delay(), table, clock);
+        final KeyedShaper shaper = TestFronts.keyedShaper(Limit.ofGcra(T_NS, 9 * T_NS), ShaperMode.delay(), table, clock);
         final Reservation reservation = new Reservation();
         assertEquals(0, shaper.reserve(1L, 1, t0Ns, reservation));
         assertTrue(shaper.cancel(1L, reservation, t0Ns), "a refund: the marks exist from here on");
@@ -191,7 +192,7 @@ class SlotTableSpecTest
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(t0Ns);
         final SlotTable table = new SlotTable(1, 1, 1, graceNs, 42, clock);
-        final KeyedShaper shaper = new KeyedShaper(Limit.ofGcra(msNs, 99 * msNs), ShaperMode.delay(), table, clock);
+        final KeyedShaper shaper = TestFronts.keyedShaper(Limit.ofGcra(msNs, 99 * msNs), ShaperMode.delay(), table, clock);
         final Reservation two = new Reservation();
         assertEquals(0, shaper.reserve(1L, 2, t0Ns, two));
         final long chargedNs = table.tatNs(table.keyWord(1L));

@@ -1,5 +1,6 @@
 package dev.cellrate.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -31,7 +32,7 @@ class SlotTableTest
     void slotApiRevalidatesTheKey()
     {
         final KeyedRateLimiter limiter = tiny();
-        final SlotTable table = limiter.table();
+        final SlotTable table = TestFronts.tableOf(limiter);
         final long a = table.keyWord(1L);
         final int offset = table.claimSlot(a, 1_000);
         final long tatNs = table.loadTat(offset, a);
@@ -52,7 +53,7 @@ class SlotTableTest
     void aDeciderThatFindsItsSlotMidReclaimWaitsThenDecides() throws InterruptedException
     {
         final KeyedRateLimiter limiter = tiny();
-        final SlotTable table = limiter.table();
+        final SlotTable table = TestFronts.tableOf(limiter);
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 1, 1_000));
         final long word = table.keyWord(1L);
         final int offset = table.findSlot(word);

@@ -6,7 +6,7 @@ import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;

@@ -1,7 +1,7 @@
 package dev.cellrate.translate;
 
 import dev.cellrate.Limit;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -11,10 +11,10 @@ import java.util.List;
 import java.util.Map;
 
 import dev.cellrate.Limit;
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.Reservation;
 import dev.cellrate.shaper.ReservingLimiter;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

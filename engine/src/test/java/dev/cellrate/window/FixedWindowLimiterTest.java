@@ -2,7 +2,7 @@ package dev.cellrate.window;
 
 import dev.cellrate.testing.Differential;
 import dev.cellrate.testing.Trace;
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import org.agrona.concurrent.SystemNanoClock;

@@ -1,6 +1,6 @@
 package dev.cellrate.window;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import org.agrona.concurrent.NanoClock;

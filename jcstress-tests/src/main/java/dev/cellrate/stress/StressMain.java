@@ -1,6 +1,7 @@
 package dev.cellrate.stress;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.JvmOption;
+import dev.cellrate.layout.CellArray;
 
 import java.util.Arrays;
 
@@ -11,7 +12,7 @@ import java.util.Arrays;
  */
 public final class StressMain
 {
-    static final String ADD_EXPORTS = CellArray.JVM_OPTION;
+    static final String ADD_EXPORTS = JvmOption.ADD_EXPORTS;
 
     private StressMain()
     {

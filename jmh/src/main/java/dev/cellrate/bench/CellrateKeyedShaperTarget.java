@@ -1,8 +1,9 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiterBuilder;
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -27,7 +28,7 @@ final class CellrateKeyedShaperTarget extends KeyedTarget
         final SlotTable table = new SlotTable(shards, slotsPerShard,
             Math.min(KeyedRateLimiterBuilder.DEFAULT_PROBE_BOUND, slotsPerShard),
             KeyedRateLimiterBuilder.DEFAULT_IDLE_GRACE_NS);
-        shaper = new KeyedShaper(SingleLimiterBenchmark.CELLRATE_ADMIT, ShaperMode.delay(), table,
+        shaper = TestFronts.keyedShaper(SingleLimiterBenchmark.CELLRATE_ADMIT, ShaperMode.delay(), table,
             SystemNanoClock.INSTANCE);
     }
 
@@ -40,7 +41,7 @@ final class CellrateKeyedShaperTarget extends KeyedTarget
     @Override
     long offHeapBytes()
     {
-        return shaper.table().capacityBytes();
+        return TestFronts.tableOf(shaper).capacityBytes();
     }
 
     /**

@@ -1,13 +1,15 @@
 package dev.cellrate.bench;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.JvmOption;
+import dev.cellrate.TestFronts;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.ClassedKeyedRateLimiter;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.KeyedRateLimiterBuilder;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
-import dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter;
+import dev.cellrate.ReconfigurableKeyedRateLimiter;
 import dev.cellrate.table.SlotTable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -42,7 +44,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {CellArray.JVM_OPTION, "-Xmx2g"})
+@Fork(value = 2, jvmArgsAppend = {JvmOption.ADD_EXPORTS, "-Xmx2g"})
 @State(Scope.Benchmark)
 public class ClassedKeyedBenchmark
 {
@@ -78,17 +80,17 @@ public class ClassedKeyedBenchmark
             builder.shardCount(8); // a classed table needs at least 4 shards (the default of small tables is fewer)
         }
         plain = builder.build();
-        final SlotTable shaped = plain.table();
+        final SlotTable shaped = TestFronts.tableOf(plain);
         final int slotsPerShard = shaped.slotCount() / shaped.shardCount();
         switch (target)
         {
             case "classed":
-                classed = new ClassedKeyedRateLimiter(new Limit[] {LIMIT, LIMIT, LIMIT, LIMIT}, key -> (int)(key & 3),
+                classed = TestFronts.classed(new Limit[] {LIMIT, LIMIT, LIMIT, LIMIT}, key -> (int)(key & 3),
                     new SlotTable(shaped.shardCount(), slotsPerShard, shaped.probeBound(), 1_000_000_000L, 7L,
                         () -> Long.MAX_VALUE), TableFullPolicy.REJECT);
                 break;
             case "reconfigurable":
-                reconfigurable = new ReconfigurableKeyedRateLimiter(LIMIT,
+                reconfigurable = TestFronts.reconfigurableKeyed(LIMIT,
                     new SlotTable(shaped.shardCount(), slotsPerShard, shaped.probeBound(), 1_000_000_000L, 7L,
                         () -> Long.MAX_VALUE), TableFullPolicy.REJECT);
                 break;

@@ -1,6 +1,7 @@
 package dev.cellrate.bench;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.JvmOption;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.PayLaterRateLimiter;
 import dev.cellrate.composite.CompositeRateLimiter;
 import dev.cellrate.concurrency.ConcurrencyLimiter;
@@ -45,7 +46,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = CellArray.JVM_OPTION)
+@Fork(value = 2, jvmArgsAppend = JvmOption.ADD_EXPORTS)
 @Threads(1)
 @State(Scope.Benchmark)
 public class FamilyBenchmark

@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.table.SlotTable;
@@ -18,7 +19,7 @@ final class HashOnlyTarget extends KeyedTarget
      */
     static SlotTable hasher()
     {
-        return KeyedRateLimiter.builder(Limit.ofGcra(1, 0)).slotCount(64).shardCount(1).seed(0x5EEDL).build().table();
+        return TestFronts.tableOf(KeyedRateLimiter.builder(Limit.ofGcra(1, 0)).slotCount(64).shardCount(1).seed(0x5EEDL).build());
     }
 
     @Override

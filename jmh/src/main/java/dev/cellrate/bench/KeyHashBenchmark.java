@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.TestFronts;
 import java.util.concurrent.TimeUnit;
 
 import dev.cellrate.KeyedRateLimiter;
@@ -61,7 +62,7 @@ public class KeyHashBenchmark
     @Setup(Level.Trial)
     public void setUp()
     {
-        table = KeyedRateLimiter.builder(Limit.ofGcra(1, 1)).slotCount(1 << 10).shardCount(1).build().table();
+        table = TestFronts.tableOf(KeyedRateLimiter.builder(Limit.ofGcra(1, 1)).slotCount(1 << 10).shardCount(1).build());
         final int[] stream = KeyStream.indices(keys, distribution, KeyStream.lengthFor(keys), 20_240_601L);
         mask = stream.length - 1;
         final String[] distinct = new String[keys];

@@ -1,6 +1,7 @@
 package dev.cellrate.bench;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.JvmOption;
+import dev.cellrate.layout.CellArray;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -27,7 +28,9 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *     <li>{@code cellrate}: {@link dev.cellrate.KeyedRateLimiter} sized with {@code expectedKeys(keys)}
  *     ({@link CellrateKeyedTarget});</li>
- *     <li>{@code cellrateShaper}: {@link dev.cellrate.shaper.KeyedShaper} {@code reserve} in delay mode on a table
+ *     <li>{@code cellrateMapped}: the same limiter with {@code mappedFile}: its table in a file in a temporary
+ *     directory, mapped shared ({@link CellrateKeyedTarget#mapped});</li>
+ *     <li>{@code cellrateShaper}: {@link dev.cellrate.KeyedShaper} {@code reserve} in delay mode on a table
  *     of the same shape ({@link CellrateKeyedShaperTarget});</li>
  *     <li>{@code randomCas}: the baseline, one random CAS on an off-heap array of a table's footprint
  *     ({@link RandomCasTarget});</li>
@@ -48,11 +51,11 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {CellArray.JVM_OPTION, "-Xmx12g"})
+@Fork(value = 2, jvmArgsAppend = {JvmOption.ADD_EXPORTS, "-Xmx12g"})
 @State(Scope.Benchmark)
 public class KeyedBenchmark
 {
-    @Param({"cellrate", "cellrateShaper", "randomCas", "hashOnly", "bucket4jMap", "bucket4jCaffeine"})
+    @Param({"cellrate", "cellrateMapped", "cellrateShaper", "randomCas", "hashOnly", "bucket4jMap", "bucket4jCaffeine"})
     public String target;
 
     @Param({"1000", "1000000", "10000000"})
@@ -181,6 +184,8 @@ public class KeyedBenchmark
         {
             case "cellrate":
                 return new CellrateKeyedTarget(keys);
+            case "cellrateMapped":
+                return CellrateKeyedTarget.mapped(keys);
             case "cellrateShaper":
                 return new CellrateKeyedShaperTarget(keys);
             case "randomCas":

@@ -1,6 +1,7 @@
 package dev.cellrate.bench;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.JvmOption;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import io.github.bucket4j.Bucket;
@@ -54,7 +55,7 @@ import java.util.concurrent.locks.LockSupport;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = CellArray.JVM_OPTION)
+@Fork(value = 2, jvmArgsAppend = JvmOption.ADD_EXPORTS)
 @State(Scope.Benchmark)
 public abstract class SingleLimiterBenchmark
 {

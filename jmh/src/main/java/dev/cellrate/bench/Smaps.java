@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.TestFronts;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
@@ -39,7 +40,7 @@ final class Smaps
      */
     static long tableAddress(final KeyedRateLimiter limiter)
     {
-        return longField(limiter.table(), SlotTable.class, "address");
+        return longField(TestFronts.tableOf(limiter), SlotTable.class, "address");
     }
 
     static long longField(final Object owner, final Class<?> type, final String name)

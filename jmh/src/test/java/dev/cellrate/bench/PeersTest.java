@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import io.github.bucket4j.local.SynchronizationStrategy;
@@ -86,7 +87,7 @@ final class PeersTest
         for (final int keys : new int[]{1_000, 4_000, 786_432, 786_433, 1_000_000})
         {
             final CellrateKeyedTarget table = new CellrateKeyedTarget(keys);
-            assertEquals(table.limiter().table().slotCount(), RandomCasTarget.slotsFor(keys), "keys " + keys);
+            assertEquals(TestFronts.tableOf(table.limiter()).slotCount(), RandomCasTarget.slotsFor(keys), "keys " + keys);
         }
         // keys / 0.75 rounded up to a multiple of the shard count, and per shard to a multiple of the 4-slot line
         assertEquals(1_336, RandomCasTarget.slotsFor(1_000));

@@ -3,7 +3,7 @@ package dev.cellrate.netty;
 import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import dev.cellrate.http.RateLimitFields;
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.Reservation;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -89,6 +89,9 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     private HttpRequest delayed;
     private ScheduledFuture<?> releaseFuture;
     private boolean resumeScheduled;
+    /** Writes of this handler in progress (a write, or the rejections it writes): no resume inside one. */
+    private int writeDepth;
+    private boolean resumeDeferred;
     private boolean autoReadTurnedOff;
     private ChannelHandlerContext ctx;
     private final Runnable release = this::release;
@@ -299,6 +302,19 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
      */
     private boolean writeRejectionsAtHead(final ChannelHandlerContext ctx)
     {
+        writeDepth++;
+        try
+        {
+            return writeRejections(ctx);
+        }
+        finally
+        {
+            writeDepth--;
+        }
+    }
+
+    private boolean writeRejections(final ChannelHandlerContext ctx)
+    {
         boolean wrote = false;
         while (head != tail && kinds[head & MASK] >= REJECT)
         {
@@ -371,6 +387,23 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     }
 
     public void write(final ChannelHandlerContext ctx, final Object msg, final ChannelPromise promise)
+    {
+        writeDepth++;
+        try
+        {
+            onWrite(ctx, msg, promise);
+        }
+        finally
+        {
+            if (0 == --writeDepth && resumeDeferred)
+            {
+                resumeDeferred = false;
+                scheduleResume(ctx);
+            }
+        }
+    }
+
+    private void onWrite(final ChannelHandlerContext ctx, final Object msg, final ChannelPromise promise)
     {
         if (head == tail)
         {
@@ -520,6 +553,13 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     {
         resumeScheduled = false;
         final ChannelHandlerContext ctx = this.ctx;
+        if (writeDepth > 0)
+        {
+            // run from inside a write (an executor that runs tasks inline, as EmbeddedChannel's does on write):
+            // deciding now would write through encoders that are still in the middle of a write; resume after it
+            resumeDeferred = true;
+            return;
+        }
         if (null == delayed && !ctx.isRemoved() && ctx.channel().isActive() && drainWaiting(ctx))
         {
             ctx.fireChannelReadComplete();

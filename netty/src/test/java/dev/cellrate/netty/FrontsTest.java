@@ -7,15 +7,14 @@ import dev.cellrate.Limit;
 import dev.cellrate.TableFullPolicy;
 import dev.cellrate.redis.FailPolicy;
 import dev.cellrate.redis.RedisRateLimiter;
-import dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter;
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ReconfigurableKeyedRateLimiter;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.stat.LimiterStats;
-import dev.cellrate.stat.ObservedKeyedLimiter;
-import dev.cellrate.stat.ObservedKeyedReserver;
+import dev.cellrate.observe.ObservedKeyedLimiter;
+import dev.cellrate.observe.ObservedKeyedReserver;
 import dev.cellrate.stat.StatFile;
 import dev.cellrate.stat.StatKind;
-import dev.cellrate.table.SlotTable;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -75,14 +74,14 @@ final class FrontsTest
                 return key.length() >= 3 && 'p' == key.charAt(0) && 'r' == key.charAt(1) && 'o' == key.charAt(2) ? 1 : 0;
             }
         };
-        return new ClassedKeyedRateLimiter(new Limit[]{free, pro}, classifier,
-            new SlotTable(4, 64, 64, 1_000_000_000L, 7, 7, clock), TableFullPolicy.REJECT);
+        return KeyedRateLimiter.builder(free).slotCount(256).shardCount(4).seed(7, 7).clock(clock)
+            .tableFullPolicy(TableFullPolicy.REJECT).buildClassed(classifier, pro);
     }
 
     private static ReconfigurableKeyedRateLimiter reconfigurable(final Limit limit, final CachedNanoClock clock)
     {
-        return new ReconfigurableKeyedRateLimiter(limit, new SlotTable(1, 64, 64, 1_000_000_000L, 7, 7, clock),
-            TableFullPolicy.REJECT);
+        return KeyedRateLimiter.builder(limit).slotCount(64).shardCount(1).seed(7, 7).clock(clock)
+            .tableFullPolicy(TableFullPolicy.REJECT).buildReconfigurable();
     }
 
     private static List<Integer> get(final TestServer server, final int n, final String... headerLines) throws Exception

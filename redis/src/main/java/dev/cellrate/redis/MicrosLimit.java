@@ -1,6 +1,6 @@
 package dev.cellrate.redis;
 
-import static dev.cellrate.Bounds.requireRange;
+import static dev.cellrate.redis.Checks.requireRange;
 
 import dev.cellrate.Limit;
 import dev.cellrate.Result;

@@ -80,7 +80,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      * someone repairs or deletes the key), in the engine's distributed range; counted by {@link #keyErrors()},
      * never a fallback, never a failure for the circuit breaker: every other key is still decided by Redis.
      */
-    public static final long REJECTED_KEY_ERROR = Result.DISTRIBUTED_RANGE_FIRST - 2;
+    public static final long REJECTED_KEY_ERROR = Result.REJECTED_KEY_ERROR;
 
     static final long SERVER_TIME = -1;
     private static final long NS_PER_US = 1000;
@@ -118,7 +118,8 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         this.effective = limit.effective();
         this.prefix = b.prefix;
         this.policy = b.policy;
-        this.local = FailPolicy.LOCAL == b.policy ? KeyedRateLimiter.builder(b.limit).expectedKeys(b.localKeys).build() : null;
+        this.local = FailPolicy.LOCAL == b.policy ? KeyedRateLimiter.builder(b.limit).expectedKeys(b.localKeys)
+            .initialPermits(Math.min(b.localInitialPermits, b.limit.burst())).build() : null;
         this.localClock = b.localClock;
         this.timeoutNs = b.timeoutNs;
         this.extraTtlMs = b.extraTtlMs;
@@ -395,16 +396,77 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         return decideBatch(keys, permits, count, callerTime(nowNs), codes);
     }
 
-    private int decideBatch(
-        final CharSequence[] keys, final long[] permits, final int count, final long nowUs, final long[] codes)
+    /**
+     * Decide {@code count} keys in one round trip without blocking, on the server's clock; as
+     * {@link #tryAcquireBatch(CharSequence[], long[], int, long[])}, for an event loop that must not wait. The
+     * listener runs exactly once, after {@code codes[0..count)} is filled: on a Lettuce I/O thread, on the shared
+     * timer's thread (timeout), or at once on the caller's thread (nothing to send, breaker open, not connected).
+     * Leave {@code codes} alone until it runs; {@code keys} and {@code permits} may be reused as soon as this
+     * method returns.
+     *
+     * @param keys     the keys, {@code keys[0..count)}.
+     * @param permits  their costs.
+     * @param count    keys to decide, in [0, {@value #MAX_BATCH}] and at most each array's length.
+     * @param codes    filled with each key's code before the listener runs.
+     * @param listener receives the number of keys admitted.
+     */
+    public void tryAcquireBatchAsync(
+        final CharSequence[] keys, final long[] permits, final int count, final long[] codes, final BatchListener listener)
+    {
+        decideBatchAsync(keys, permits, count, SERVER_TIME, codes, listener);
+    }
+
+    /**
+     * As {@link #tryAcquireBatchAsync(CharSequence[], long[], int, long[], BatchListener)}, on the caller's time.
+     *
+     * @param keys     the keys, {@code keys[0..count)}.
+     * @param permits  their costs.
+     * @param count    keys to decide, in [0, {@value #MAX_BATCH}] and at most each array's length.
+     * @param nowNs    the caller's time, ns since the Unix epoch (floored to &micro;s).
+     * @param codes    filled with each key's code before the listener runs.
+     * @param listener receives the number of keys admitted.
+     */
+    public void tryAcquireBatchAsync(
+        final CharSequence[] keys, final long[] permits, final int count, final long nowNs, final long[] codes,
+        final BatchListener listener)
+    {
+        decideBatchAsync(keys, permits, count, callerTime(nowNs), codes, listener);
+    }
+
+    private void decideBatchAsync(
+        final CharSequence[] keys, final long[] permits, final int count, final long nowUs, final long[] codes,
+        final BatchListener listener)
+    {
+        checkBatch(keys, permits, count, codes);
+        final byte[][] redisKeys = new byte[count][];
+        final long[] incrementsUs = new long[count];
+        if (0 == prepareBatch(keys, permits, count, nowUs, codes, redisKeys, incrementsUs))
+        {
+            listener.onBatch(0);
+            return;
+        }
+        BatchCall.start(this, redisKeys, incrementsUs, java.util.Arrays.copyOf(permits, count), count, nowUs, codes, listener);
+    }
+
+    private static void checkBatch(final CharSequence[] keys, final long[] permits, final int count, final long[] codes)
     {
         if (count < 0 || count > MAX_BATCH || count > keys.length || count > permits.length || count > codes.length)
         {
             throw new IllegalArgumentException("count must be in [0, " + Math.min(MAX_BATCH,
                 Math.min(keys.length, Math.min(permits.length, codes.length))) + "] but was " + count);
         }
-        final byte[][] redisKeys = new byte[count][];
-        final long[] incrementsUs = new long[count];
+    }
+
+    /**
+     * Encode the keys and their increments; a key that can never conform gets {@link Result#NEVER} now and
+     * increment 0 (the script skips it).
+     *
+     * @return keys to send.
+     */
+    private int prepareBatch(
+        final CharSequence[] keys, final long[] permits, final int count, final long nowUs, final long[] codes,
+        final byte[][] redisKeys, final long[] incrementsUs)
+    {
         int toSend = 0;
         for (int i = 0; i < count; i++)
         {
@@ -420,11 +482,32 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
                 toSend++;
             }
         }
-        if (0 == toSend)
+        return toSend;
+    }
+
+    private int decideBatch(
+        final CharSequence[] keys, final long[] permits, final int count, final long nowUs, final long[] codes)
+    {
+        checkBatch(keys, permits, count, codes);
+        final byte[][] redisKeys = new byte[count][];
+        final long[] incrementsUs = new long[count];
+        if (0 == prepareBatch(keys, permits, count, nowUs, codes, redisKeys, incrementsUs))
         {
             return 0;
         }
-        final BatchReply reply = callBatch(redisKeys, incrementsUs, count, nowUs);
+        return answerBatch(callBatch(redisKeys, incrementsUs, count, nowUs), redisKeys, incrementsUs, permits, count,
+            nowUs, codes);
+    }
+
+    /**
+     * Fill the codes of a finished batch call: Redis's decisions, the keys' errors, or the fail policy's answers.
+     *
+     * @return keys admitted.
+     */
+    int answerBatch(
+        final BatchReply reply, final byte[][] redisKeys, final long[] incrementsUs, final long[] permits,
+        final int count, final long nowUs, final long[] codes)
+    {
         int admitted = 0;
         for (int i = 0; i < count; i++)
         {
@@ -459,7 +542,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     /**
      * One synchronous batch call, EVALSHA then EVAL on NOSCRIPT, bounded by the timeout.
      */
-    private BatchReply callBatch(final byte[][] redisKeys, final long[] incrementsUs, final int count, final long nowUs)
+    BatchReply callBatch(final byte[][] redisKeys, final long[] incrementsUs, final int count, final long nowUs)
     {
         final BatchReply reply = new BatchReply(count);
         if (!ready)
@@ -507,9 +590,8 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         return reply;
     }
 
-    private AsyncCommand<byte[], byte[], BatchReply> dispatchBatch(
-        final BatchReply reply, final boolean bySha, final byte[][] redisKeys, final long[] incrementsUs,
-        final int count, final long nowUs)
+    CommandArgs<byte[], byte[]> batchArgs(
+        final boolean bySha, final byte[][] redisKeys, final long[] incrementsUs, final int count, final long nowUs)
     {
         final CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE)
             .add(bySha ? GcraScript.SHA1_HEX : GcraScript.SOURCE)
@@ -522,9 +604,20 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         {
             args.add(incrementsUs[i]);
         }
-        args.add(limit.ceilingUs()).add(limit.emissionIntervalUs()).add(0).add(nowUs).add(extraTtlMs);
-        final AsyncCommand<byte[], byte[], BatchReply> command =
-            new AsyncCommand<>(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply, args));
+        return args.add(limit.ceilingUs()).add(limit.emissionIntervalUs()).add(0).add(nowUs).add(extraTtlMs);
+    }
+
+    void settleBatch(final FallbackCause cause)
+    {
+        settle(cause);
+    }
+
+    private AsyncCommand<byte[], byte[], BatchReply> dispatchBatch(
+        final BatchReply reply, final boolean bySha, final byte[][] redisKeys, final long[] incrementsUs,
+        final int count, final long nowUs)
+    {
+        final AsyncCommand<byte[], byte[], BatchReply> command = new AsyncCommand<>(new Command<>(
+            bySha ? CommandType.EVALSHA : CommandType.EVAL, reply, batchArgs(bySha, redisKeys, incrementsUs, count, nowUs)));
         connection.dispatch(command);
         return command;
     }

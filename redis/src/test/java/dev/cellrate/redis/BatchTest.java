@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -102,6 +103,72 @@ class BatchTest
         final IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class,
             () -> onRedis.tryAcquireBatch(new CharSequence[2], new long[2], 3, new long[3]));
         assertEquals("count must be in [0, 2] but was 3", tooMany.getMessage());
+        onRedis.close();
+    }
+
+    @Test
+    void anAsynchronousBatchFillsTheCodesThenCallsBackOnce() throws Exception
+    {
+        final Limit limit = Limit.ofGcra(10_000_000, 40_000_000); // 100/s, burst 5
+        final String prefix = "batch-async:" + System.nanoTime() + ":";
+        final RedisRateLimiter onRedis = RedisRateLimiter.builder(redis.connection, limit, FailPolicy.CLOSED)
+            .prefix(prefix).timeoutNs(TimeUnit.SECONDS.toNanos(5)).build();
+        final KeyedRateLimiter engine = KeyedRateLimiter.builder(limit).expectedKeys(64).build();
+        admin.sync().set(prefix + "poisoned", "not a TAT");
+        final CharSequence[] keys = new CharSequence[16];
+        final long[] permits = new long[16];
+        long nowNs = EPOCH_NS;
+        for (int round = 0; round < 10; round++)
+        {
+            nowNs += 7_000_000L;
+            for (int i = 0; i < 16; i++)
+            {
+                keys[i] = i == 5 ? "poisoned" : "k" + (i % 4);
+                permits[i] = i == 9 ? 0 : 1;
+            }
+            final long[] codes = new long[16];
+            final CompletableFuture<Integer> done = new CompletableFuture<>();
+            onRedis.tryAcquireBatchAsync(keys, permits, 16, nowNs, codes, done::complete);
+            final int admitted = done.get(5, TimeUnit.SECONDS);
+            int expectedAdmitted = 0;
+            for (int i = 0; i < 16; i++)
+            {
+                final long expected = i == 5 ? RedisRateLimiter.REJECTED_KEY_ERROR :
+                    i == 9 ? Result.NEVER : engine.tryAcquire(keys[i], permits[i], nowNs);
+                assertEquals(expected, codes[i], "round " + round + " key " + i);
+                expectedAdmitted += Result.isAdmitted(expected) ? 1 : 0;
+            }
+            assertEquals(expectedAdmitted, admitted);
+        }
+        assertEquals(0, onRedis.fallbacks());
+        onRedis.close();
+    }
+
+    @Test
+    void anAsynchronousBatchTimesOutByThePolicyAndALateReplyLeavesTheCodesAlone() throws Exception
+    {
+        final RedisRateLimiter onRedis = RedisRateLimiter.builder(redis.connection, Limit.perSecond(1000, 10),
+            FailPolicy.CLOSED).prefix("batch-late:" + System.nanoTime() + ":").timeoutNs(TimeUnit.MILLISECONDS.toNanos(100))
+            .build();
+        FaultTest.debugSleep(admin, "1.0");
+        Thread.sleep(50);
+        final long[] codes = new long[4];
+        final CompletableFuture<Integer> done = new CompletableFuture<>();
+        final long startNs = System.nanoTime();
+        onRedis.tryAcquireBatchAsync(new CharSequence[] {"a", "b", "c", "d"}, new long[] {1, 1, 1, 1}, 4, codes,
+            done::complete);
+        assertEquals(0, done.get(5, TimeUnit.SECONDS));
+        assertTrue(System.nanoTime() - startNs < TimeUnit.MILLISECONDS.toNanos(500), "answered by the timeout");
+        for (final long code : codes)
+        {
+            assertEquals(RedisRateLimiter.REJECTED_FAIL_CLOSED, code);
+        }
+        assertEquals(4, onRedis.fallbacks(FallbackCause.TIMEOUT));
+        Thread.sleep(1200); // Redis wakes and answers the batch: admitted, but too late
+        for (final long code : codes)
+        {
+            assertEquals(RedisRateLimiter.REJECTED_FAIL_CLOSED, code, "the late reply did not touch the codes");
+        }
         onRedis.close();
     }
 }

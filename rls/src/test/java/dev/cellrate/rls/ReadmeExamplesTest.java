@@ -77,6 +77,13 @@ class ReadmeExamplesTest
             "  - key: path\n    value: /api/*/action\n    rate_limit:\n      unit: minute\n      requests_per_unit: 2\n" +
             "  - key: route\n    value: /api/*/resource/*/action\n    rate_limit:\n      unit: minute\n" +
             "      requests_per_unit: 3\n",
+            // 10: value_to_metric
+            "domain: example10\n" +
+            "descriptors:\n" +
+            "  - key: route\n    value_to_metric: true\n    descriptors:\n" +
+            "      - key: http_method\n        value_to_metric: true\n        descriptors:\n" +
+            "          - key: subject_id\n            rate_limit:\n              unit: minute\n" +
+            "              requests_per_unit: 60\n",
             // 11: share_threshold
             "domain: example11\n" +
             "descriptors:\n" +
@@ -212,6 +219,18 @@ class ReadmeExamplesTest
         assertEquals(3, rls.admitted(3, "example9", d("path", "/api/123/other")), "no match: no limit");
         assertEquals(3, rls.admitted(4, "example9", d("route", "/api/v1/resource/123/action")));
         assertEquals(4, rls.admitted(4, "example9", d("route", "/api/v1/resource/123/other")));
+    }
+
+    @Test
+    void example10ValueToMetricNamesTheRequestsValuesInTheStatisticsKey()
+    {
+        rls.call("example10", d("route", "api", "http_method", "GET", "subject_id", "123"));
+        rls.call("example10", d("route", "web", "http_method", "POST", "subject_id", "456"));
+        final var stats = rls.server.service().stats();
+        assertEquals(1, stats.get("example10.route_api.http_method_GET.subject_id").totalHits.sum());
+        assertEquals(1, stats.get("example10.route_web.http_method_POST.subject_id").totalHits.sum());
+        assertFalse(stats.containsKey("example10.route.http_method.subject_id"));
+        assertEquals(60, rls.admitted(61, "example10", d("route", "api", "http_method", "GET", "subject_id", "9")));
     }
 
     @Test

@@ -2,7 +2,7 @@ package dev.cellrate.spring;
 
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.stat.StatFile;
 import org.agrona.concurrent.NanoClock;
 import org.springframework.expression.Expression;

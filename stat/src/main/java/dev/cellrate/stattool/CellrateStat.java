@@ -1,5 +1,6 @@
 package dev.cellrate.stattool;
 
+import dev.cellrate.stat.MappedTableStats;
 import dev.cellrate.stat.StatReader;
 import dev.cellrate.stat.TopKeys;
 
@@ -12,6 +13,8 @@ import java.util.Locale;
 /**
  * {@code cellrate-stat <dir> [interval-seconds] [--count N] [--top N] [--wait-ms N]}: prints the counters of
  * the process writing {@code <dir>/cellrate-stat.dat} (see {@code dev.cellrate.stat.StatFile}), like AeronStat.
+ * {@code cellrate-stat --table <file>} prints a keyed table kept in a file ({@code mappedFile}): its limit,
+ * geometry, live keys and counters ({@link MappedTableStats}), read without touching what its processes write.
  * <p>
  * Without an interval it prints once, with each cumulative statistic's average rate per second since the
  * writer started. With an interval it prints every {@code interval-seconds} (forever, or {@code --count}
@@ -44,6 +47,7 @@ public final class CellrateStat
         long count = Long.MAX_VALUE;
         int top = 5;
         long waitMs = 2_000;
+        Path table = null;
         try
         {
             for (int i = 0; i < args.length; i++)
@@ -53,6 +57,7 @@ public final class CellrateStat
                     case "--count" -> count = Long.parseLong(args[++i]);
                     case "--top" -> top = Integer.parseInt(args[++i]);
                     case "--wait-ms" -> waitMs = Long.parseLong(args[++i]);
+                    case "--table" -> table = Path.of(args[++i]);
                     case "-h", "--help" ->
                     {
                         usage(out);
@@ -76,6 +81,10 @@ public final class CellrateStat
         {
             usage(err);
             return 2;
+        }
+        if (null != table)
+        {
+            return printTable(table, out, err);
         }
         if (null == dir || intervalSeconds < 0 || count < 1)
         {
@@ -131,6 +140,21 @@ public final class CellrateStat
         return 0;
     }
 
+    private static int printTable(final Path table, final PrintStream out, final PrintStream err)
+    {
+        try
+        {
+            out.print(MappedTableStats.read(table).describe());
+            out.flush();
+            return 0;
+        }
+        catch (final RuntimeException ex)
+        {
+            err.println("cellrate-stat: " + ex.getMessage());
+            return 1;
+        }
+    }
+
     private static long[] values(final StatReader reader, final List<StatReader.Stat> stats)
     {
         final long[] values = new long[stats.size()];
@@ -177,5 +201,7 @@ public final class CellrateStat
         out.println("usage: cellrate-stat <dir> [interval-seconds] [--count N] [--top N] [--wait-ms N]");
         out.println("  prints the counters in <dir>/cellrate-stat.dat once (rates averaged since the writer started)");
         out.println("  or every interval-seconds (rates over the last interval), N times or until stopped.");
+        out.println("       cellrate-stat --table <file>");
+        out.println("  prints the limit, geometry and counters of a keyed table kept in <file> (mappedFile).");
     }
 }

@@ -92,6 +92,23 @@ final class LockHolder
         return NOT_RUNNING != startTime && (startTime & 0xFFFF_FFFFL) == (token & 0xFFFF_FFFFL);
     }
 
+    /**
+     * @return the inode of this process's pid namespace ({@code /proc/self/ns/pid}), or 0 where there is none to
+     * read: processes of two namespaces name one process by two ids, so they cannot share a lock word.
+     */
+    static long pidNamespace()
+    {
+        try
+        {
+            final String link = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString(); // "pid:[4026531836]"
+            return Long.parseLong(link.substring(link.indexOf('[') + 1, link.indexOf(']')));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return 0;
+        }
+    }
+
     /** {@link #startTime} of a process that does not run (absent or a zombie). */
     static final long NOT_RUNNING = -1;
 

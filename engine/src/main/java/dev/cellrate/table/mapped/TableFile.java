@@ -51,7 +51,7 @@ import java.util.zip.CRC32C;
  * the file while it is mapped is outside this contract (the kernel answers an access past the end with
  * {@code SIGBUS}).
  */
-final class TableFile
+public final class TableFile
 {
     private static final Set<PosixFilePermission> OWNER_ONLY =
         EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
@@ -197,6 +197,7 @@ final class TableFile
         final TimeBase now = TimeBase.current();
         writeTimeBase(header, now, System.nanoTime(), TimeBase.wallNowNs(), 0);
         header.putLong(TIME_STATE_OFFSET, STEADY);
+        header.putLong(PID_NS_OFFSET, LockHolder.pidNamespace());
         final ByteBuffer bytes = header.byteBuffer().duplicate();
         bytes.clear();
         return bytes;
@@ -388,6 +389,60 @@ final class TableFile
         }
     }
 
+    /**
+     * Read a table file's statistics without writing anything and without its lock (another process may be
+     * deciding on it meanwhile: the counts are each read atomically, not together). The header is validated as
+     * on opening; the secret is not read out.
+     *
+     * @param path the file.
+     * @return {shardCount, slotsPerShard, T, tau, live keys, evictions, table-full events, CAS retries,
+     * locks held, rebases, rebasing (1/0), boot id high, boot id low}.
+     * @throws IllegalStateException naming the file and what is wrong with it.
+     */
+    public static long[] statistics(final Path path)
+    {
+        final Path file = path.toAbsolutePath();
+        if (!Files.isRegularFile(file))
+        {
+            throw refused(file, "it is not a regular file");
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            final long size = channel.size();
+            if (size < HEADER_LENGTH)
+            {
+                throw refused(file, "it is " + size + " bytes, shorter than a keyed-table header (" +
+                    HEADER_LENGTH + "): a truncated file, or not a keyed-table file");
+            }
+            final AtomicBuffer header = new UnsafeBuffer(channel.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_LENGTH));
+            final TableSpec spec = validateHeader(file, header, size);
+            final AtomicBuffer table = new UnsafeBuffer(
+                channel.map(FileChannel.MapMode.READ_ONLY, TABLE_REGION_OFFSET, spec.tableLength()));
+            long live = 0;
+            long evictions = 0;
+            long tableFull = 0;
+            long casRetries = 0;
+            long locksHeld = 0;
+            for (int shard = 0; shard < spec.shardCount; shard++)
+            {
+                final int shardHeader = TableLayout.shardHeaderOffset(shard);
+                locksHeld += 0 != table.getLongVolatile(shardHeader + TableLayout.LOCK_OFFSET) ? 1 : 0;
+                live += table.getLongVolatile(shardHeader + TableLayout.LIVE_KEYS_OFFSET);
+                evictions += table.getLongVolatile(shardHeader + TableLayout.EVICTIONS_OFFSET);
+                tableFull += table.getLongVolatile(shardHeader + TableLayout.TABLE_FULL_OFFSET);
+                casRetries += table.getLongVolatile(shardHeader + TableLayout.CAS_RETRIES_OFFSET);
+            }
+            return new long[] {spec.shardCount, spec.slotsPerShard, spec.emissionIntervalNs, spec.toleranceNs, live,
+                evictions, tableFull, casRetries, locksHeld, header.getLongVolatile(REBASES_OFFSET),
+                REBASING == header.getLongVolatile(TIME_STATE_OFFSET) ? 1 : 0, header.getLong(BOOT_ID_HI_OFFSET),
+                header.getLong(BOOT_ID_LO_OFFSET)};
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot read the keyed-table file " + file + ": " + reason(ex), ex);
+        }
+    }
+
     // ----------------------------------------------------------------------------------------------- time base
 
     /**
@@ -422,6 +477,13 @@ final class TableFile
                         recorded.timeNamespaceOffsetNs + " ns, and this process's is offset by " +
                         current.timeNamespaceOffsetNs + " ns: processes sharing a table must share a time namespace");
                 }
+                final long pidNamespace = LockHolder.pidNamespace();
+                if (header.getLong(PID_NS_OFFSET) != pidNamespace)
+                {
+                    throw refused(file, "it is in use from pid namespace " + header.getLong(PID_NS_OFFSET) +
+                        ", and this process is in pid namespace " + pidNamespace + ": shard locks name their " +
+                        "holders by process id, so processes sharing a table must share a pid namespace");
+                }
                 return false;
             }
         }
@@ -436,6 +498,7 @@ final class TableFile
         ShardRepair.rebase(table, spec.shardCount, spec.slotsPerShard, deltaNs, capNs, REBASING == state);
         tableMap.force();
         writeTimeBase(header, current, monoNowNs, wallNowNs, header.getLong(REBASES_OFFSET) + 1);
+        header.putLong(PID_NS_OFFSET, LockHolder.pidNamespace());
         headerMap.force();
         header.putLongVolatile(TIME_STATE_OFFSET, STEADY);
         headerMap.force();

@@ -45,6 +45,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  |                   rebases (count)                             |  REBASES_OFFSET      168
  *  |                   CRC32C of bytes 128..175                    |  TIME_CHECKSUM_..    176
  *  |                   time-base state: STEADY or REBASING         |  TIME_STATE_OFFSET   184
+ *  |                   pid namespace (inode of /proc/self/ns/pid)  |  PID_NS_OFFSET       192
  *  +---------------------------------------------------------------+
  *  |                   zero to HEADER_LENGTH (4096)                |
  *  +---------------------------------------------------------------+  TABLE_REGION_OFFSET 4096
@@ -52,9 +53,10 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  |   (dev.cellrate.table.TableLayout, table length bytes)        |
  *  +---------------------------------------------------------------+  file length
  * </pre>
- * Bytes 0..127 never change after creation and are covered by {@link #CHECKSUM_OFFSET}. Bytes 128..183 change
+ * Bytes 0..127 never change after creation and are covered by {@link #CHECKSUM_OFFSET}. Bytes 128..199 change
  * only when a process of a new boot rebases the table, under the file's open lock, with the state word at
- * {@link #REBASING} for the whole rewrite (see {@link TableFile}).
+ * {@link #REBASING} for the whole rewrite (see {@link TableFile}). The pid namespace is checked on opening: shard
+ * lock holders are named by process id ({@link LockHolder}), which means one process only within one namespace.
  */
 final class TableFileLayout
 {
@@ -97,6 +99,7 @@ final class TableFileLayout
     static final int REBASES_OFFSET = ANCHOR_WALL_OFFSET + SIZE_OF_LONG;
     static final int TIME_CHECKSUM_OFFSET = REBASES_OFFSET + SIZE_OF_LONG;
     static final int TIME_STATE_OFFSET = TIME_CHECKSUM_OFFSET + SIZE_OF_LONG;
+    static final int PID_NS_OFFSET = TIME_STATE_OFFSET + SIZE_OF_LONG;
 
     /** The time base is consistent with the table's words. */
     static final long STEADY = 0x5354454144590000L;

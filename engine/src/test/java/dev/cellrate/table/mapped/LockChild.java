@@ -11,6 +11,7 @@ import java.nio.file.Path;
  * critical section ({@code locked}: nothing written; {@code reclaiming}: slot SLOT's TAT CASed to RECLAIMING, as
  * a reclaim's first step; {@code keyed}: then the slot's key word replaced, a reclaim's second step), print
  * {@code HELD}, and sleep until killed.</li>
+ * <li>{@code open FILE}: open (or create) the small test table; print its secret and whether this process created it.</li>
  * <li>{@code create FILE SLOTS_PER_SHARD}: create a table file of that size; print {@code CREATED} or the error.</li>
  * </ul>
  */
@@ -48,6 +49,12 @@ public final class LockChild
                 System.out.println("HELD " + ProcessHandle.current().pid());
                 System.out.flush();
                 Thread.sleep(60_000);
+                break;
+            }
+            case "open":
+            {
+                final TableFile table = TableFile.open(file, TestSpecs.small(), null);
+                System.out.println("SECRET " + table.secret0 + " " + table.secret1 + " created " + table.created);
                 break;
             }
             case "create":

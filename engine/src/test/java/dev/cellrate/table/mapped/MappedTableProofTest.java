@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
-import dev.cellrate.table.SlotTable;
+import dev.cellrate.KeyedRateLimiterBuilder;
+import dev.cellrate.table.KeyHash;
 import dev.cellrate.table.TableLayout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,10 +53,13 @@ final class MappedTableProofTest
         assertWithinBound(byKey, TrafficChild.SLOW);
         keysOfA.retainAll(keysOfB);
         assertTrue(keysOfA.size() > 128, "most keys were admitted in both processes: " + keysOfA.size());
-        final KeyedRateLimiter limiter = TrafficChild.slow(file);
+        final Limit slow = TrafficChild.SLOW;
+        final TableFile view = TableFile.open(file, new TableSpec(TableFileLayout.KIND_KEYED_RATE_LIMITER,
+            slow.emissionIntervalNs(), slow.toleranceNs(), 0, KeyedRateLimiterBuilder.DEFAULT_IDLE_GRACE_NS, 0, 4, 1024, 512), null);
+        final Map<Long, Integer> slotsByWord = slotsByWord(view, 4);
         for (final long key : byKey.keySet())
         {
-            assertTrue(SlotTable.STALE != limiter.table().tatNs(limiter.table().keyWord(key)), "key " + key + " is in the file");
+            assertEquals(1, slotsByWord.getOrDefault(keyWord(view, key), 0), "key " + key + " is in the file, once");
         }
     }
 
@@ -116,17 +120,11 @@ final class MappedTableProofTest
         // Takes every shard's lock: takes over any the dead left held.
         assertTimeoutPreemptively(Duration.ofSeconds(20), () -> limiter.sweep(System.nanoTime(), 1 << 19));
         final TableFile view = TableFile.open(file, specOf(file), null);
-        final Map<Long, Integer> slotsByWord = new HashMap<>();
+        final Map<Long, Integer> slotsByWord = slotsByWord(view, 16);
         long live = 0;
-        final int slotsOffset = TableLayout.slotsOffset(16);
-        for (int offset = slotsOffset; offset < view.table.capacity(); offset += TableLayout.SLOT_LENGTH)
+        for (final int slots : slotsByWord.values())
         {
-            final long word = view.table.getLong(offset);
-            if (TableLayout.EMPTY_KEY != word && TableLayout.TOMBSTONE_KEY != word)
-            {
-                live++;
-                slotsByWord.merge(word, 1, Integer::sum);
-            }
+            live += slots;
         }
         long counted = 0;
         for (int shard = 0; shard < 16; shard++)
@@ -144,12 +142,12 @@ final class MappedTableProofTest
         {
             for (final long[] entry : AdmissionLog.read(directory.resolve("r" + round + "-0.log")))
             {
-                assertEquals(1, slotsByWord.getOrDefault(limiter.table().keyWord(entry[1]), 0), "key " + entry[1] + " kept");
+                assertEquals(1, slotsByWord.getOrDefault(keyWord(view, entry[1]), 0), "key " + entry[1] + " kept");
                 recorded++;
             }
             for (final long[] entry : AdmissionLog.read(directory.resolve("r" + round + "-1.log")))
             {
-                assertEquals(1, slotsByWord.getOrDefault(limiter.table().keyWord(entry[1]), 0), "key " + entry[1] + " kept");
+                assertEquals(1, slotsByWord.getOrDefault(keyWord(view, entry[1]), 0), "key " + entry[1] + " kept");
                 recorded++;
             }
         }
@@ -157,6 +155,27 @@ final class MappedTableProofTest
             " while holding a shard lock; " + recorded + " inserts recorded, " + live + " live keys");
         assertTrue(recorded > 0);
         assertTrue(killedHolding >= 1, "at least one child died holding a shard lock: " + killedHolding);
+    }
+
+    /** @return every key word in the file's slots, with the number of slots holding it. */
+    private static Map<Long, Integer> slotsByWord(final TableFile view, final int shardCount)
+    {
+        final Map<Long, Integer> slotsByWord = new HashMap<>();
+        for (int offset = TableLayout.slotsOffset(shardCount); offset < view.table.capacity(); offset += TableLayout.SLOT_LENGTH)
+        {
+            final long word = view.table.getLong(offset);
+            if (TableLayout.EMPTY_KEY != word && TableLayout.TOMBSTONE_KEY != word)
+            {
+                slotsByWord.merge(word, 1, Integer::sum);
+            }
+        }
+        return slotsByWord;
+    }
+
+    /** @return the key word of a long key under the file's secret (what the limiter stores). */
+    private static long keyWord(final TableFile view, final long key)
+    {
+        return KeyHash.mixLong(key, KeyHash.longKeySeed(view.secret0, view.secret1));
     }
 
     private static int heldBy(final Path file, final long pid)

@@ -58,6 +58,38 @@ final class TableFileTest
         assertEquals(42, again.table.getLong(slotsOffset), "the same bytes");
     }
 
+    /** Processes that create one file at once end on one file: one creates it, the others open it. */
+    @Test
+    void processesCreatingAtOnceEndOnOneFile() throws Exception
+    {
+        final Path path = directory.resolve("t.table");
+        final ChildJvm[] children = new ChildJvm[3];
+        for (int i = 0; i < children.length; i++)
+        {
+            children[i] = ChildJvm.start(null, LockChild.class, "open", path.toString());
+        }
+        final java.util.Set<String> secrets = new java.util.HashSet<>();
+        int creators = 0;
+        for (final ChildJvm child : children)
+        {
+            try (child)
+            {
+                final String line = child.awaitLine("SECRET ");
+                secrets.add(line.substring(0, line.indexOf(" created")));
+                creators += line.endsWith("created true") ? 1 : 0;
+                assertEquals(0, child.exitCode());
+            }
+        }
+        assertEquals(1, secrets.size(), "one file, one secret: " + secrets);
+        assertEquals(1, creators, "one process linked the file into place");
+        final TableFile file = TableFile.open(path, TestSpecs.small(), null);
+        assertEquals(secrets.iterator().next(), "SECRET " + file.secret0 + " " + file.secret1);
+        try (var listing = Files.list(directory))
+        {
+            assertEquals(1, listing.count(), "no temporary file is left beside the table");
+        }
+    }
+
     @Test
     void anotherLimitOrGeometryIsRefusedNamingWhatDiffers()
     {
@@ -155,6 +187,15 @@ final class TableFileTest
             header.putLong(TIME_CHECKSUM_OFFSET, TableFile.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
         });
         assertRefused(path, TestSpecs.small(), "processes sharing a table must share a time namespace");
+    }
+
+    @Test
+    void anotherPidNamespaceIsRefused() throws Exception
+    {
+        final Path path = directory.resolve("t.table");
+        TableFile.open(path, TestSpecs.small(), null);
+        edit(path, header -> header.putLong(PID_NS_OFFSET, header.getLong(PID_NS_OFFSET) + 1));
+        assertRefused(path, TestSpecs.small(), "processes sharing a table must share a pid namespace");
     }
 
     @Test

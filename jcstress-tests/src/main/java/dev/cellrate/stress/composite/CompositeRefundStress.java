@@ -1,11 +1,12 @@
 package dev.cellrate.stress.composite;
 
-import dev.cellrate.CellArray;
+import dev.cellrate.composite.TestComposites;
+import dev.cellrate.layout.CellArray;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.composite.CompositeRateLimiter;
-import dev.cellrate.composite.KeyedCompositeRateLimiter;
+import dev.cellrate.KeyedCompositeRateLimiter;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -60,8 +61,8 @@ public final class CompositeRefundStress
     {
         final CellArray cells = CellArray.allocate(2);
         final Limit limit = Limit.ofGcra(T_NS, 0);
-        final CompositeRateLimiter ab = new CompositeRateLimiter(cells, new Limit[] {limit, limit}, new int[] {0, 1});
-        final CompositeRateLimiter ba = new CompositeRateLimiter(cells, new Limit[] {limit, limit}, new int[] {1, 0});
+        final CompositeRateLimiter ab = TestComposites.composite(cells, new Limit[] {limit, limit}, new int[] {0, 1});
+        final CompositeRateLimiter ba = TestComposites.composite(cells, new Limit[] {limit, limit}, new int[] {1, 0});
         long admitted1;
         long admitted2;
 
@@ -104,8 +105,8 @@ public final class CompositeRefundStress
     {
         final CellArray cells = CellArray.allocate(2);
         final Limit[] limits = {Limit.ofGcra(T_NS, T_NS), Limit.ofGcra(T_NS, 0)};
-        final CompositeRateLimiter first = new CompositeRateLimiter(cells, limits, new int[] {0, 1});
-        final CompositeRateLimiter second = new CompositeRateLimiter(cells, limits, new int[] {0, 1});
+        final CompositeRateLimiter first = TestComposites.composite(cells, limits, new int[] {0, 1});
+        final CompositeRateLimiter second = TestComposites.composite(cells, limits, new int[] {0, 1});
         long admitted1;
         long admitted2;
 

@@ -1,9 +1,10 @@
 package dev.cellrate.stress.reconfigure;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.ClassedKeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.TableFullPolicy;
-import dev.cellrate.reconfigure.ReconfigurableKeyedRateLimiter;
+import dev.cellrate.ReconfigurableKeyedRateLimiter;
 import dev.cellrate.table.SlotTable;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -47,7 +48,7 @@ public final class KeyedReconfigureRaceStress
     @State
     public static class Table
     {
-        final ReconfigurableKeyedRateLimiter limiter = new ReconfigurableKeyedRateLimiter(
+        final ReconfigurableKeyedRateLimiter limiter = TestFronts.reconfigurableKeyed(
             OLD, new SlotTable(1, 4, 4, 1L << 40, 0x5eedL, () -> NOW_NS), TableFullPolicy.REJECT);
 
         public Table()
@@ -84,7 +85,7 @@ public final class KeyedReconfigureRaceStress
     @State
     public static class Classed
     {
-        final ClassedKeyedRateLimiter limiter = new ClassedKeyedRateLimiter(new Limit[] {Limit.ofGcra(7, 0), OLD},
+        final ClassedKeyedRateLimiter limiter = TestFronts.classed(new Limit[] {Limit.ofGcra(7, 0), OLD},
             key -> 1, new SlotTable(4, 4, 4, 1L << 40, 0x5eedL, () -> NOW_NS), TableFullPolicy.REJECT);
 
         public Classed()

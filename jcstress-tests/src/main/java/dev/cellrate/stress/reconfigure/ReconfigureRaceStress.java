@@ -4,7 +4,7 @@ import dev.cellrate.Limit;
 
 import dev.cellrate.reconfigure.ReconfigurableRateLimiter;
 import dev.cellrate.reconfigure.ReconfigurableShaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;

@@ -1,8 +1,8 @@
 package dev.cellrate.stress.shaper;
 
 import dev.cellrate.Result;
-import dev.cellrate.shaper.ReleaseAgent;
-import dev.cellrate.shaper.ReleaseHandler;
+import dev.cellrate.release.ReleaseAgent;
+import dev.cellrate.release.ReleaseHandler;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;

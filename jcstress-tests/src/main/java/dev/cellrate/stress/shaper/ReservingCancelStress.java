@@ -2,7 +2,7 @@ package dev.cellrate.stress.shaper;
 
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.Reservation;
 import dev.cellrate.shaper.ReservingLimiter;
 import org.agrona.concurrent.SystemNanoClock;
 import org.openjdk.jcstress.annotations.Actor;

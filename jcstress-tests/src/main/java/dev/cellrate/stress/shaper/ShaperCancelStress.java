@@ -1,9 +1,9 @@
 package dev.cellrate.stress.shaper;
 
 import dev.cellrate.Limit;
-import dev.cellrate.shaper.Reservation;
+import dev.cellrate.Reservation;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;

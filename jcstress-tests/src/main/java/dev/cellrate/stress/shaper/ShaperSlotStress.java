@@ -1,10 +1,11 @@
 package dev.cellrate.stress.shaper;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Result;
 import dev.cellrate.Limit;
-import dev.cellrate.shaper.KeyedShaper;
+import dev.cellrate.KeyedShaper;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.SystemNanoClock;
 import org.openjdk.jcstress.annotations.Actor;
@@ -89,7 +90,7 @@ public final class ShaperSlotStress
     @State
     public static class KeyedDistinctSlots
     {
-        final KeyedShaper shaper = new KeyedShaper(Limit.ofGcra(T_NS, 10 * T_NS), ShaperMode.delay(),
+        final KeyedShaper shaper = TestFronts.keyedShaper(Limit.ofGcra(T_NS, 10 * T_NS), ShaperMode.delay(),
             new SlotTable(1, 4, 4, 1_000_000_000L, 42), SystemNanoClock.INSTANCE);
         long slot11;
         long slot12;

@@ -1,5 +1,6 @@
 package dev.cellrate.stress.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.ClassedKeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -40,7 +41,7 @@ public class ClassedReclaimStress
     static final long KEY_A = 1;
     static final long KEY_B = sameShard(KEY_A);
 
-    final ClassedKeyedRateLimiter limiter = new ClassedKeyedRateLimiter(
+    final ClassedKeyedRateLimiter limiter = TestFronts.classed(
         new Limit[] {Limit.ofGcra(100, 200), Limit.ofGcra(1_000, 1_000)},
         key -> KEY_A == key ? 0 : 1,
         new SlotTable(4, 1, 1, 10, SEED, () -> NOW_NS), TableFullPolicy.REJECT);

@@ -1,9 +1,10 @@
 package dev.cellrate.stress.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Limit;
-import dev.cellrate.shaper.KeyedShaper;
-import dev.cellrate.shaper.Reservation;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.KeyedShaper;
+import dev.cellrate.Reservation;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.SystemNanoClock;
 import org.openjdk.jcstress.annotations.Actor;
@@ -50,7 +51,7 @@ public class KeyedCancelReclaimStress
     static final long KEY_A = 1;
     static final long KEY_B = 2;
 
-    final KeyedShaper shaper = new KeyedShaper(Limit.ofGcra(T_NS, 2 * T_NS), ShaperMode.delay(),
+    final KeyedShaper shaper = TestFronts.keyedShaper(Limit.ofGcra(T_NS, 2 * T_NS), ShaperMode.delay(),
         new SlotTable(1, 1, 1, 10, 0x5eed), SystemNanoClock.INSTANCE);
     final Reservation reservation = new Reservation();
     long codeDecider;
@@ -81,7 +82,7 @@ public class KeyedCancelReclaimStress
     @Arbiter
     public void arbiter(final JJJJ_Result r)
     {
-        final SlotTable table = shaper.table();
+        final SlotTable table = TestFronts.tableOf(shaper);
         final long tatA = table.tatNs(table.keyWord(KEY_A));
         final long tatB = table.tatNs(table.keyWord(KEY_B));
         r.r1 = codeDecider;

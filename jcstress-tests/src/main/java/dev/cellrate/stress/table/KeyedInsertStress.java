@@ -1,5 +1,6 @@
 package dev.cellrate.stress.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -39,7 +40,7 @@ public final class KeyedInsertStress
 
     static void arbiter(final KeyedRateLimiter limiter, final long admitted, final JJJ_Result r)
     {
-        final SlotTable table = limiter.table();
+        final SlotTable table = TestFronts.tableOf(limiter);
         final long word = table.keyWord(KEY);
         r.r1 = admitted;
         r.r2 = table.countSlots(word);

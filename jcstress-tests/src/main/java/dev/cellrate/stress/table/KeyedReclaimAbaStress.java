@@ -1,5 +1,6 @@
 package dev.cellrate.stress.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -66,7 +67,7 @@ public class KeyedReclaimAbaStress
     @Arbiter
     public void arbiter(final JJJJ_Result r)
     {
-        final SlotTable table = limiter.table();
+        final SlotTable table = TestFronts.tableOf(limiter);
         final long wordA = table.keyWord(KEY_A);
         final long wordB = table.keyWord(KEY_B);
         final long tatA = table.tatNs(wordA);

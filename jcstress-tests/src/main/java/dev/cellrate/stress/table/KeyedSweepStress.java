@@ -1,5 +1,6 @@
 package dev.cellrate.stress.table;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
@@ -61,7 +62,7 @@ public class KeyedSweepStress
     @Arbiter
     public void arbiter(final JJJJ_Result r)
     {
-        final SlotTable table = limiter.table();
+        final SlotTable table = TestFronts.tableOf(limiter);
         final long word = table.keyWord(KEY_A);
         final long tatNs = table.tatNs(word);
         r.r1 = codeA;

@@ -90,7 +90,7 @@ public final class ConfigLoader
             loadText(name, text, domains, domainFiles, rules);
             names.add(name);
         }
-        return new RlsConfig(domains, rules, names);
+        return new RlsConfig(domains, rules, names, anyValueToMetric(domains.values()));
     }
 
     /**
@@ -111,7 +111,7 @@ public final class ConfigLoader
             loadText(fileName, texts[i], domains, domainFiles, rules);
             names.add(fileName);
         }
-        return new RlsConfig(domains, rules, names);
+        return new RlsConfig(domains, rules, names, anyValueToMetric(domains.values()));
     }
 
     /**
@@ -122,6 +122,18 @@ public final class ConfigLoader
     {
         final String name = path.getFileName().toString();
         return !name.startsWith(".") && (name.endsWith(".yaml") || name.endsWith(".yml")) && Files.isRegularFile(path);
+    }
+
+    private static boolean anyValueToMetric(final Iterable<DescriptorNode> nodes)
+    {
+        for (final DescriptorNode node : nodes)
+        {
+            if (node.valueToMetric || anyValueToMetric(node.children.values()))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void loadText(
@@ -165,7 +177,7 @@ public final class ConfigLoader
         final Node descriptors = field(root, "descriptors");
         if (null != descriptors)
         {
-            loadDescriptors(file, domain, domain, "descriptors", descriptors, top, rules, 1);
+            loadDescriptors(file, domain, domain, "descriptors", descriptors, top, rules, 1, true);
         }
         domains.put(domain, top);
         domainFiles.put(domain, file);
@@ -173,7 +185,8 @@ public final class ConfigLoader
 
     private static void loadDescriptors(
         final String file, final String domain, final String parentKey, final String path, final Node node,
-        final DescriptorNode level, final List<RateLimitRule> rules, final int depth) throws ConfigException
+        final DescriptorNode level, final List<RateLimitRule> rules, final int depth, final boolean explicitPath)
+        throws ConfigException
     {
         if (depth > MAX_DEPTH)
         {
@@ -199,6 +212,7 @@ public final class ConfigLoader
             final String value = null == valueNode ? "" : scalar(file, valueNode, at + ".value");
             final String mapKey = value.isEmpty() ? key : key + "_" + value;
             final String fullKey = parentKey + "." + mapKey;
+            final boolean explicit = explicitPath && !value.isEmpty() && !value.contains("*");
             if (level.children.containsKey(mapKey))
             {
                 throw new ConfigException(file, line(item), at,
@@ -217,13 +231,14 @@ public final class ConfigLoader
             final Node rateLimit = field(item, "rate_limit");
             if (null != rateLimit)
             {
-                child.rule = rule(file, domain, fullKey, at + ".rate_limit", rateLimit, shadowMode, detailedMetric);
+                child.rule = rule(file, domain, fullKey, at + ".rate_limit", rateLimit, shadowMode, detailedMetric,
+                    explicit);
                 rules.add(child.rule);
             }
             final Node nested = field(item, "descriptors");
             if (null != nested)
             {
-                loadDescriptors(file, domain, fullKey, at + ".descriptors", nested, child, rules, depth + 1);
+                loadDescriptors(file, domain, fullKey, at + ".descriptors", nested, child, rules, depth + 1, explicit);
             }
             level.children.put(mapKey, child);
             if (mapKey.contains("*"))
@@ -235,7 +250,7 @@ public final class ConfigLoader
 
     private static RateLimitRule rule(
         final String file, final String domain, final String fullKey, final String at, final Node node,
-        final boolean shadowMode, final boolean detailedMetric) throws ConfigException
+        final boolean shadowMode, final boolean detailedMetric, final boolean oneDescriptor) throws ConfigException
     {
         final MappingNode map = mapping(file, node, at);
         checkFields(file, map, at, RATE_LIMIT_FIELDS);
@@ -289,7 +304,7 @@ public final class ConfigLoader
                 throw new ConfigException(file, line(unitNode), at + ".unit", "should not be given when unlimited");
             }
             return new RateLimitRule(domain, fullKey, name, replaces, null, 1, 0, 0, true, shadowMode,
-                detailedMetric, source);
+                detailedMetric, source, oneDescriptor);
         }
         if (null == unit)
         {
@@ -301,7 +316,7 @@ public final class ConfigLoader
         final long units = number(file, map, "units", at, 1, MAX_UNITS, 1);
         final long burst = number(file, map, "burst", at, 1, MAX_REQUESTS_PER_UNIT, Math.max(1, requestsPerUnit));
         return new RateLimitRule(domain, fullKey, name, replaces, unit, units, requestsPerUnit,
-            0 == requestsPerUnit ? 0 : burst, false, shadowMode, detailedMetric, source);
+            0 == requestsPerUnit ? 0 : burst, false, shadowMode, detailedMetric, source, oneDescriptor);
     }
 
     private static long number(

@@ -25,6 +25,7 @@ public final class RateLimitRule
     private final boolean shadowMode;
     private final boolean detailedMetric;
     private final String source;
+    private final boolean oneDescriptor;
 
     /**
      * @param domain          the domain.
@@ -39,12 +40,15 @@ public final class RateLimitRule
      * @param shadowMode      decided and counted, answered OK.
      * @param detailedMetric  statistics per descriptor value.
      * @param source          {@code file:line} of the block, for messages.
+     * @param oneDescriptor   true if every entry on the rule's path has an explicit value without {@code *},
+     *                        so exactly one descriptor can ever match it.
      */
     public RateLimitRule(
         final String domain, final String fullKey, final String name, final List<String> replaces, final Unit unit,
         final long units, final long requestsPerUnit, final long burst, final boolean unlimited,
-        final boolean shadowMode, final boolean detailedMetric, final String source)
+        final boolean shadowMode, final boolean detailedMetric, final String source, final boolean oneDescriptor)
     {
+        this.oneDescriptor = oneDescriptor;
         this.domain = domain;
         this.fullKey = fullKey;
         this.name = name;
@@ -120,6 +124,15 @@ public final class RateLimitRule
     public String source()
     {
         return source;
+    }
+
+    /**
+     * @return true if exactly one descriptor can match the rule (every entry on its path has an explicit value
+     * without {@code *}), so its state is one cell.
+     */
+    public boolean oneDescriptor()
+    {
+        return oneDescriptor;
     }
 
     /**

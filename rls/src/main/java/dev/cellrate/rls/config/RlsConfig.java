@@ -16,15 +16,22 @@ import java.util.Map;
  * (the default for any value). A rule applies only if it sits on the entry that matches the descriptor's last
  * entry (a descriptor deeper or shallower than the configuration matches nothing). The walk stops at the first
  * entry that matches nothing or has no children.
+ * <p>
+ * Statistics key: the rule's path; under {@code detailed_metric} the descriptor's own keys and values; under
+ * {@code value_to_metric} on an entry, the request's value in place of that entry's configured one (a
+ * {@code share_threshold} entry keeps its pattern).
  */
 public final class RlsConfig
 {
     private final Map<String, DescriptorNode> domains;
     private final List<RateLimitRule> rules;
     private final List<String> files;
+    private final boolean valueToMetric;
 
-    RlsConfig(final Map<String, DescriptorNode> domains, final List<RateLimitRule> rules, final List<String> files)
+    RlsConfig(final Map<String, DescriptorNode> domains, final List<RateLimitRule> rules, final List<String> files,
+        final boolean valueToMetric)
     {
+        this.valueToMetric = valueToMetric;
         this.domains = domains;
         this.rules = Collections.unmodifiableList(new ArrayList<>(rules));
         this.files = List.copyOf(files);
@@ -75,6 +82,7 @@ public final class RlsConfig
             return null;
         }
         final int count = descriptor.getEntriesCount();
+        final StringBuilder metricKeys = valueToMetric ? new StringBuilder(domain) : null;
         DescriptorNode level = root;
         RateLimitRule rule = null;
         String[] shared = null;
@@ -84,6 +92,7 @@ public final class RlsConfig
             final String key = entry.getKey();
             final String keyValue = key + "_" + entry.getValue();
             DescriptorNode next = level.children.get(keyValue);
+            String metricValue = entry.getValue(); // the value the statistics key names under value_to_metric
             if (null == next)
             {
                 for (final DescriptorNode.Wildcard wildcard : level.wildcards)
@@ -91,6 +100,9 @@ public final class RlsConfig
                     if (wildcard.matches(keyValue))
                     {
                         next = level.children.get(wildcard.mapKey);
+                        final String pattern = wildcard.mapKey.substring(key.length() + 1);
+                        metricValue = null != next && (next.valueToMetric && !next.shareThreshold) ?
+                            entry.getValue() : pattern;
                         if (null != next && next.shareThreshold)
                         {
                             if (null == shared)
@@ -106,10 +118,22 @@ public final class RlsConfig
             if (null == next)
             {
                 next = level.children.get(key);
+                if (null != next && !next.valueToMetric)
+                {
+                    metricValue = "";
+                }
             }
             if (null == next)
             {
                 break;
+            }
+            if (null != metricKeys)
+            {
+                metricKeys.append('.').append(key);
+                if (!metricValue.isEmpty())
+                {
+                    metricKeys.append('_').append(metricValue);
+                }
             }
             if (null != next.rule && i == count - 1)
             {
@@ -127,7 +151,8 @@ public final class RlsConfig
         }
         match.rule = rule;
         match.sharedValues = shared;
-        match.statsKey = rule.detailedMetric() ? detailedKey(domain, descriptor, shared) : rule.fullKey();
+        match.statsKey = rule.detailedMetric() ? detailedKey(domain, descriptor, shared) :
+            null != metricKeys ? metricKeys.toString() : rule.fullKey();
         return rule;
     }
 

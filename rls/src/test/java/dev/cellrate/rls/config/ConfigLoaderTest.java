@@ -97,6 +97,15 @@ class ConfigLoaderTest
         assertEquals(7, b.burst(), "burst defaults to requests_per_unit");
         assertEquals("d.a", a.fullKey());
         assertNull(a.name());
+        assertEquals(false, a.oneDescriptor(), "any value of a");
+        final RlsConfig nested = ConfigLoader.loadTexts("n.yaml",
+            "domain: d\ndescriptors:\n  - key: a\n    value: x\n    descriptors:\n      - key: b\n        value: y\n" +
+            "        rate_limit:\n          unit: second\n          requests_per_unit: 1\n      - key: c\n" +
+            "        rate_limit:\n          unit: second\n          requests_per_unit: 1\n  - key: w\n    value: x*\n" +
+            "    rate_limit:\n      unit: second\n      requests_per_unit: 1\n");
+        assertEquals(true, nested.rules().get(0).oneDescriptor(), "a_x.b_y: one descriptor");
+        assertEquals(false, nested.rules().get(1).oneDescriptor(), "a_x.c: any value of c");
+        assertEquals(false, nested.rules().get(2).oneDescriptor(), "a wildcard");
     }
 
     @Test

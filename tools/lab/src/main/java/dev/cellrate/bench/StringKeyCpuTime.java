@@ -1,5 +1,6 @@
 package dev.cellrate.bench;
 
+import dev.cellrate.TestFronts;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 
@@ -38,7 +39,7 @@ public final class StringKeyCpuTime
         final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         final KeyedRateLimiter limiter =
             KeyedRateLimiter.builder(Limit.ofGcra(1, 1L << 61)).expectedKeys(KEYS).build();
-        final SlotTable table = limiter.table();
+        final SlotTable table = TestFronts.tableOf(limiter);
         final int[] stream = KeyStream.indices(KEYS, "uniform", KeyStream.lengthFor(KEYS), 20_240_601L);
         final String[] distinct = new String[KEYS];
         for (int i = 0; i < KEYS; i++)

@@ -57,8 +57,8 @@ public final class Backend
     }
 
     /**
-     * @param group  the event loops.
-     * @param local  an in-process address ({@link LocalAddress#ANY}: a fresh one; see {@link #inProcess}).
+     * @param group  event loops of the in-process transport ({@code LocalIoHandler}).
+     * @param local  an in-process address ({@link LocalAddress#ANY}: a fresh one).
      * @param before a supplier of one handler per channel placed after the codec, or null.
      * @return the bound server channel; its {@code localAddress()} is the address to connect to.
      */

@@ -142,7 +142,10 @@ public final class Gateway
         final String url = "http://" + hostLiteral(bound) + ":" + bound.getPort() + "/";
         out.println("gateway on " + url + " limiting each client to " + o.rate + "/s, burst " + o.burst +
             " (backend in process, reachable only through the gateway)");
-        out.println("try: curl -s -o /dev/null -w '%{http_code} ' '" + url + "[1-" + (o.burst + 3) + "]'; echo");
+        if (o.burst <= 100)
+        {
+            out.println("try: curl -s -o /dev/null -w '%{http_code} ' '" + url + "[1-" + (o.burst + 3) + "]'; echo");
+        }
         out.flush();
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {

@@ -152,7 +152,8 @@ final class CommandLineTest
     }
 
     /**
-     * The running gateway process listens on exactly one TCP socket, its own, at the {@code --bind} address:
+     * The running gateway process serves at the {@code --bind} address with the options given, and listens
+     * on exactly one TCP socket, its own:
      * the backend has no network address that a client could use to get past the limiter. Read from
      * {@code /proc} (Linux): the socket inodes of the process's descriptors against the LISTEN rows of
      * {@code /proc/net/tcp} and {@code tcp6}.
@@ -160,7 +161,8 @@ final class CommandLineTest
     @Test
     void theRunningGatewayListensOnOneSocketOnly() throws Exception
     {
-        final List<String> command = javaCommand("--port", "0", "--bind", "127.0.0.5");
+        final List<String> command = javaCommand("--port", "0", "--bind", "127.0.0.5", "--legacy-headers",
+            "--rate", "5", "--burst", "7");
         final Path outFile = Files.createTempFile("gateway-out", ".txt");
         final Process p = new ProcessBuilder(command).redirectOutput(outFile.toFile())
             .redirectError(ProcessBuilder.Redirect.DISCARD).start();
@@ -178,7 +180,10 @@ final class CommandLineTest
             assertTrue(out.contains("http://127.0.0.5:" + ports.get(0) + "/"), out);
             try (RawHttp client = new RawHttp("127.0.0.6", "127.0.0.5", ports.get(0)))
             {
-                assertEquals(200, client.send(RawHttp.get("/")).read().status(), "served at the --bind address");
+                final RawHttp.Response response = client.send(RawHttp.get("/")).read();
+                assertEquals(200, response.status(), "served at the --bind address");
+                assertEquals("7", response.header("x-ratelimit-limit"), "--legacy-headers and --burst reach the limiter");
+                assertEquals("\"per-client\";q=7;w=2", response.header("ratelimit-policy"));
             }
             try (Socket other = new Socket())
             {

@@ -70,4 +70,19 @@ final class MalformedRequestTest
             assertEquals(2, gateway.backendRequests.get(), "the backend saw the two good requests only");
         }
     }
+
+    /** A body declared larger than the gateway relays is refused before any of it is read or allocated. */
+    @org.junit.jupiter.api.Test
+    void aHugeDeclaredBodyIsRefusedWithoutReadingIt() throws Exception
+    {
+        try (TestGateway gateway = new TestGateway(100);
+             RawHttp client = new RawHttp("127.0.5.3", gateway.port))
+        {
+            final RawHttp.Response response =
+                client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 9223372036854775807\r\n\r\nabc").read();
+            assertNotNull(response);
+            assertEquals(413, response.status());
+            assertEquals(0, gateway.backendRequests.get(), "the backend saw nothing");
+        }
+    }
 }

@@ -2,11 +2,11 @@ package dev.cellrate.bench.lateness;
 
 import dev.cellrate.Result;
 import dev.cellrate.Limit;
-import dev.cellrate.shaper.ReleaseAgent;
-import dev.cellrate.shaper.ReleaseHandler;
-import dev.cellrate.shaper.ReleaseRunner;
+import dev.cellrate.release.ReleaseAgent;
+import dev.cellrate.release.ReleaseHandler;
+import dev.cellrate.release.ReleaseRunner;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.shaper.ShaperMode;
+import dev.cellrate.ShaperMode;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;

@@ -1,0 +1,96 @@
+package dev.cellrate;
+
+import dev.cellrate.layout.CellArray;
+import dev.cellrate.table.SlotTable;
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * The engine's own tests, stress tests and benchmarks reach what users cannot (a front over a table they built,
+ * a front's table, raw key words, a cell of a shared array) through this class of the engine's test jar; the
+ * public API names none of it.
+ */
+public final class TestFronts
+{
+    private TestFronts()
+    {
+    }
+
+    /**
+     * @param front a keyed front of the engine.
+     * @return its table.
+     */
+    public static SlotTable tableOf(final Object front)
+    {
+        if (front instanceof KeyedRateLimiter)
+        {
+            return ((KeyedRateLimiter)front).table();
+        }
+        if (front instanceof ClassedKeyedRateLimiter)
+        {
+            return ((ClassedKeyedRateLimiter)front).table();
+        }
+        if (front instanceof ReconfigurableKeyedRateLimiter)
+        {
+            return ((ReconfigurableKeyedRateLimiter)front).table();
+        }
+        if (front instanceof KeyedShaper)
+        {
+            return ((KeyedShaper)front).table();
+        }
+        throw new IllegalArgumentException("not a keyed front: " + front);
+    }
+
+    public static KeyedShaper keyedShaper(
+        final Limit limit, final ShaperMode mode, final SlotTable table, final NanoClock clock)
+    {
+        return new KeyedShaper(limit, mode, table, clock);
+    }
+
+    public static ClassedKeyedRateLimiter classed(
+        final Limit[] limits, final KeyClassifier classifier, final SlotTable table, final TableFullPolicy policy)
+    {
+        return new ClassedKeyedRateLimiter(limits, classifier, table, policy);
+    }
+
+    public static ReconfigurableKeyedRateLimiter reconfigurableKeyed(
+        final Limit limit, final SlotTable table, final TableFullPolicy policy)
+    {
+        return new ReconfigurableKeyedRateLimiter(limit, table, policy);
+    }
+
+    public static long tryAcquireKeyWord(
+        final KeyedRateLimiter limiter, final long keyWord, final long permits, final long nowNs)
+    {
+        return limiter.tryAcquireKeyWord(keyWord, permits, nowNs);
+    }
+
+    public static long tryAcquireKeyWord(
+        final ReconfigurableKeyedRateLimiter limiter, final long keyWord, final long permits, final long nowNs)
+    {
+        return limiter.tryAcquireKeyWord(keyWord, permits, nowNs);
+    }
+
+    public static long reserveKeyWord(
+        final KeyedShaper shaper, final long keyWord, final long permits, final long nowNs, final Reservation reservation)
+    {
+        return shaper.reserveKeyWord(keyWord, permits, nowNs, reservation);
+    }
+
+    public static boolean cancelKeyWord(
+        final KeyedShaper shaper, final long keyWord, final Reservation reservation, final long nowNs)
+    {
+        return shaper.cancelKeyWord(keyWord, reservation, nowNs);
+    }
+
+    public static RateLimiter rateLimiter(
+        final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
+    {
+        return new RateLimiter(limit, cells, cellIndex, clock);
+    }
+
+    public static SingleThreadedRateLimiter singleThreaded(
+        final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
+    {
+        return new SingleThreadedRateLimiter(limit, cells, cellIndex, clock);
+    }
+}

@@ -1,0 +1,324 @@
+package dev.cellrate.bench;
+
+import dev.cellrate.Limit;
+import dev.cellrate.Result;
+import dev.cellrate.redis.FailPolicy;
+import dev.cellrate.redis.RedisRateLimiter;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The distributed path pipelined, measured in one run against one redis-server: decisions per second of
+ * cellrate-redis with 64 concurrent synchronous callers on one shared Lettuce connection against one synchronous
+ * caller; against Bucket4j's Lettuce backend (compare-and-swap) with the same 64 callers on its own shared
+ * connection; a batch of 32 keys per call against single calls, one caller; and (for information) one thread
+ * keeping 64 asynchronous decisions in flight. Every configuration admits
+ * (10^6 permits/s per key, burst 2^40, 2^16 keys drawn at random). The configurations run one after the other,
+ * {@code rounds} times in turn, so each ratio is taken within one round (the same minute of a shared machine);
+ * the report gives each ratio per round and their median.
+ * <p>
+ * {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar dev.cellrate.bench.RedisPipelined [seconds per phase, 2] [rounds, 9]}
+ * starts the redis-server 6.2 shipped in the embedded-redis jar on a free loopback port; {@code
+ * -Dcellrate.redis.server=/usr/bin/redis-server} runs another binary, {@code -Dcellrate.redis.port=N} uses a running
+ * server.
+ */
+public final class RedisPipelined
+{
+    private static final String EMBEDDED = "/redis-server-6.2.6-v5-linux-amd64";
+    private static final int KEYS = 1 << 16;
+    private static final int CALLERS = 64;
+    private static final int BATCH = 32;
+    private static final int STRIDE = 16; // longs between two callers' counters: one per cache-line pair
+
+    private final String[] keyStrings = new String[KEYS];
+    private final byte[][] keyBytes = new byte[KEYS][];
+    private RedisRateLimiter cellrate;
+    private ProxyManager<byte[]> bucket4j;
+    private BucketConfiguration configuration;
+
+    private interface Caller
+    {
+        /** One call; returns decisions made (1, or the batch size). */
+        int call(SplittableRandom random, CharSequence[] batchKeys, long[] batchPermits, long[] codes);
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final long phaseNs = TimeUnit.SECONDS.toNanos(args.length > 0 ? Long.parseLong(args[0]) : 2);
+        final int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 9;
+        Process server = null;
+        final String configured = System.getProperty("cellrate.redis.port");
+        final int port;
+        if (null != configured)
+        {
+            port = Integer.parseInt(configured);
+        }
+        else
+        {
+            port = freePort();
+            server = launch(port);
+        }
+        final RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
+        try (StatefulRedisConnection<byte[], byte[]> forCellrate = client.connect(ByteArrayCodec.INSTANCE);
+             StatefulRedisConnection<byte[], byte[]> forBucket4j = client.connect(ByteArrayCodec.INSTANCE))
+        {
+            forCellrate.sync().flushall();
+            System.out.println("redis-server " + info(forCellrate, "redis_version") + " on port " + port +
+                "; load average " + loadAverage() + "; " + Runtime.getRuntime().availableProcessors() + " CPUs");
+            new RedisPipelined().run(forCellrate, forBucket4j, phaseNs, rounds);
+        }
+        finally
+        {
+            client.shutdown();
+            if (null != server)
+            {
+                server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private void run(
+        final StatefulRedisConnection<byte[], byte[]> forCellrate, final StatefulRedisConnection<byte[], byte[]> forBucket4j,
+        final long phaseNs, final int rounds) throws Exception
+    {
+        for (int i = 0; i < KEYS; i++)
+        {
+            keyStrings[i] = "user:" + i;
+            keyBytes[i] = ("b4j:user:" + i).getBytes(StandardCharsets.UTF_8);
+        }
+        final Limit limit = Limit.of(1_000_000, 1, TimeUnit.SECONDS, 1L << 40);
+        cellrate = RedisRateLimiter.builder(forCellrate, limit, FailPolicy.CLOSED)
+            .timeoutNs(TimeUnit.SECONDS.toNanos(5)).build();
+        configuration = BucketConfiguration.builder()
+            .addLimit(Bandwidth.builder().capacity(1L << 40).refillGreedy(1_000_000, Duration.ofSeconds(1)).build())
+            .build();
+        bucket4j = Bucket4jLettuce.casBasedBuilder(forBucket4j)
+            .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+            .build();
+
+        final Caller single = (r, k, p, c) -> Result.isAdmitted(cellrate.tryAcquire(keyStrings[r.nextInt(KEYS)], 1)) ? 1 : 0;
+        final Caller batch = (r, k, p, c) ->
+        {
+            for (int i = 0; i < BATCH; i++)
+            {
+                k[i] = keyStrings[r.nextInt(KEYS)];
+            }
+            return cellrate.tryAcquireBatch(k, p, BATCH, c);
+        };
+        final Semaphore inFlight = new Semaphore(CALLERS);
+        final Caller async = (r, k, p, c) ->
+        {
+            inFlight.acquireUninterruptibly();
+            cellrate.tryAcquireAsync(keyStrings[r.nextInt(KEYS)], 1, null, code -> inFlight.release());
+            return 1;
+        };
+        final Caller peer = (r, k, p, c) ->
+            bucket4j.builder().build(keyBytes[r.nextInt(KEYS)], () -> configuration).tryConsume(1) ? 1 : 0;
+
+        final String[] names = {"cellrate, 1 sync caller", "cellrate, 64 sync callers", "bucket4j, 64 callers",
+            "bucket4j, 1 caller", "cellrate, batch of 32, 1 caller", "cellrate, 64 async in flight"};
+        final Caller[] callers = {single, single, peer, peer, batch, async};
+        final int[] threads = {1, CALLERS, CALLERS, 1, 1, 1};
+        System.out.println("warm-up");
+        for (int c = 0; c < callers.length; c++)
+        {
+            measure(callers[c], threads[c], Math.min(phaseNs, TimeUnit.SECONDS.toNanos(2)));
+        }
+        final double[][] rates = new double[rounds][callers.length];
+        for (int round = 0; round < rounds; round++)
+        {
+            for (int c = 0; c < callers.length; c++)
+            {
+                rates[round][c] = measure(callers[c], threads[c], phaseNs);
+                System.out.printf("round %d  %-32s %,12.0f decisions/s%n", round + 1, names[c], rates[round][c]);
+            }
+        }
+        System.out.printf("%nmedians over %d rounds of %d s per configuration (load average now %s):%n", rounds,
+            TimeUnit.NANOSECONDS.toSeconds(phaseNs), loadAverage());
+        for (int c = 0; c < callers.length; c++)
+        {
+            final int column = c;
+            System.out.printf("  %-32s %,12.0f decisions/s%n", names[c], median(rounds, r -> rates[r][column]));
+        }
+        report("64 sync callers / 1 sync caller (goal >= 5)", rounds, r -> rates[r][1] / rates[r][0]);
+        report("cellrate / bucket4j, 64 callers (goal >= 3)", rounds, r -> rates[r][1] / rates[r][2]);
+        report("cellrate / bucket4j, 1 caller", rounds, r -> rates[r][0] / rates[r][3]);
+        report("batch of 32 / 32 single sync calls (goal >= 10)", rounds, r -> rates[r][4] / rates[r][0]);
+        report("64 async in flight / 1 sync caller", rounds, r -> rates[r][5] / rates[r][0]);
+        System.out.println("fallbacks " + cellrate.fallbacks() + ", key errors " + cellrate.keyErrors() +
+            ", round trips " + cellrate.roundTrips());
+        cellrate.close();
+    }
+
+    private interface PerRound
+    {
+        double of(int round);
+    }
+
+    private static void report(final String name, final int rounds, final PerRound ratio)
+    {
+        final StringBuilder each = new StringBuilder();
+        for (int r = 0; r < rounds; r++)
+        {
+            each.append(r == 0 ? "" : ", ").append(String.format("%.2f", ratio.of(r)));
+        }
+        System.out.printf("  %-48s median %6.2f  (rounds: %s)%n", name, median(rounds, ratio), each);
+    }
+
+    private static double median(final int rounds, final PerRound value)
+    {
+        final double[] values = new double[rounds];
+        for (int r = 0; r < rounds; r++)
+        {
+            values[r] = value.of(r);
+        }
+        Arrays.sort(values);
+        return rounds % 2 == 1 ? values[rounds / 2] : (values[rounds / 2 - 1] + values[rounds / 2]) / 2;
+    }
+
+    /** Decisions per second of {@code threads} callers looping on {@code caller} for {@code phaseNs}. */
+    private static double measure(final Caller caller, final int threads, final long phaseNs) throws Exception
+    {
+        final AtomicLongArray counts = new AtomicLongArray(threads * STRIDE);
+        final CyclicBarrier start = new CyclicBarrier(threads + 1);
+        final long[] window = new long[2];
+        final List<Thread> workers = new ArrayList<>();
+        final long[] endAt = new long[1];
+        for (int t = 0; t < threads; t++)
+        {
+            final int slot = t * STRIDE;
+            final Thread worker = new Thread(() ->
+            {
+                final SplittableRandom random = new SplittableRandom(slot * 31L + System.nanoTime());
+                final CharSequence[] keys = new CharSequence[BATCH];
+                final long[] permits = new long[BATCH];
+                Arrays.fill(permits, 1);
+                final long[] codes = new long[BATCH];
+                try
+                {
+                    start.await();
+                }
+                catch (final Exception ex)
+                {
+                    return;
+                }
+                final long end = endAt[0];
+                long made = 0;
+                while (System.nanoTime() < end)
+                {
+                    made += caller.call(random, keys, permits, codes);
+                }
+                counts.lazySet(slot, made);
+            });
+            worker.setDaemon(true);
+            workers.add(worker);
+            worker.start();
+        }
+        window[0] = System.nanoTime();
+        endAt[0] = window[0] + phaseNs;
+        start.await();
+        for (final Thread worker : workers)
+        {
+            worker.join();
+        }
+        window[1] = System.nanoTime();
+        long total = 0;
+        for (int t = 0; t < threads; t++)
+        {
+            total += counts.get(t * STRIDE);
+        }
+        return total * 1e9 / (window[1] - window[0]);
+    }
+
+    private static String info(final StatefulRedisConnection<byte[], byte[]> connection, final String field)
+    {
+        for (final String line : connection.sync().info("server").split("\r?\n"))
+        {
+            if (line.startsWith(field + ":"))
+            {
+                return line.substring(field.length() + 1);
+            }
+        }
+        return "?";
+    }
+
+    private static String loadAverage()
+    {
+        try
+        {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        }
+        catch (final IOException ex)
+        {
+            return "?";
+        }
+    }
+
+    private static int freePort() throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static Process launch(final int port) throws IOException, InterruptedException
+    {
+        String binary = System.getProperty("cellrate.redis.server");
+        if (null == binary)
+        {
+            final Path file = Files.createTempFile("cellrate-bench-redis", "");
+            file.toFile().deleteOnExit();
+            try (InputStream in = RedisPipelined.class.getResourceAsStream(EMBEDDED))
+            {
+                if (null == in)
+                {
+                    throw new IOException(EMBEDDED + " not on the classpath");
+                }
+                Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+            file.toFile().setExecutable(true);
+            binary = file.toString();
+        }
+        final Process server = new ProcessBuilder(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+            "--save", "", "--appendonly", "no", "--protected-mode", "no"))
+            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        for (int i = 0; i < 500; i++)
+        {
+            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port))
+            {
+                return server;
+            }
+            catch (final IOException ex)
+            {
+                Thread.sleep(20);
+            }
+        }
+        throw new IOException("redis-server did not start");
+    }
+}
