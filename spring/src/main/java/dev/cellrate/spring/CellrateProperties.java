@@ -108,6 +108,12 @@ public class CellrateProperties
          */
         private boolean filter = true;
 
+        /**
+         * Whether the limit's rate can be changed while the application runs (the actuator endpoint's write
+         * operation), every key keeping its state. Mode enforce or dry-run, backend local.
+         */
+        private boolean reconfigurable = false;
+
         /** What the web filters do with the decision. */
         private LimitMode mode = LimitMode.ENFORCE;
 
@@ -203,6 +209,16 @@ public class CellrateProperties
         public void setFilter(final boolean filter)
         {
             this.filter = filter;
+        }
+
+        public boolean isReconfigurable()
+        {
+            return reconfigurable;
+        }
+
+        public void setReconfigurable(final boolean reconfigurable)
+        {
+            this.reconfigurable = reconfigurable;
         }
 
         public LimitMode getMode()

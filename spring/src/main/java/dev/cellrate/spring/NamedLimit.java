@@ -3,6 +3,7 @@ package dev.cellrate.spring;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedLimiter;
 import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.ReconfigurableKeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.http.RateLimitFields;
@@ -114,6 +115,43 @@ public final class NamedLimit
     public String policyValue()
     {
         return policy.policyValue;
+    }
+
+    /**
+     * @return whether the rate can change at run time.
+     */
+    public boolean reconfigurable()
+    {
+        return decider instanceof ReconfigurableKeyedRateLimiter;
+    }
+
+    /**
+     * @return the keys the limit's local table holds now, or -1 for a Redis or shaped limit.
+     */
+    public long liveKeys()
+    {
+        if (null != local)
+        {
+            return local.liveKeys();
+        }
+        return decider instanceof ReconfigurableKeyedRateLimiter ? ((ReconfigurableKeyedRateLimiter)decider).liveKeys() : -1;
+    }
+
+    /**
+     * Change the limit of every key, each keeping its state, and advertise it.
+     *
+     * @param limit the new limit.
+     * @throws IllegalArgumentException if this limit is not reconfigurable.
+     */
+    synchronized void setLimit(final Limit limit)
+    {
+        if (!(decider instanceof ReconfigurableKeyedRateLimiter))
+        {
+            throw new IllegalArgumentException("cellrate.limits." + name + ".reconfigurable must be true to change " +
+                "its rate at run time");
+        }
+        ((ReconfigurableKeyedRateLimiter)decider).setLimit(limit);
+        advertise(limit);
     }
 
     /**

@@ -3,7 +3,7 @@ package dev.cellrate.spring;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import dev.cellrate.composite.KeyedCompositeRateLimiter;
+import dev.cellrate.KeyedCompositeRateLimiter;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;

@@ -90,6 +90,13 @@ class MvcFilterTest
         "cellrate.limits.me.burst=2",
         "cellrate.limits.me.paths=/me/**",
         "cellrate.limits.me.key.source=principal",
+        "cellrate.limits.live.rate=1",
+        "cellrate.limits.live.period=1m",
+        "cellrate.limits.live.burst=2",
+        "cellrate.limits.live.paths=/live/**",
+        "cellrate.limits.live.reconfigurable=true",
+        "cellrate.limits.live.key.source=header",
+        "cellrate.limits.live.key.header=X-Client",
         "cellrate.limits.fn.rate=2",
         "cellrate.limits.fn.burst=3",
         "cellrate.limits.fn.filter=false",
@@ -453,5 +460,40 @@ class MvcFilterTest
         assertEquals(429, Http.get(port, "/me/x", "X-User", "ann").statusCode());
         assertEquals(200, Http.get(port, "/me/x", "X-User", "bob").statusCode());
         assertEquals(200, Http.get(port, "/me/x").statusCode(), "no principal: the fallback key");
+    }
+
+    @Test
+    void theEndpointChangesARateAtRunTimeAndEveryKeyKeepsItsState()
+    {
+        assertEquals(200, Http.get(port, "/live/x", "X-Client", "spent").statusCode());
+        assertEquals(200, Http.get(port, "/live/x", "X-Client", "spent").statusCode());
+        final HttpResponse<String> before = Http.get(port, "/live/x", "X-Client", "spent");
+        assertEquals(429, before.statusCode());
+        assertEquals("\"live\";q=2;w=120", before.headers().firstValue("ratelimit-policy").orElse(null));
+        assertEquals("60", before.headers().firstValue("retry-after").orElse(null));
+
+        final HttpResponse<String> changed = Http.postJson(port, "/actuator/cellrate/live",
+            "{\"rate\": 60, \"burst\": 2, \"period\": \"1m\"}");
+        assertEquals(200, changed.statusCode(), changed.body());
+        assertTrue(changed.body().contains("\"emissionIntervalNs\":1000000000"), changed.body());
+
+        // the spent key is still 120 s in debt (a reset would have admitted it): 120 + 1 - 2 = 119 s
+        final HttpResponse<String> kept = Http.get(port, "/live/x", "X-Client", "spent");
+        assertEquals(429, kept.statusCode());
+        assertEquals("119", kept.headers().firstValue("retry-after").orElse(null));
+        assertEquals("\"live\";q=2;w=2", kept.headers().firstValue("ratelimit-policy").orElse(null));
+        // a fresh key gets the new limit
+        assertEquals(200, Http.get(port, "/live/x", "X-Client", "fresh").statusCode());
+        assertEquals(200, Http.get(port, "/live/x", "X-Client", "fresh").statusCode());
+        final HttpResponse<String> fresh = Http.get(port, "/live/x", "X-Client", "fresh");
+        assertEquals(429, fresh.statusCode());
+        assertEquals("1", fresh.headers().firstValue("retry-after").orElse(null));
+        MvcApp.CLOCK.advanceNs(TimeUnit.SECONDS.toNanos(119));
+        assertEquals(200, Http.get(port, "/live/x", "X-Client", "spent").statusCode(), "at the advertised second");
+
+        final HttpResponse<String> bad = Http.postJson(port, "/actuator/cellrate/live", "{\"rate\": 0}");
+        assertEquals(400, bad.statusCode(), bad.body());
+        final HttpResponse<String> fixed = Http.postJson(port, "/actuator/cellrate/api", "{\"rate\": 5}");
+        assertEquals(400, fixed.statusCode(), fixed.body());
     }
 }
