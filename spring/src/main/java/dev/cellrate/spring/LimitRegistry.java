@@ -213,10 +213,10 @@ public final class LimitRegistry implements AutoCloseable
         final Backend backend = requireNonNull(prefix + ".backend", p.getBackend());
         if (Backend.REDIS == backend)
         {
-            if (p.isReconfigurable())
+            if (p.isReconfigurable() || !p.getClasses().isEmpty())
             {
-                throw new IllegalArgumentException(prefix + ".reconfigurable must be false when " + prefix +
-                    ".backend is redis");
+                throw new IllegalArgumentException(prefix + ".reconfigurable and " + prefix + ".classes need " +
+                    prefix + ".backend local");
             }
             if (LimitMode.SHAPE == b.mode || LimitMode.CHARGE_AFTER == b.mode)
             {
@@ -228,7 +228,18 @@ public final class LimitRegistry implements AutoCloseable
         else
         {
             final var builder = KeyedRateLimiter.builder(b.limit).expectedKeys(p.getExpectedKeys()).clock(clock);
-            if (p.isReconfigurable())
+            if (!p.getClasses().isEmpty())
+            {
+                if (LimitMode.ENFORCE != b.mode && LimitMode.DRY_RUN != b.mode || p.isReconfigurable())
+                {
+                    throw new IllegalArgumentException(prefix + ".classes need mode enforce or dry-run and " +
+                        "reconfigurable false");
+                }
+                final KeyClasses classes = new KeyClasses(prefix + ".classes", p.getClasses(), b.keySource,
+                    b.ipv6Prefix);
+                b.decider = builder.buildClassed(classes, classes.limits());
+            }
+            else if (p.isReconfigurable())
             {
                 if (LimitMode.ENFORCE != b.mode && LimitMode.DRY_RUN != b.mode)
                 {

@@ -134,7 +134,12 @@ public final class NamedLimit
         {
             return local.liveKeys();
         }
-        return decider instanceof ReconfigurableKeyedRateLimiter ? ((ReconfigurableKeyedRateLimiter)decider).liveKeys() : -1;
+        if (decider instanceof ReconfigurableKeyedRateLimiter)
+        {
+            return ((ReconfigurableKeyedRateLimiter)decider).liveKeys();
+        }
+        return decider instanceof dev.cellrate.ClassedKeyedRateLimiter ?
+            ((dev.cellrate.ClassedKeyedRateLimiter)decider).liveKeys() : -1;
     }
 
     /**

@@ -74,7 +74,7 @@ class MvcApp
             return quotes.both(user, tenant);
         }
 
-        @GetMapping({"/api/{x}", "/dry/{x}", "/fwd/{x}", "/addr/{x}", "/spel/{x}", "/shape/{x}", "/rapi/{x}", "/me/{x}", "/live/{x}"})
+        @GetMapping({"/api/{x}", "/dry/{x}", "/fwd/{x}", "/addr/{x}", "/spel/{x}", "/shape/{x}", "/rapi/{x}", "/me/{x}", "/live/{x}", "/tiers/{x}"})
         String ok(@PathVariable final String x)
         {
             return "ok " + x;

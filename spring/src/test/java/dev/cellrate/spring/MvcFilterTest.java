@@ -97,6 +97,16 @@ class MvcFilterTest
         "cellrate.limits.live.reconfigurable=true",
         "cellrate.limits.live.key.source=header",
         "cellrate.limits.live.key.header=X-Client",
+        "cellrate.limits.tiers.rate=1",
+        "cellrate.limits.tiers.period=1m",
+        "cellrate.limits.tiers.burst=1",
+        "cellrate.limits.tiers.paths=/tiers/**",
+        "cellrate.limits.tiers.key.source=header",
+        "cellrate.limits.tiers.key.header=X-Client",
+        "cellrate.limits.tiers.classes.gold.rate=1",
+        "cellrate.limits.tiers.classes.gold.period=1m",
+        "cellrate.limits.tiers.classes.gold.burst=3",
+        "cellrate.limits.tiers.classes.gold.keys=vip,partner",
         "cellrate.limits.fn.rate=2",
         "cellrate.limits.fn.burst=3",
         "cellrate.limits.fn.filter=false",
@@ -495,5 +505,22 @@ class MvcFilterTest
         assertEquals(400, bad.statusCode(), bad.body());
         final HttpResponse<String> fixed = Http.postJson(port, "/actuator/cellrate/api", "{\"rate\": 5}");
         assertEquals(400, fixed.statusCode(), fixed.body());
+    }
+
+    @Test
+    void perKeyClassesGiveListedKeysTheirClassesLimit()
+    {
+        for (final String key : new String[] {"vip", "partner"})
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                assertEquals(200, Http.get(port, "/tiers/x", "X-Client", key).statusCode(), key + " " + i);
+            }
+            assertEquals(429, Http.get(port, "/tiers/x", "X-Client", key).statusCode(), key);
+        }
+        assertEquals(200, Http.get(port, "/tiers/x", "X-Client", "anyone").statusCode());
+        final HttpResponse<String> r = Http.get(port, "/tiers/x", "X-Client", "anyone");
+        assertEquals(429, r.statusCode(), "the default class: burst 1");
+        assertEquals("60", r.headers().firstValue("retry-after").orElse(null));
     }
 }

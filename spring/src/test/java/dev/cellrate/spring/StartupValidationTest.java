@@ -54,6 +54,12 @@ class StartupValidationTest
             {"cellrate.limits.a.rate=5\ncellrate.limits.a.charge-statuses=700\ncellrate.limits.a.mode=charge-after",
                 "cellrate.limits.a.charge-statuses[0] must be in [100, 599] but was 700"},
             {"cellrate.limits.a.rate=5\ncellrate.limits.a.backend=redis", "cellrate.redis.uri must be set"},
+            {"cellrate.limits.a.rate=5\ncellrate.limits.a.classes.gold.rate=9\ncellrate.limits.a.classes.gold.keys=not-an-ip",
+                "cellrate.limits.a.classes.gold.keys[0] must be an IP address but was 'not-an-ip'"},
+            {"cellrate.limits.a.rate=5\ncellrate.limits.a.classes.gold.rate=0",
+                "cellrate.limits.a.classes.gold.rate must be in [1, 1000000000] but was 0"},
+            {"cellrate.limits.a.rate=5\ncellrate.limits.a.reconfigurable=true\ncellrate.limits.a.mode=shape",
+                "cellrate.limits.a.mode must be enforce or dry-run when cellrate.limits.a.reconfigurable is true"},
             {"cellrate.limits.a.rate=5\ncellrate.limits.a.expected-keys=0", "cellrate.limits.a.expected-keys must be in [1, 100000000] but was 0"},
         };
         for (final String[] c : cases)
