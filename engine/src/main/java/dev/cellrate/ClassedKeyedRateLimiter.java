@@ -38,9 +38,8 @@ import org.agrona.concurrent.NanoClock;
  * {@code OVERFLOW} is not offered (one shared overflow cell would mix the classes). A {@link Decision} holder
  * is filled under the key's class (class 0's limit when no class was read: a cost below 1, a full table).
  */
-public final class ClassedKeyedRateLimiter implements KeyedLimiter, TableCounters
+public final class ClassedKeyedRateLimiter extends TableFront implements KeyedLimiter
 {
-    private final SlotTable table;
     private final KeyClassifier classifier;
     private final TableFullPolicy policy;
     private final NanoClock clock;
@@ -57,9 +56,9 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter, TableCounter
     ClassedKeyedRateLimiter(
         final Limit[] limits, final KeyClassifier classifier, final SlotTable table, final TableFullPolicy policy)
     {
+        super(table);
         Bounds.requireNonNull("limits", limits);
         Bounds.requireNonNull("classifier", classifier);
-        Bounds.requireNonNull("table", table);
         Bounds.requireNonNull("policy", policy);
         if (0 == table.classCapacity())
         {
@@ -73,7 +72,6 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter, TableCounter
             throw new IllegalArgumentException("tableFullPolicy must be REJECT or ADMIT on a classed table but was "
                 + policy);
         }
-        this.table = table;
         this.classifier = classifier;
         this.policy = policy;
         this.clock = table.evictionClock();
@@ -220,13 +218,6 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter, TableCounter
         return table.classedTatNs(table.keyWord(key));
     }
 
-    /**
-     * @return the table.
-     */
-    SlotTable table()
-    {
-        return table;
-    }
 
     /**
      * @return the clock of the clock-reading forms (the table's eviction clock).
@@ -236,21 +227,7 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter, TableCounter
         return clock;
     }
 
-    /**
-     * @return idle keys reclaimed since construction.
-     */
-    public long evictions()
-    {
-        return table.evictions();
-    }
 
-    /**
-     * @return keys holding a slot.
-     */
-    public long liveKeys()
-    {
-        return table.liveKeys();
-    }
 
     private static long insert(
         final Step step, final long keyWord, final int classIndex, final long permits, final long nowNs,
@@ -333,15 +310,5 @@ public final class ClassedKeyedRateLimiter implements KeyedLimiter, TableCounter
             return DecisionLoop.tableFull(
                 table, policy, decision, incrementNs, limits[0].ceilingNs(), limits[0], nowNs);
         }
-    }
-
-    public long tableFullEvents()
-    {
-        return table.tableFullEvents();
-    }
-
-    public long casRetries()
-    {
-        return table.casRetries();
     }
 }

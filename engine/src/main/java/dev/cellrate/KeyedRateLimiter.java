@@ -41,9 +41,8 @@ import java.util.Objects;
  * A {@link Decision} holder is filled from the cell that decided (the overflow cell under {@code OVERFLOW},
  * so its retry-after is usable); under {@code ADMIT} it is filled as an admission with a full bucket.
  */
-public final class KeyedRateLimiter implements KeyedDebitLimiter, TableCounters
+public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimiter
 {
-    private final SlotTable table;
     private final DecisionLoop step;
     private final Limit limit;
     private final long emissionIntervalNs;
@@ -81,10 +80,10 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter, TableCounters
     /** Over a table the builder made (a mapped file's). */
     KeyedRateLimiter(final Limit limit, final TableFullPolicy policy, final NanoClock clock, final SlotTable table)
     {
+        super(table);
         this.limit = limit;
         this.policy = policy;
         this.clock = clock;
-        this.table = table;
         this.step = new DecisionLoop(table, limit, policy);
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
@@ -308,37 +307,9 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter, TableCounters
         return table.sweep(nowNs, maxSlots);
     }
 
-    /**
-     * @return keys holding a slot (approximate while inserts run; idle keys count until swept or reused).
-     */
-    public long liveKeys()
-    {
-        return table.liveKeys();
-    }
 
-    /**
-     * @return idle keys reclaimed since construction.
-     */
-    public long evictions()
-    {
-        return table.evictions();
-    }
 
-    /**
-     * @return requests that found the table full (each answered by the policy's code).
-     */
-    public long tableFullEvents()
-    {
-        return table.tableFullEvents();
-    }
 
-    /**
-     * @return failed TAT CASes (contention on hot keys).
-     */
-    public long casRetries()
-    {
-        return table.casRetries();
-    }
 
     /**
      * @return the TAT of the key's cell, or {@link SlotTable#STALE} if the key has no cell (tests, diagnostics).
@@ -348,13 +319,6 @@ public final class KeyedRateLimiter implements KeyedDebitLimiter, TableCounters
         return table.tatNs(keyWord);
     }
 
-    /**
-     * @return the table (slot API, seed, shape).
-     */
-    SlotTable table()
-    {
-        return table;
-    }
 
     /**
      * @return the limit of every key.

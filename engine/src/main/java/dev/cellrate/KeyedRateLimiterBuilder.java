@@ -232,7 +232,7 @@ public final class KeyedRateLimiterBuilder
                     "words are System.nanoTime values, shared by the host's processes) but was " + clock);
             }
             final KeyedRateLimiter limiter = new KeyedRateLimiter(limit, policy, clock, MappedTable.keyedRateLimiter(
-                mappedFile, limit, policy, shards, slotsPerShard, bound, idleGraceNs, newKeyLagNs(),
+                mappedFile, limit.emissionIntervalNs(), limit.toleranceNs(), policy.ordinal(), shards, slotsPerShard, bound, idleGraceNs, newKeyLagNs(),
                 secretFixed ? new long[] {secret0, secret1} : null, clock));
             limiter.table().fillNewKeys(newKeyLagNs());
             return limiter;
@@ -255,10 +255,7 @@ public final class KeyedRateLimiterBuilder
     public KeyedShaper buildShaper(final ShaperMode mode)
     {
         Bounds.requireNonNull("mode", mode);
-        if (null != mappedFile)
-        {
-            throw new IllegalArgumentException("mappedFile applies to build() only, not to a shaper");
-        }
+        refuseMappedFile("a shaper");
         return new KeyedShaper(limit, mode, newTable(true), clock);
     }
 
@@ -278,6 +275,7 @@ public final class KeyedRateLimiterBuilder
     {
         Bounds.requireNonNull("classifier", classifier);
         Bounds.requireNonNull("moreClasses", moreClasses);
+        refuseMappedFile("a classed limiter");
         if (Long.MAX_VALUE != initialPermits)
         {
             throw new IllegalArgumentException("initialPermits must not be set for a classed limiter (new keys start " +
@@ -286,7 +284,6 @@ public final class KeyedRateLimiterBuilder
         final Limit[] limits = new Limit[1 + moreClasses.length];
         limits[0] = limit;
         System.arraycopy(moreClasses, 0, limits, 1, moreClasses.length);
-        requireNoMappedFile("a classed limiter");
         return new ClassedKeyedRateLimiter(limits, classifier, newTable(false), policy);
     }
 
@@ -299,11 +296,11 @@ public final class KeyedRateLimiterBuilder
      */
     public ReconfigurableKeyedRateLimiter buildReconfigurable()
     {
-        requireNoMappedFile("a reconfigurable limiter");
+        refuseMappedFile("a reconfigurable limiter");
         return new ReconfigurableKeyedRateLimiter(limit, newTable(true), policy);
     }
 
-    private void requireNoMappedFile(final String front)
+    private void refuseMappedFile(final String front)
     {
         if (null != mappedFile)
         {

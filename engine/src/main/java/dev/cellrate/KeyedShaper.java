@@ -32,9 +32,8 @@ import org.agrona.concurrent.NanoClock;
  * the value it lowers from, so the slot is not reclaimed (for a new key whose TAT could pass through that
  * value under a paused decider) until that value is idle too.
  */
-public final class KeyedShaper implements KeyedReserver, TableCounters
+public final class KeyedShaper extends TableFront implements KeyedReserver
 {
-    private final SlotTable table;
     private final Step step;
     private final Limit limit;
     private final ShaperMode mode;
@@ -54,13 +53,12 @@ public final class KeyedShaper implements KeyedReserver, TableCounters
      */
     KeyedShaper(final Limit limit, final ShaperMode mode, final SlotTable table, final NanoClock clock)
     {
+        super(table);
         Bounds.requireNonNull("limit", limit);
         Bounds.requireNonNull("mode", mode);
-        Bounds.requireNonNull("table", table);
         Bounds.requireNonNull("clock", clock);
         this.limit = limit;
         this.mode = mode;
-        this.table = table;
         this.clock = clock;
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
@@ -142,13 +140,6 @@ public final class KeyedShaper implements KeyedReserver, TableCounters
             reservation.refundedIf(step.cancel(keyWord, reservation.tatAfterNs(), reservation.tatBeforeNs()));
     }
 
-    /**
-     * @return the table (slot API, counters).
-     */
-    SlotTable table()
-    {
-        return table;
-    }
 
     /**
      * @return the limit of every key.
@@ -243,25 +234,5 @@ public final class KeyedShaper implements KeyedReserver, TableCounters
         {
             return Result.TABLE_FULL;
         }
-    }
-
-    public long liveKeys()
-    {
-        return table.liveKeys();
-    }
-
-    public long evictions()
-    {
-        return table.evictions();
-    }
-
-    public long tableFullEvents()
-    {
-        return table.tableFullEvents();
-    }
-
-    public long casRetries()
-    {
-        return table.casRetries();
     }
 }

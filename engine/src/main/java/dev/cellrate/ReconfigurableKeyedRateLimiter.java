@@ -33,9 +33,8 @@ import org.agrona.concurrent.NanoClock;
  * {@link TableFullPolicy} ({@code OVERFLOW} decides the shared overflow cell under the current limit, which
  * keeps its TAT like any cell).
  */
-public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter, TableCounters
+public final class ReconfigurableKeyedRateLimiter extends TableFront implements KeyedLimiter
 {
-    private final SlotTable table;
     private final TableFullPolicy policy;
     private final NanoClock clock;
     private volatile DecisionLoop step;
@@ -48,10 +47,9 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter, Table
      */
     ReconfigurableKeyedRateLimiter(final Limit limit, final SlotTable table, final TableFullPolicy policy)
     {
+        super(table);
         Bounds.requireNonNull("limit", limit);
-        Bounds.requireNonNull("table", table);
         Bounds.requireNonNull("policy", policy);
-        this.table = table;
         this.policy = policy;
         this.clock = table.evictionClock();
         this.step = new DecisionLoop(table, limit, policy);
@@ -156,13 +154,6 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter, Table
         return table.tatNs(table.keyWord(key));
     }
 
-    /**
-     * @return the table.
-     */
-    SlotTable table()
-    {
-        return table;
-    }
 
     /**
      * @return the table-full policy.
@@ -184,25 +175,5 @@ public final class ReconfigurableKeyedRateLimiter implements KeyedLimiter, Table
     {
         final DecisionLoop step = this.step;
         return step.charge(keyWord, step.limit.incrementNs(permits), step.ceilingNs, nowNs, decision);
-    }
-
-    public long liveKeys()
-    {
-        return table.liveKeys();
-    }
-
-    public long evictions()
-    {
-        return table.evictions();
-    }
-
-    public long tableFullEvents()
-    {
-        return table.tableFullEvents();
-    }
-
-    public long casRetries()
-    {
-        return table.casRetries();
     }
 }

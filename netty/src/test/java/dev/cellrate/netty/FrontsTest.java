@@ -74,13 +74,13 @@ final class FrontsTest
                 return key.length() >= 3 && 'p' == key.charAt(0) && 'r' == key.charAt(1) && 'o' == key.charAt(2) ? 1 : 0;
             }
         };
-        return KeyedRateLimiter.builder(free).slotCount(256).shardCount(4).seed(7, 7).clock(clock)
+        return KeyedRateLimiter.builder(free).slotCount(256).shardCount(4).probeBound(64).seed(7, 7).clock(clock)
             .tableFullPolicy(TableFullPolicy.REJECT).buildClassed(classifier, pro);
     }
 
     private static ReconfigurableKeyedRateLimiter reconfigurable(final Limit limit, final CachedNanoClock clock)
     {
-        return KeyedRateLimiter.builder(limit).slotCount(64).shardCount(1).seed(7, 7).clock(clock)
+        return KeyedRateLimiter.builder(limit).slotCount(64).shardCount(1).probeBound(64).seed(7, 7).clock(clock)
             .tableFullPolicy(TableFullPolicy.REJECT).buildReconfigurable();
     }
 

@@ -1,7 +1,5 @@
 package dev.cellrate.table.mapped;
 
-import dev.cellrate.Limit;
-import dev.cellrate.TableFullPolicy;
 import dev.cellrate.table.SharedTable;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.NanoClock;
@@ -24,8 +22,9 @@ public final class MappedTable
      * Open (or create) the table file of a {@code KeyedRateLimiter}.
      *
      * @param path          the file.
-     * @param limit         the limit (part of the file's identity).
-     * @param policy        the table-full policy (part of the file's identity).
+     * @param emissionIntervalNs the limit's T (part of the file's identity).
+     * @param toleranceNs        the limit's tau (part of the file's identity).
+     * @param policyOrdinal      the table-full policy's ordinal (part of the file's identity).
      * @param shardCount    shards (validated by the builder).
      * @param slotsPerShard slots per shard (validated by the builder).
      * @param probeBound    the probe bound (validated by the builder).
@@ -38,8 +37,9 @@ public final class MappedTable
      */
     public static SlotTable keyedRateLimiter(
         final Path path,
-        final Limit limit,
-        final TableFullPolicy policy,
+        final long emissionIntervalNs,
+        final long toleranceNs,
+        final int policyOrdinal,
         final int shardCount,
         final int slotsPerShard,
         final int probeBound,
@@ -48,8 +48,8 @@ public final class MappedTable
         final long[] fixedSecret,
         final NanoClock clock)
     {
-        final TableSpec spec = new TableSpec(TableFileLayout.KIND_KEYED_RATE_LIMITER, limit.emissionIntervalNs(),
-            limit.toleranceNs(), newKeyLagNs, idleGraceNs, policy.ordinal(), shardCount, slotsPerShard, probeBound);
+        final TableSpec spec = new TableSpec(TableFileLayout.KIND_KEYED_RATE_LIMITER, emissionIntervalNs,
+            toleranceNs, newKeyLagNs, idleGraceNs, policyOrdinal, shardCount, slotsPerShard, probeBound);
         final TableFile file = TableFile.open(path, spec, fixedSecret);
         final SharedShardLock lock = new SharedShardLock(file.table, shardCount, slotsPerShard, spec.maxLagNs());
         return SharedTable.over(shardCount, slotsPerShard, probeBound, idleGraceNs, file.secret0, file.secret1, clock,
