@@ -62,10 +62,23 @@ class StartupValidationTest
                 "cellrate.limits.a.mode must be enforce or dry-run when cellrate.limits.a.reconfigurable is true"},
             {"cellrate.limits.a.rate=5\ncellrate.limits.a.expected-keys=0", "cellrate.limits.a.expected-keys must be in [1, 100000000] but was 0"},
         };
+        // the application does not start, and says why
+        final String started = failure(cases[0][0].split("\n"));
+        assertTrue(started.contains(cases[0][1]), "expected '" + cases[0][1] + "' in:\n" + started);
+        // the same check for every case, on the properties as Spring binds them (no context per case)
         for (final String[] c : cases)
         {
-            final String message = failure(c[0].split("\n"));
-            assertTrue(message.contains(c[1]), "expected '" + c[1] + "' in:\n" + message);
+            final java.util.Map<String, String> map = new java.util.HashMap<>();
+            for (final String line : c[0].split("\n"))
+            {
+                map.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+            }
+            final CellrateProperties properties = new org.springframework.boot.context.properties.bind.Binder(
+                new org.springframework.boot.context.properties.source.MapConfigurationPropertySource(map))
+                .bind("cellrate", CellrateProperties.class).get();
+            final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+                () -> new LimitRegistry(properties, new ManualClock()).close());
+            assertTrue(ex.getMessage().contains(c[1]), "expected '" + c[1] + "' in:\n" + ex.getMessage());
         }
     }
 
