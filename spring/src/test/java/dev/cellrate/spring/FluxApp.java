@@ -108,7 +108,7 @@ class FluxApp
             return reports.report(user);
         }
 
-        @GetMapping({"/flux/{x}", "/fluxdry/{x}", "/fluxshape/{x}", "/me/{x}", "/fluxfwd/{x}"})
+        @GetMapping({"/flux/{x}", "/fluxdry/{x}", "/fluxshape/{x}", "/me/{x}", "/fluxfwd/{x}", "/fluxlive/{x}"})
         Mono<String> ok(@PathVariable final String x)
         {
             return Mono.just("ok " + x);

@@ -77,6 +77,13 @@ class FluxGatewayTest
             "cellrate.limits.fluxlogin.charge-statuses=401",
             "cellrate.limits.fluxlogin.key.source=header",
             "cellrate.limits.fluxlogin.key.header=X-User",
+            "cellrate.limits.fluxlive.rate=1",
+            "cellrate.limits.fluxlive.period=1m",
+            "cellrate.limits.fluxlive.burst=2",
+            "cellrate.limits.fluxlive.paths=/fluxlive/**",
+            "cellrate.limits.fluxlive.reconfigurable=true",
+            "cellrate.limits.fluxlive.key.source=header",
+            "cellrate.limits.fluxlive.key.header=X-Client",
             "cellrate.limits.me.rate=1",
             "cellrate.limits.me.period=1m",
             "cellrate.limits.me.burst=2",
@@ -345,5 +352,22 @@ class FluxGatewayTest
         assertEquals(200, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "192.0.2.2").statusCode());
         assertEquals(200, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "garbage").statusCode(), "fallback key");
         assertEquals(429, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "1::2::3").statusCode(), "same fallback");
+    }
+
+    @Test
+    void aPropertiesRefreshChangesAReconfigurableRateKeepingState()
+    {
+        assertEquals(200, Http.get(port, "/fluxlive/x", "X-Client", "spent").statusCode());
+        assertEquals(200, Http.get(port, "/fluxlive/x", "X-Client", "spent").statusCode());
+        assertEquals(429, Http.get(port, "/fluxlive/x", "X-Client", "spent").statusCode());
+        context.getEnvironment().getPropertySources().addFirst(new org.springframework.core.env.MapPropertySource(
+            "refreshed", Map.of("cellrate.limits.fluxlive.rate", "60")));
+        context.publishEvent(new org.springframework.cloud.context.environment.EnvironmentChangeEvent(
+            context, java.util.Set.of("cellrate.limits.fluxlive.rate")));
+        final HttpResponse<String> kept = Http.get(port, "/fluxlive/x", "X-Client", "spent");
+        assertEquals(429, kept.statusCode());
+        assertEquals("\"fluxlive\";q=2;w=2", kept.headers().firstValue("ratelimit-policy").orElse(null));
+        assertEquals("119", kept.headers().firstValue("retry-after").orElse(null), "the debt is kept");
+        assertEquals(1_000_000_000L, registry.get("fluxlive").limit().emissionIntervalNs());
     }
 }

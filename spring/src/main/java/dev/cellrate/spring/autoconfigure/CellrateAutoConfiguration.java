@@ -10,6 +10,7 @@ import dev.cellrate.spring.RateLimited;
 import dev.cellrate.spring.RateLimitedExceptionResolver;
 import dev.cellrate.spring.RateLimitedInterceptor;
 import dev.cellrate.spring.RateLimitedWebExceptionHandler;
+import dev.cellrate.spring.RefreshListener;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.Advisor;
@@ -184,6 +185,20 @@ public class CellrateAutoConfiguration
                 }
             }
             return i.invoke(invocation);
+        }
+    }
+
+    /** Reconfigurable limits follow a properties refresh. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+    public static class RefreshConfiguration
+    {
+        @Bean
+        @ConditionalOnMissingBean
+        public RefreshListener cellrateRefreshListener(
+            final LimitRegistry limits, final org.springframework.core.env.Environment environment)
+        {
+            return new RefreshListener(limits, environment);
         }
     }
 
