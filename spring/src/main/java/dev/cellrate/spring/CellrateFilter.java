@@ -99,7 +99,7 @@ public final class CellrateFilter extends OncePerRequestFilter
             {
                 if (!filled)
                 {
-                    decision.setOutcome(Result.ADMITTED, 0, 0, limit.limit.burst());
+                    decision.setOutcome(Result.ADMITTED, 0, 0, limit.limit().burst());
                 }
                 setHeaders(response, s, limit.headerFields(decision, false, wouldReject && filled, s));
                 if (wouldReject && !filled)
@@ -199,7 +199,7 @@ public final class CellrateFilter extends OncePerRequestFilter
         }
         limit.stats.record(Long.MAX_VALUE == retryAfterNs ? Result.NEVER : retryAfterNs);
         s.decision.setOutcome(Long.MAX_VALUE == retryAfterNs ? Result.NEVER : retryAfterNs, 0,
-            Long.MAX_VALUE == retryAfterNs ? 0 : retryAfterNs, limit.limit.burst());
+            Long.MAX_VALUE == retryAfterNs ? 0 : retryAfterNs, limit.limit().burst());
         reject(limit, s, response);
     }
 

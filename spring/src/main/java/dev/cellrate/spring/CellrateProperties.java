@@ -108,6 +108,18 @@ public class CellrateProperties
          */
         private boolean filter = true;
 
+        /**
+         * Whether the limit's rate can be changed while the application runs (the actuator endpoint's write
+         * operation), every key keeping its state. Mode enforce or dry-run, backend local.
+         */
+        private boolean reconfigurable = false;
+
+        /**
+         * Per-key classes: named groups of keys, each with a limit of its own (keys not listed get this limit).
+         * Mode enforce or dry-run, backend local; at most 16 classes.
+         */
+        private Map<String, ClassProperties> classes = new LinkedHashMap<>();
+
         /** What the web filters do with the decision. */
         private LimitMode mode = LimitMode.ENFORCE;
 
@@ -205,6 +217,26 @@ public class CellrateProperties
             this.filter = filter;
         }
 
+        public Map<String, ClassProperties> getClasses()
+        {
+            return classes;
+        }
+
+        public void setClasses(final Map<String, ClassProperties> classes)
+        {
+            this.classes = classes;
+        }
+
+        public boolean isReconfigurable()
+        {
+            return reconfigurable;
+        }
+
+        public void setReconfigurable(final boolean reconfigurable)
+        {
+            this.reconfigurable = reconfigurable;
+        }
+
         public LimitMode getMode()
         {
             return mode;
@@ -293,6 +325,62 @@ public class CellrateProperties
         public void setCostHeader(final String costHeader)
         {
             this.costHeader = costHeader;
+        }
+    }
+
+    /** A class of keys with a limit of its own. */
+    public static class ClassProperties
+    {
+        /** Permits per period, in [1, 1000000000]. */
+        private long rate = 0;
+
+        /** The period the rate is counted over, in [1ms, 1d]. */
+        private Duration period = Duration.ofSeconds(1);
+
+        /** Permits that may go at once, in [1, 1000000000]; defaults to the rate. */
+        private long burst = 0;
+
+        /** The keys of this class (header values, principal names, addresses as text, ...). */
+        private List<String> keys = new ArrayList<>();
+
+        public long getRate()
+        {
+            return rate;
+        }
+
+        public void setRate(final long rate)
+        {
+            this.rate = rate;
+        }
+
+        public Duration getPeriod()
+        {
+            return period;
+        }
+
+        public void setPeriod(final Duration period)
+        {
+            this.period = period;
+        }
+
+        public long getBurst()
+        {
+            return burst;
+        }
+
+        public void setBurst(final long burst)
+        {
+            this.burst = burst;
+        }
+
+        public List<String> getKeys()
+        {
+            return keys;
+        }
+
+        public void setKeys(final List<String> keys)
+        {
+            this.keys = keys;
         }
     }
 

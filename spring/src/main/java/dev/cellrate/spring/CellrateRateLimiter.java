@@ -61,7 +61,7 @@ public final class CellrateRateLimiter extends AbstractRateLimiter<CellrateRateL
             limit = registry.get(config.getLimit());
             cost = config.getCost();
         }
-        if (null == limit || (null == limit.local && null == limit.redis))
+        if (null == limit || (null == limit.decider && null == limit.redis))
         {
             return Mono.error(new IllegalStateException("route " + routeId + ": " + CONFIGURATION_PROPERTY_NAME +
                 ".limit must name an enforce or dry-run limit under cellrate.limits " + registry.names() +

@@ -128,7 +128,7 @@ public final class CellrateWebFilter implements WebFilter, Ordered
             {
                 if (null == filled)
                 {
-                    decision.setOutcome(Result.ADMITTED, 0, 0, limit.limit.burst());
+                    decision.setOutcome(Result.ADMITTED, 0, 0, limit.limit().burst());
                 }
                 final HttpHeaders headers = exchange.getResponse().getHeaders();
                 setHeaders(headers, s, limit.headerFields(decision, false, wouldReject && null != filled, s));
@@ -215,7 +215,7 @@ public final class CellrateWebFilter implements WebFilter, Ordered
         }
         final long rejection = Long.MAX_VALUE == retryAfterNs ? Result.NEVER : retryAfterNs;
         limit.stats.record(rejection);
-        s.decision.setOutcome(rejection, 0, Long.MAX_VALUE == retryAfterNs ? 0 : retryAfterNs, limit.limit.burst());
+        s.decision.setOutcome(rejection, 0, Long.MAX_VALUE == retryAfterNs ? 0 : retryAfterNs, limit.limit().burst());
         return reject(limit, exchange.getResponse(), s.decision, s);
     }
 

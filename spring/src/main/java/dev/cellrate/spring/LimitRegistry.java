@@ -213,6 +213,11 @@ public final class LimitRegistry implements AutoCloseable
         final Backend backend = requireNonNull(prefix + ".backend", p.getBackend());
         if (Backend.REDIS == backend)
         {
+            if (p.isReconfigurable() || !p.getClasses().isEmpty())
+            {
+                throw new IllegalArgumentException(prefix + ".reconfigurable and " + prefix + ".classes need " +
+                    prefix + ".backend local");
+            }
             if (LimitMode.SHAPE == b.mode || LimitMode.CHARGE_AFTER == b.mode)
             {
                 throw new IllegalArgumentException(prefix + ".mode must be enforce or dry-run when " + prefix +
@@ -223,7 +228,27 @@ public final class LimitRegistry implements AutoCloseable
         else
         {
             final var builder = KeyedRateLimiter.builder(b.limit).expectedKeys(p.getExpectedKeys()).clock(clock);
-            if (LimitMode.SHAPE == b.mode)
+            if (!p.getClasses().isEmpty())
+            {
+                if (LimitMode.ENFORCE != b.mode && LimitMode.DRY_RUN != b.mode || p.isReconfigurable())
+                {
+                    throw new IllegalArgumentException(prefix + ".classes need mode enforce or dry-run and " +
+                        "reconfigurable false");
+                }
+                final KeyClasses classes = new KeyClasses(prefix + ".classes", p.getClasses(), b.keySource,
+                    b.ipv6Prefix);
+                b.decider = builder.buildClassed(classes, classes.limits());
+            }
+            else if (p.isReconfigurable())
+            {
+                if (LimitMode.ENFORCE != b.mode && LimitMode.DRY_RUN != b.mode)
+                {
+                    throw new IllegalArgumentException(prefix + ".mode must be enforce or dry-run when " + prefix +
+                        ".reconfigurable is true but was " + b.mode.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+                }
+                b.decider = builder.buildReconfigurable();
+            }
+            else if (LimitMode.SHAPE == b.mode)
             {
                 b.shaper = builder.buildShaper(ShaperMode.delay());
             }
@@ -330,6 +355,40 @@ public final class LimitRegistry implements AutoCloseable
             throw new IllegalArgumentException(property + " must be set");
         }
         return value;
+    }
+
+    /**
+     * Change a reconfigurable limit's rate while the application runs; every key keeps its state (the engine's
+     * reconfiguration: a key in debt stays in debt by the same time).
+     *
+     * @param name   the limit's name.
+     * @param rate   permits per period, [1, 10^9].
+     * @param period the period, [1 ms, 1 d].
+     * @param burst  permits at once, [1, 10^9].
+     * @return the new limit.
+     * @throws IllegalArgumentException naming the bad value and its range, or a limit that cannot change.
+     */
+    public Limit reconfigure(final String name, final long rate, final Duration period, final long burst)
+    {
+        final NamedLimit limit = byName.get(name);
+        if (null == limit)
+        {
+            throw new IllegalArgumentException("name must be one of cellrate.limits " + names() + " but was " + name);
+        }
+        requireRange("rate", rate, 1, MAX_RATE);
+        requireRange("burst", burst, 1, MAX_RATE);
+        requireDuration("period", period, Duration.ofMillis(1), Duration.ofDays(1));
+        final Limit next;
+        try
+        {
+            next = Limit.of(rate, period.toNanos(), TimeUnit.NANOSECONDS, burst);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException("rate, period and burst do not make a limit: " + ex.getMessage(), ex);
+        }
+        limit.setLimit(next);
+        return next;
     }
 
     /**

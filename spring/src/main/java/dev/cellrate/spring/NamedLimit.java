@@ -1,7 +1,9 @@
 package dev.cellrate.spring;
 
 import dev.cellrate.Decision;
+import dev.cellrate.KeyedLimiter;
 import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.ReconfigurableKeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.http.RateLimitFields;
@@ -31,11 +33,12 @@ public final class NamedLimit
     public static final String X_RATELIMIT_DRY_RUN = "X-RateLimit-Dry-Run";
     public static final String WOULD_REJECT = "would-reject";
 
-    /** Most refused string keys remembered by name for the top rejected keys. */
+    /** Slots of refused string keys remembered by name for the top rejected keys (a power of two). */
     public static final int MAX_NAMED_KEYS = 4096;
 
     final String name;
-    final Limit limit;
+    private final String policyName;
+    private volatile Policy policy;
     final LimitMode mode;
     final boolean filter;
     final HeaderStyle headers;
@@ -48,10 +51,9 @@ public final class NamedLimit
     final Expression expression;
     final String fallback;
     final RequestMatch match;
-    final RateLimitFields fields;
-    final String policyValue;
-    final String legacyLimitValue;
     final KeyedRateLimiter local;
+    /** What enforce and dry-run decide on: {@link #local}, or a front whose limit can change at run time. */
+    final KeyedLimiter decider;
     final RedisRateLimiter redis;
     final KeyedShaper shaper;
     final long maxDelayNs;
@@ -59,13 +61,15 @@ public final class NamedLimit
     final String costHeader;
     final LimiterStats stats;
     final NanoClock clock;
-    private final java.util.concurrent.ConcurrentHashMap<Long, String> rejectedKeyNames =
-        new java.util.concurrent.ConcurrentHashMap<>();
+    /** Refused string keys by {@code keyWord & (MAX_NAMED_KEYS - 1)}: the first one seen keeps its slot. */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<String> rejectedKeyNames =
+        new java.util.concurrent.atomic.AtomicReferenceArray<>(MAX_NAMED_KEYS);
 
     NamedLimit(final Builder b)
     {
         this.name = b.name;
-        this.limit = b.limit;
+        this.policyName = b.policyName;
+        this.policy = new Policy(b.policyName, b.limit);
         this.mode = b.mode;
         this.filter = b.filter;
         this.headers = b.headers;
@@ -78,12 +82,8 @@ public final class NamedLimit
         this.expression = b.expression;
         this.fallback = b.fallback;
         this.match = b.match;
-        this.fields = new RateLimitFields(b.policyName, b.limit);
-        final byte[] v = new byte[fields.maxValueLength()];
-        this.policyValue = new String(v, 0, fields.writePolicy(v, 0), java.nio.charset.StandardCharsets.ISO_8859_1);
-        this.legacyLimitValue =
-            new String(v, 0, fields.writeLegacyLimit(v, 0), java.nio.charset.StandardCharsets.ISO_8859_1);
         this.local = b.local;
+        this.decider = null != b.decider ? b.decider : b.local;
         this.redis = b.redis;
         this.shaper = b.shaper;
         this.maxDelayNs = b.maxDelayNs;
@@ -106,7 +106,67 @@ public final class NamedLimit
      */
     public Limit limit()
     {
-        return limit;
+        return policy.limit;
+    }
+
+    /**
+     * @return the {@code RateLimit-Policy} value.
+     */
+    public String policyValue()
+    {
+        return policy.policyValue;
+    }
+
+    /**
+     * @return whether the rate can change at run time.
+     */
+    public boolean reconfigurable()
+    {
+        return decider instanceof ReconfigurableKeyedRateLimiter;
+    }
+
+    /**
+     * @return the keys the limit's local table holds now, or -1 for a Redis or shaped limit.
+     */
+    public long liveKeys()
+    {
+        if (null != local)
+        {
+            return local.liveKeys();
+        }
+        if (decider instanceof ReconfigurableKeyedRateLimiter)
+        {
+            return ((ReconfigurableKeyedRateLimiter)decider).liveKeys();
+        }
+        return decider instanceof dev.cellrate.ClassedKeyedRateLimiter ?
+            ((dev.cellrate.ClassedKeyedRateLimiter)decider).liveKeys() : -1;
+    }
+
+    /**
+     * Change the limit of every key, each keeping its state, and advertise it.
+     *
+     * @param limit the new limit.
+     * @throws IllegalArgumentException if this limit is not reconfigurable.
+     */
+    synchronized void setLimit(final Limit limit)
+    {
+        if (!(decider instanceof ReconfigurableKeyedRateLimiter))
+        {
+            throw new IllegalArgumentException("cellrate.limits." + name + ".reconfigurable must be true to change " +
+                "its rate at run time");
+        }
+        ((ReconfigurableKeyedRateLimiter)decider).setLimit(limit);
+        advertise(limit);
+    }
+
+    /**
+     * Advertise a new limit (after the front's own limit changed).
+     *
+     * @param limit the new limit.
+     */
+    void advertise(final Limit limit)
+    {
+        this.policy = new Policy(policyName, limit);
     }
 
     /**
@@ -170,7 +230,7 @@ public final class NamedLimit
      */
     public RateLimitFields fields()
     {
-        return fields;
+        return policy.fields;
     }
 
     /**
@@ -179,14 +239,14 @@ public final class NamedLimit
     long decideLocal(final long key, final long permits, final long nowNs, final Decision decision)
     {
         final long code = null == decision ?
-            local.tryAcquire(key, permits, nowNs) : local.tryAcquire(key, permits, nowNs, decision);
+            decider.tryAcquire(key, permits, nowNs) : decider.tryAcquire(key, permits, nowNs, decision);
         return count(key, code);
     }
 
     long decideLocal(final CharSequence key, final long permits, final long nowNs, final Decision decision)
     {
         final long code = null == decision ?
-            local.tryAcquire(key, permits, nowNs) : local.tryAcquire(key, permits, nowNs, decision);
+            decider.tryAcquire(key, permits, nowNs) : decider.tryAcquire(key, permits, nowNs, decision);
         if (Result.isAdmitted(code) && LimitMode.DRY_RUN != mode)
         {
             return stats.record(code);
@@ -195,15 +255,20 @@ public final class NamedLimit
     }
 
     /**
-     * Count a decision on a string key; a refused key's text is remembered (at most
-     * {@link #MAX_NAMED_KEYS} of them) so the top rejected keys can be shown by name.
+     * Count a decision on a string key; a refused key's text is remembered (in one of {@link #MAX_NAMED_KEYS}
+     * slots, the first key to land in a slot keeps it) so the top rejected keys can be shown by name. A
+     * {@code String} key is kept as it is: nothing is allocated.
      */
     long countString(final CharSequence key, final long code)
     {
         final long keyWord = keyWord(key);
-        if (!Result.isAdmitted(code) && rejectedKeyNames.size() < MAX_NAMED_KEYS)
+        if (!Result.isAdmitted(code))
         {
-            rejectedKeyNames.putIfAbsent(keyWord, key.toString());
+            final int slot = (int)keyWord & (MAX_NAMED_KEYS - 1);
+            if (null == rejectedKeyNames.get(slot))
+            {
+                rejectedKeyNames.compareAndSet(slot, null, key.toString());
+            }
         }
         return count(keyWord, code);
     }
@@ -214,8 +279,8 @@ public final class NamedLimit
      */
     public String keyName(final long keyWord)
     {
-        final String name = rejectedKeyNames.get(keyWord);
-        if (null != name)
+        final String name = rejectedKeyNames.get((int)keyWord & (MAX_NAMED_KEYS - 1));
+        if (null != name && keyWord(name) == keyWord)
         {
             return name;
         }
@@ -245,6 +310,7 @@ public final class NamedLimit
      */
     void fillRejected(final long code, final long permits, final Decision decision)
     {
+        final Limit limit = policy.limit;
         if (code > 0)
         {
             final long lagNs = code + limit.toleranceNs() + limit.emissionIntervalNs() -
@@ -276,6 +342,8 @@ public final class NamedLimit
     {
         int n = 0;
         final byte[] v = out.value;
+        final Policy policy = this.policy;
+        final RateLimitFields fields = policy.fields;
         if (rejected && Long.MAX_VALUE != decision.retryAfterNs() && decision.retryAfterNs() > 0)
         {
             n = out.put(n, RETRY_AFTER, RateLimitFields.writeDelaySeconds(decision.retryAfterNs(), v, 0));
@@ -292,13 +360,13 @@ public final class NamedLimit
         if (HeaderStyle.IETF == headers)
         {
             out.names[n] = RATELIMIT_POLICY;
-            out.values[n++] = policyValue;
+            out.values[n++] = policy.policyValue;
             n = out.put(n, RATELIMIT, fields.writeRateLimit(decision, v, 0));
         }
         else if (HeaderStyle.LEGACY == headers)
         {
             out.names[n] = X_RATELIMIT_LIMIT;
-            out.values[n++] = legacyLimitValue;
+            out.values[n++] = policy.legacyLimitValue;
             n = out.put(n, X_RATELIMIT_REMAINING, fields.writeLegacyRemaining(decision, v, 0));
             n = out.put(n, X_RATELIMIT_RESET, fields.writeLegacyReset(decision, v, 0));
         }
@@ -321,7 +389,26 @@ public final class NamedLimit
 
     public String toString()
     {
-        return "NamedLimit{" + name + ", " + limit + ", " + mode + ", " + (null == redis ? "local" : "redis") + '}';
+        return "NamedLimit{" + name + ", " + policy.limit + ", " + mode + ", " + (null == redis ? "local" : "redis") + '}';
+    }
+
+    /** What a limit advertises: its GCRA parameters and the header values derived from them (immutable). */
+    private static final class Policy
+    {
+        final Limit limit;
+        final RateLimitFields fields;
+        final String policyValue;
+        final String legacyLimitValue;
+
+        Policy(final String name, final Limit limit)
+        {
+            this.limit = limit;
+            this.fields = new RateLimitFields(name, limit);
+            final byte[] v = new byte[fields.maxValueLength()];
+            this.policyValue = new String(v, 0, fields.writePolicy(v, 0), java.nio.charset.StandardCharsets.ISO_8859_1);
+            this.legacyLimitValue =
+                new String(v, 0, fields.writeLegacyLimit(v, 0), java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
     }
 
     /** The per-thread scratch of one decision: holders and the header fields written. */
@@ -370,6 +457,7 @@ public final class NamedLimit
         RequestMatch match;
         String policyName;
         KeyedRateLimiter local;
+        KeyedLimiter decider;
         RedisRateLimiter redis;
         KeyedShaper shaper;
         long maxDelayNs;

@@ -78,7 +78,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor
         }
         final NamedLimit refusing = plan.legs[refusingLeg];
         refusing.stats.record(k[refusingLeg], Long.MAX_VALUE == retryAfterNs ? Result.NEVER : retryAfterNs);
-        final Limit limit = refusing.limit;
+        final Limit limit = refusing.limit();
         final long resetAfterNs = Long.MAX_VALUE == retryAfterNs ? 0 :
             Math.max(0, retryAfterNs + limit.toleranceNs() + limit.emissionIntervalNs() -
             plan.cost * limit.emissionIntervalNs());
@@ -144,9 +144,9 @@ public final class RateLimitedInterceptor implements MethodInterceptor
                     cost + ") but was " + a.cost());
             }
             cost = a.cost();
-            if (cost < 1 || cost > limit.limit.burst())
+            if (cost < 1 || cost > limit.limit().burst())
             {
-                throw new IllegalStateException(at + ": cost must be in [1, " + limit.limit.burst() + "] but was " + cost);
+                throw new IllegalStateException(at + ": cost must be in [1, " + limit.limit().burst() + "] but was " + cost);
             }
             legs[i] = limit;
             locals[i] = limit.local;

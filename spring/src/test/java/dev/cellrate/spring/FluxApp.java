@@ -35,6 +35,33 @@ class FluxApp
         return new NettyReactiveWebServerFactory();
     }
 
+    /** Stands in for a security filter: the X-User header becomes the authenticated principal. */
+    @Bean
+    org.springframework.web.server.WebFilter testPrincipal()
+    {
+        return new PrincipalFilter();
+    }
+
+    static final class PrincipalFilter implements org.springframework.web.server.WebFilter, org.springframework.core.Ordered
+    {
+        public int getOrder()
+        {
+            return -1_000;
+        }
+
+        public Mono<Void> filter(final org.springframework.web.server.ServerWebExchange exchange,
+            final org.springframework.web.server.WebFilterChain chain)
+        {
+            final String user = exchange.getRequest().getHeaders().getFirst("X-User");
+            if (null == user)
+            {
+                return chain.filter(exchange);
+            }
+            final java.security.Principal principal = () -> user;
+            return chain.filter(exchange.mutate().principal(Mono.just(principal)).build());
+        }
+    }
+
     @Bean
     KeyResolver clientKey()
     {
@@ -81,7 +108,7 @@ class FluxApp
             return reports.report(user);
         }
 
-        @GetMapping({"/flux/{x}", "/fluxdry/{x}", "/fluxshape/{x}"})
+        @GetMapping({"/flux/{x}", "/fluxdry/{x}", "/fluxshape/{x}", "/me/{x}", "/fluxfwd/{x}", "/fluxlive/{x}"})
         Mono<String> ok(@PathVariable final String x)
         {
             return Mono.just("ok " + x);

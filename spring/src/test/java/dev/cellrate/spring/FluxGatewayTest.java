@@ -77,6 +77,24 @@ class FluxGatewayTest
             "cellrate.limits.fluxlogin.charge-statuses=401",
             "cellrate.limits.fluxlogin.key.source=header",
             "cellrate.limits.fluxlogin.key.header=X-User",
+            "cellrate.limits.fluxlive.rate=1",
+            "cellrate.limits.fluxlive.period=1m",
+            "cellrate.limits.fluxlive.burst=2",
+            "cellrate.limits.fluxlive.paths=/fluxlive/**",
+            "cellrate.limits.fluxlive.reconfigurable=true",
+            "cellrate.limits.fluxlive.key.source=header",
+            "cellrate.limits.fluxlive.key.header=X-Client",
+            "cellrate.limits.me.rate=1",
+            "cellrate.limits.me.period=1m",
+            "cellrate.limits.me.burst=2",
+            "cellrate.limits.me.paths=/me/**",
+            "cellrate.limits.me.key.source=principal",
+            "cellrate.limits.fluxfwd.rate=1",
+            "cellrate.limits.fluxfwd.period=1m",
+            "cellrate.limits.fluxfwd.burst=1",
+            "cellrate.limits.fluxfwd.paths=/fluxfwd/**",
+            "cellrate.limits.fluxfwd.key.source=forwarded",
+            "cellrate.limits.fluxfwd.key.trusted-hops=1",
             "cellrate.limits.fluxuser.rate=1",
             "cellrate.limits.fluxuser.period=1m",
             "cellrate.limits.fluxuser.burst=2",
@@ -238,23 +256,31 @@ class FluxGatewayTest
     @Test
     void gatewayDecisionsNeverParkTheEventLoop()
     {
-        Http.get(port, "/gwr/warm", "X-Client", "warm");
+        burst("warm"); // the same traffic once first: class loading and pool set-up may block once
         final long before = eventLoopWaits();
-        final List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
-        for (int i = 0; i < 40; i++)
-        {
-            all.add(CompletableFuture.supplyAsync(() -> Http.get(port, "/gwr/x", "X-Client", "park-" + all.size())));
-        }
-        int redisOk = 0;
-        for (int i = 0; i < 40; i++)
-        {
-            final HttpResponse<String> r = Http.get(port, i % 2 == 0 ? "/gwr/y" : "/gw/y", "X-Client", "park-" + i);
-            redisOk += 200 == r.statusCode() ? 1 : 0;
-        }
-        all.forEach(CompletableFuture::join);
+        final int redisOk = burst("park");
         final long after = eventLoopWaits();
         assertTrue(redisOk > 0);
         assertEquals(before, after, "event-loop threads waited or blocked during the decisions");
+    }
+
+    /** 40 concurrent requests on the Redis route, 40 sequential ones alternating the Redis and local routes. */
+    private static int burst(final String prefix)
+    {
+        final List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
+        for (int i = 0; i < 40; i++)
+        {
+            final String key = prefix + "-c" + i;
+            all.add(CompletableFuture.supplyAsync(() -> Http.get(port, "/gwr/x", "X-Client", key)));
+        }
+        int ok = 0;
+        for (int i = 0; i < 40; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, i % 2 == 0 ? "/gwr/y" : "/gw/y", "X-Client", prefix + i);
+            ok += 200 == r.statusCode() ? 1 : 0;
+        }
+        all.forEach(CompletableFuture::join);
+        return ok;
     }
 
     static long eventLoopWaits()
@@ -308,5 +334,40 @@ class FluxGatewayTest
         assertEquals(429, locked.statusCode());
         assertEquals("60", locked.headers().firstValue("retry-after").orElse(null));
         assertEquals(200, Http.get(port, "/fluxlogin", "X-User", "bob", "pw", "secret").statusCode());
+    }
+
+    @Test
+    void principalAndForwardedKeys()
+    {
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(429, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "bob").statusCode());
+        // no principal: the fallback key, shared
+        assertEquals(200, Http.get(port, "/me/x").statusCode());
+
+        assertEquals(200, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "1.1.1.1, 192.0.2.1").statusCode());
+        assertEquals(429, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "9.9.9.9",
+            "X-Forwarded-For", "192.0.2.1").statusCode(), "the last hop over every line");
+        assertEquals(200, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "192.0.2.2").statusCode());
+        assertEquals(200, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "garbage").statusCode(), "fallback key");
+        assertEquals(429, Http.get(port, "/fluxfwd/x", "X-Forwarded-For", "1::2::3").statusCode(), "same fallback");
+    }
+
+    @Test
+    void aPropertiesRefreshChangesAReconfigurableRateKeepingState()
+    {
+        assertEquals(200, Http.get(port, "/fluxlive/x", "X-Client", "spent").statusCode());
+        assertEquals(200, Http.get(port, "/fluxlive/x", "X-Client", "spent").statusCode());
+        assertEquals(429, Http.get(port, "/fluxlive/x", "X-Client", "spent").statusCode());
+        context.getEnvironment().getPropertySources().addFirst(new org.springframework.core.env.MapPropertySource(
+            "refreshed", Map.of("cellrate.limits.fluxlive.rate", "60")));
+        context.publishEvent(new org.springframework.cloud.context.environment.EnvironmentChangeEvent(
+            context, java.util.Set.of("cellrate.limits.fluxlive.rate")));
+        final HttpResponse<String> kept = Http.get(port, "/fluxlive/x", "X-Client", "spent");
+        assertEquals(429, kept.statusCode());
+        assertEquals("\"fluxlive\";q=2;w=2", kept.headers().firstValue("ratelimit-policy").orElse(null));
+        assertEquals("119", kept.headers().firstValue("retry-after").orElse(null), "the debt is kept");
+        assertEquals(1_000_000_000L, registry.get("fluxlive").limit().emissionIntervalNs());
     }
 }

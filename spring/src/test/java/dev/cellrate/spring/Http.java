@@ -54,6 +54,25 @@ final class Http
         }
     }
 
+    static HttpResponse<String> postJson(final int port, final String path, final String json)
+    {
+        try
+        {
+            return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+        }
+        catch (final IOException ex)
+        {
+            throw new AssertionError(ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(ex);
+        }
+    }
+
     /** A response read from a raw socket: status and headers (names lower case). */
     record Raw(int status, Map<String, String> headers)
     {

@@ -26,6 +26,38 @@ class MvcApp
         return CLOCK;
     }
 
+    @Bean
+    org.springframework.web.servlet.function.RouterFunction<org.springframework.web.servlet.function.ServerResponse>
+        functionalRoutes(final LimitRegistry limits)
+    {
+        return org.springframework.web.servlet.function.RouterFunctions.route()
+            .GET("/fn/{x}", request -> org.springframework.web.servlet.function.ServerResponse.ok()
+                .body("fn " + request.pathVariable("x")))
+            .filter(CellrateFilterFunctions.rateLimit(limits, "fn", request -> request.headers().firstHeader("X-Client")))
+            .build();
+    }
+
+    /** Stands in for a security filter: the X-User header becomes the request's principal. */
+    @Bean
+    org.springframework.boot.web.servlet.FilterRegistrationBean<jakarta.servlet.Filter> testPrincipal()
+    {
+        final org.springframework.boot.web.servlet.FilterRegistrationBean<jakarta.servlet.Filter> bean =
+            new org.springframework.boot.web.servlet.FilterRegistrationBean<>((request, response, chain) ->
+            {
+                final jakarta.servlet.http.HttpServletRequest http = (jakarta.servlet.http.HttpServletRequest)request;
+                final String user = http.getHeader("X-User");
+                chain.doFilter(null == user ? request : new jakarta.servlet.http.HttpServletRequestWrapper(http)
+                {
+                    public java.security.Principal getUserPrincipal()
+                    {
+                        return () -> user;
+                    }
+                }, response);
+            });
+        bean.setOrder(-1_000);
+        return bean;
+    }
+
     @RestController
     static class Api
     {
@@ -42,7 +74,7 @@ class MvcApp
             return quotes.both(user, tenant);
         }
 
-        @GetMapping({"/api/{x}", "/dry/{x}", "/fwd/{x}", "/addr/{x}", "/spel/{x}", "/shape/{x}", "/rapi/{x}"})
+        @GetMapping({"/api/{x}", "/dry/{x}", "/fwd/{x}", "/addr/{x}", "/spel/{x}", "/shape/{x}", "/rapi/{x}", "/me/{x}", "/live/{x}", "/tiers/{x}"})
         String ok(@PathVariable final String x)
         {
             return "ok " + x;

@@ -85,6 +85,31 @@ class MvcFilterTest
         "cellrate.limits.rapi.key.header=X-Client",
         "cellrate.redis.fail-policy=closed",
         "cellrate.redis.timeout=2s",
+        "cellrate.limits.me.rate=1",
+        "cellrate.limits.me.period=1m",
+        "cellrate.limits.me.burst=2",
+        "cellrate.limits.me.paths=/me/**",
+        "cellrate.limits.me.key.source=principal",
+        "cellrate.limits.live.rate=1",
+        "cellrate.limits.live.period=1m",
+        "cellrate.limits.live.burst=2",
+        "cellrate.limits.live.paths=/live/**",
+        "cellrate.limits.live.reconfigurable=true",
+        "cellrate.limits.live.key.source=header",
+        "cellrate.limits.live.key.header=X-Client",
+        "cellrate.limits.tiers.rate=1",
+        "cellrate.limits.tiers.period=1m",
+        "cellrate.limits.tiers.burst=1",
+        "cellrate.limits.tiers.paths=/tiers/**",
+        "cellrate.limits.tiers.key.source=header",
+        "cellrate.limits.tiers.key.header=X-Client",
+        "cellrate.limits.tiers.classes.gold.rate=1",
+        "cellrate.limits.tiers.classes.gold.period=1m",
+        "cellrate.limits.tiers.classes.gold.burst=3",
+        "cellrate.limits.tiers.classes.gold.keys=vip,partner",
+        "cellrate.limits.fn.rate=2",
+        "cellrate.limits.fn.burst=3",
+        "cellrate.limits.fn.filter=false",
         "cellrate.limits.user.rate=1",
         "cellrate.limits.user.period=1m",
         "cellrate.limits.user.burst=5",
@@ -412,5 +437,90 @@ class MvcFilterTest
         assertTrue(seconds >= 59 && seconds <= 60, "rate 1/min, rounded up: " + seconds);
         assertTrue(refused.headers().firstValue("ratelimit").orElse("").startsWith("\"rapi\";r=0;t="));
         assertEquals(200, Http.get(port, "/rapi/x", "X-Client", "servlet-redis-2").statusCode());
+    }
+
+    @Test
+    void functionalRouteFilterCountsExactlyWithTheEnginesHeaders()
+    {
+        final EngineTwin twin = new EngineTwin("fn", Limit.of(2, 1, TimeUnit.SECONDS, 3));
+        int ok = 0;
+        for (int i = 0; i < 7; i++)
+        {
+            final HttpResponse<String> r = Http.get(port, "/fn/a", "X-Client", "fn-exact");
+            final Map<String, String> expected = twin.decide("fn-exact", MvcApp.CLOCK.nanoTime());
+            assertEquals(twin.admitted() ? 200 : 429, r.statusCode(), "request " + i);
+            for (final Map.Entry<String, String> e : expected.entrySet())
+            {
+                assertEquals(e.getValue(), r.headers().firstValue(e.getKey()).orElse(null), e.getKey() + " of " + i);
+            }
+            if (200 == r.statusCode())
+            {
+                ok++;
+                assertEquals("fn a", r.body());
+            }
+        }
+        assertEquals(3, ok);
+    }
+
+    @Test
+    void principalKeys()
+    {
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(429, Http.get(port, "/me/x", "X-User", "ann").statusCode());
+        assertEquals(200, Http.get(port, "/me/x", "X-User", "bob").statusCode());
+        assertEquals(200, Http.get(port, "/me/x").statusCode(), "no principal: the fallback key");
+    }
+
+    @Test
+    void theEndpointChangesARateAtRunTimeAndEveryKeyKeepsItsState()
+    {
+        assertEquals(200, Http.get(port, "/live/x", "X-Client", "spent").statusCode());
+        assertEquals(200, Http.get(port, "/live/x", "X-Client", "spent").statusCode());
+        final HttpResponse<String> before = Http.get(port, "/live/x", "X-Client", "spent");
+        assertEquals(429, before.statusCode());
+        assertEquals("\"live\";q=2;w=120", before.headers().firstValue("ratelimit-policy").orElse(null));
+        assertEquals("60", before.headers().firstValue("retry-after").orElse(null));
+
+        final HttpResponse<String> changed = Http.postJson(port, "/actuator/cellrate/live",
+            "{\"rate\": 60, \"burst\": 2, \"period\": \"1m\"}");
+        assertEquals(200, changed.statusCode(), changed.body());
+        assertTrue(changed.body().contains("\"emissionIntervalNs\":1000000000"), changed.body());
+
+        // the spent key is still 120 s in debt (a reset would have admitted it): 120 + 1 - 2 = 119 s
+        final HttpResponse<String> kept = Http.get(port, "/live/x", "X-Client", "spent");
+        assertEquals(429, kept.statusCode());
+        assertEquals("119", kept.headers().firstValue("retry-after").orElse(null));
+        assertEquals("\"live\";q=2;w=2", kept.headers().firstValue("ratelimit-policy").orElse(null));
+        // a fresh key gets the new limit
+        assertEquals(200, Http.get(port, "/live/x", "X-Client", "fresh").statusCode());
+        assertEquals(200, Http.get(port, "/live/x", "X-Client", "fresh").statusCode());
+        final HttpResponse<String> fresh = Http.get(port, "/live/x", "X-Client", "fresh");
+        assertEquals(429, fresh.statusCode());
+        assertEquals("1", fresh.headers().firstValue("retry-after").orElse(null));
+        MvcApp.CLOCK.advanceNs(TimeUnit.SECONDS.toNanos(119));
+        assertEquals(200, Http.get(port, "/live/x", "X-Client", "spent").statusCode(), "at the advertised second");
+
+        final HttpResponse<String> bad = Http.postJson(port, "/actuator/cellrate/live", "{\"rate\": 0}");
+        assertEquals(400, bad.statusCode(), bad.body());
+        final HttpResponse<String> fixed = Http.postJson(port, "/actuator/cellrate/api", "{\"rate\": 5}");
+        assertEquals(400, fixed.statusCode(), fixed.body());
+    }
+
+    @Test
+    void perKeyClassesGiveListedKeysTheirClassesLimit()
+    {
+        for (final String key : new String[] {"vip", "partner"})
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                assertEquals(200, Http.get(port, "/tiers/x", "X-Client", key).statusCode(), key + " " + i);
+            }
+            assertEquals(429, Http.get(port, "/tiers/x", "X-Client", key).statusCode(), key);
+        }
+        assertEquals(200, Http.get(port, "/tiers/x", "X-Client", "anyone").statusCode());
+        final HttpResponse<String> r = Http.get(port, "/tiers/x", "X-Client", "anyone");
+        assertEquals(429, r.statusCode(), "the default class: burst 1");
+        assertEquals("60", r.headers().firstValue("retry-after").orElse(null));
     }
 }

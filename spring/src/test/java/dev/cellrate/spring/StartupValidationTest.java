@@ -54,12 +54,31 @@ class StartupValidationTest
             {"cellrate.limits.a.rate=5\ncellrate.limits.a.charge-statuses=700\ncellrate.limits.a.mode=charge-after",
                 "cellrate.limits.a.charge-statuses[0] must be in [100, 599] but was 700"},
             {"cellrate.limits.a.rate=5\ncellrate.limits.a.backend=redis", "cellrate.redis.uri must be set"},
+            {"cellrate.limits.a.rate=5\ncellrate.limits.a.classes.gold.rate=9\ncellrate.limits.a.classes.gold.keys=not-an-ip",
+                "cellrate.limits.a.classes.gold.keys[0] must be an IP address but was 'not-an-ip'"},
+            {"cellrate.limits.a.rate=5\ncellrate.limits.a.classes.gold.rate=0",
+                "cellrate.limits.a.classes.gold.rate must be in [1, 1000000000] but was 0"},
+            {"cellrate.limits.a.rate=5\ncellrate.limits.a.reconfigurable=true\ncellrate.limits.a.mode=shape",
+                "cellrate.limits.a.mode must be enforce or dry-run when cellrate.limits.a.reconfigurable is true"},
             {"cellrate.limits.a.rate=5\ncellrate.limits.a.expected-keys=0", "cellrate.limits.a.expected-keys must be in [1, 100000000] but was 0"},
         };
+        // the application does not start, and says why
+        final String started = failure(cases[0][0].split("\n"));
+        assertTrue(started.contains(cases[0][1]), "expected '" + cases[0][1] + "' in:\n" + started);
+        // the same check for every case, on the properties as Spring binds them (no context per case)
         for (final String[] c : cases)
         {
-            final String message = failure(c[0].split("\n"));
-            assertTrue(message.contains(c[1]), "expected '" + c[1] + "' in:\n" + message);
+            final java.util.Map<String, String> map = new java.util.HashMap<>();
+            for (final String line : c[0].split("\n"))
+            {
+                map.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1));
+            }
+            final CellrateProperties properties = new org.springframework.boot.context.properties.bind.Binder(
+                new org.springframework.boot.context.properties.source.MapConfigurationPropertySource(map))
+                .bind("cellrate", CellrateProperties.class).get();
+            final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+                () -> new LimitRegistry(properties, new ManualClock()).close());
+            assertTrue(ex.getMessage().contains(c[1]), "expected '" + c[1] + "' in:\n" + ex.getMessage());
         }
     }
 

@@ -10,6 +10,7 @@ import dev.cellrate.spring.RateLimited;
 import dev.cellrate.spring.RateLimitedExceptionResolver;
 import dev.cellrate.spring.RateLimitedInterceptor;
 import dev.cellrate.spring.RateLimitedWebExceptionHandler;
+import dev.cellrate.spring.RefreshListener;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.Advisor;
@@ -48,7 +49,8 @@ import org.springframework.context.annotation.Configuration;
  * <p>
  * A bean of type {@link NanoClock}, if the application defines one, is the clock of local decisions.
  */
-@AutoConfiguration(beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
+@AutoConfiguration(beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration",
+    afterName = "org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration")
 @ConditionalOnProperty(prefix = "cellrate", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(CellrateProperties.class)
 public class CellrateAutoConfiguration
@@ -107,7 +109,11 @@ public class CellrateAutoConfiguration
         }
     }
 
-    /** The Spring Cloud Gateway rate limiter. */
+    /**
+     * The Spring Cloud Gateway rate limiter, unless the application has a {@code RateLimiter} bean already (the
+     * gateway's own {@code RedisRateLimiter} when spring-data-redis is present): two would make the gateway's
+     * {@code RequestRateLimiter} factory ambiguous.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter")
     @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -116,7 +122,7 @@ public class CellrateAutoConfiguration
     public static class GatewayConfiguration
     {
         @Bean
-        @ConditionalOnMissingBean
+        @ConditionalOnMissingBean(type = "org.springframework.cloud.gateway.filter.ratelimit.RateLimiter")
         public CellrateRateLimiter cellrateRateLimiter(
             final LimitRegistry limits, final ConfigurationService configurationService)
         {
@@ -179,6 +185,20 @@ public class CellrateAutoConfiguration
                 }
             }
             return i.invoke(invocation);
+        }
+    }
+
+    /** Reconfigurable limits follow a properties refresh. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+    public static class RefreshConfiguration
+    {
+        @Bean
+        @ConditionalOnMissingBean
+        public RefreshListener cellrateRefreshListener(
+            final LimitRegistry limits, final org.springframework.core.env.Environment environment)
+        {
+            return new RefreshListener(limits, environment);
         }
     }
 
