@@ -4,17 +4,19 @@
 #
 #   jmh/headline.sh [OUT_PREFIX]          default OUT_PREFIX: jmh/results/headline
 #
-# Each run is two JMH invocations back to back: the single-limiter rows (admit, reject, latency) with one fork per
-# benchmark, then the keyed rows (KeyedBenchmark, KeyedBatchBenchmark) with KEYED_FORKS forks per benchmark (the
-# keyed rows differ between forks more than anything else: each fork allocates its 16-43 MB tables anew, see
-# "Huge pages" in docs/keyed-table.md). A ratio is taken inside one run (cellrate, its peers and its baselines
-# back to back; a keyed score is the median of its forks' means) and the runs are spread over time: a burst of
-# load from another process hits one run, not one benchmark of every run. Estimated 3.5-4 minutes a run on 2 quiet
-# cores with 3 keyed forks, about 12 minutes in all (measured: 7.4 minutes for one run at load 13-18).
+# Each run is three JMH invocations back to back: the single-limiter rows (admit, reject, latency) with one fork per
+# benchmark; the keyed rows at KEYS (KeyedBenchmark, KeyedBatchBenchmark with its random-CAS floors) with KEYED_FORKS
+# forks per benchmark (the keyed rows differ between forks more than anything else: each fork allocates its tables
+# anew, see "Huge pages" in docs/keyed-table.md); and the keyed rows at BIG_KEYS (10 M keys: a table no L3 holds),
+# long keys only, cellrate against its random-CAS floors, with BIG_FORKS forks. Every goal is cellrate against a
+# floor measured in the same invocation. A ratio is taken inside one run (a keyed score is the median of its forks'
+# means) and the runs are spread over time: a burst of load from another process hits one run, not one benchmark
+# of every run. Budget: under 15 minutes in all on 2 quiet cores with the defaults (estimated 4.7-5 minutes a run);
+# the byte-key batch rows (information only) are left out for time: run KeyedBatchBenchmark.(single|batch)Bytes alone.
 #
-# Then, once per run, KeyedCpuTime (tools/lab; one JVM, CPU time of the thread): the keyed ÷ random-CAS and batch ÷ single ratios
-# paired in one JVM, which hold from JVM to JVM where the absolute keyed scores do not (docs/benchmarks.md, "Reading
-# the numbers"); tables.py reports them beside the JMH rows.
+# Then, once per run, KeyedCpuTime (tools/lab; one JVM, CPU time of the thread) at KEYS and BIG_KEYS: the keyed ÷
+# random-CAS and batch ÷ floor-batch ratios paired in one JVM, which hold from JVM to JVM where the absolute keyed
+# scores do not (docs/benchmarks.md, "Reading the numbers"); tables.py reports them beside the JMH rows.
 #
 # Writes OUT_PREFIX-run<i>.json (both invocations of run i, merged) and .txt, OUT_PREFIX-cpu<i>.txt, OUT_PREFIX-memory.txt,
 # OUT_PREFIX-load.txt (uptime before and after each run: the machine is shared), OUT_PREFIX-host.txt (lscpu summary,
@@ -29,6 +31,9 @@
 #   KEYED_FORKS=3               forks per keyed benchmark in each run (replaces HEADLINE_SHAPE's -f for the keyed
 #                               rows; KEYED_FORKS=1 gives the old one-fork-per-run shape)
 #   KEYS=1000000                key count of the keyed rows and of the memory program
+#   BIG_KEYS=10000000           key count of the second keyed invocation (long keys, cellrate and its floors only);
+#                               BIG_KEYS= (empty) leaves it out
+#   BIG_FORKS=1                 forks per benchmark at BIG_KEYS (each fork inserts 10 M keys: the budget allows one)
 #   TARGETS=...                 keyed targets (default cellrate,randomCas,hashOnly,bucket4jMap; Caffeine is left out
 #                               for time: add bucket4jCaffeine to run it)
 #   JARS=jmh/target             where benchmarks.jar is (e.g. a saved "before" build)
@@ -38,7 +43,8 @@
 #                               tables: malloc madvises its mmap'd chunks) and -XX:+UseTransparentHugePages (heap), and
 #                               each keyed fork prints its table's smaps line (AnonHugePages) at its end
 #   SMAPS=1                     only the smaps lines, default pages
-#   PAIRED=1                    (default) run KeyedCpuTime once per run (1 M keys only; PAIRED=0 to leave it out)
+#   PAIRED=1                    (default) run KeyedCpuTime once per run, at KEYS and BIG_KEYS (PAIRED=0 to leave it out)
+#   PAIRED_ROUNDS=3             KeyedCpuTime's rounds (the median of the rounds is its number)
 #   JMH_LOCK=-Djmh.ignoreLock=true  (default) run even if another JMH holds /tmp/jmh.lock: on a machine shared by
 #                               several builds the lock only says someone else is measuring; say so with the numbers
 set -euo pipefail
@@ -57,8 +63,12 @@ KEYS=${KEYS:-1000000}
 TARGETS=${TARGETS:-cellrate,randomCas,hashOnly,bucket4jMap}
 SHAPE=${HEADLINE_SHAPE:-"-f 1 -wi 2 -w 300ms -i 3 -r 400ms"}
 KEYED_FORKS=${KEYED_FORKS:-3}
+BIG_KEYS=${BIG_KEYS-10000000}
+BIG_FORKS=${BIG_FORKS:-1}
+PAIRED_ROUNDS=${PAIRED_ROUNDS:-3}
 # the keyed rows' shape: HEADLINE_SHAPE with its fork count replaced (JMH refuses an option given twice)
 KEYED_SHAPE="$(sed -E 's/(^|[[:space:]])-f[[:space:]]+[0-9]+//g' <<< "$SHAPE") -f $KEYED_FORKS"
+BIG_SHAPE="$(sed -E 's/(^|[[:space:]])-f[[:space:]]+[0-9]+//g' <<< "$SHAPE") -f $BIG_FORKS"
 PAGES=()
 CPU_FLAGS=()
 if [[ ${HUGE_PAGES:-0} == 1 ]]; then
@@ -98,7 +108,7 @@ for run in $(seq 1 "$RUNS"); do
     echo "run $run keyed:  $(uptime)" | tee -a "$OUT-load.txt"
     java ${JMH_LOCK:--Djmh.ignoreLock=true} -jar "$JARS/benchmarks.jar" \
         "KeyedBenchmark\.(longKey|stringKey|bytesKey)\$" \
-        "KeyedBatchBenchmark\.(single|batch|singleBytes|batchBytes)\$" \
+        "KeyedBatchBenchmark\.(single|batch|floorSingle|floorBatch)\$" \
         -p keys="$KEYS" -p distribution=uniform \
         -p target="$TARGETS" \
         $KEYED_SHAPE \
@@ -106,13 +116,29 @@ for run in $(seq 1 "$RUNS"); do
         -prof gc \
         -rf json -rff "$OUT-part-keyed$run.json" \
         "$@" | tee -a "$OUT-run$run.txt"
-    if [[ ${PAIRED:-1} == 1 && $KEYS == 1000000 ]]; then
+    parts=("$OUT-part-single$run.json" "$OUT-part-keyed$run.json")
+    if [[ -n $BIG_KEYS ]]; then
+        echo "run $run keyed $BIG_KEYS: $(uptime)" | tee -a "$OUT-load.txt"
+        java ${JMH_LOCK:--Djmh.ignoreLock=true} -jar "$JARS/benchmarks.jar" \
+            "KeyedBenchmark\.longKey\$" \
+            "KeyedBatchBenchmark\.(single|batch|floorSingle|floorBatch)\$" \
+            -p keys="$BIG_KEYS" -p distribution=uniform \
+            -p target=cellrate,randomCas \
+            $BIG_SHAPE \
+            "${PAGES[@]}" \
+            -prof gc \
+            -rf json -rff "$OUT-part-big$run.json" \
+            "$@" | tee -a "$OUT-run$run.txt"
+        parts+=("$OUT-part-big$run.json")
+    fi
+    if [[ ${PAIRED:-1} == 1 ]]; then
         echo "run $run paired: $(uptime)" | tee -a "$OUT-load.txt"
         java "${CPU_FLAGS[@]}" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp "$LAB_JAR" \
-            dev.cellrate.bench.KeyedCpuTime 5 | tee "$OUT-cpu$run.txt" || echo "KeyedCpuTime did not run (an older jar?)"
+            dev.cellrate.bench.KeyedCpuTime "$PAIRED_ROUNDS" "$KEYS" $BIG_KEYS | tee "$OUT-cpu$run.txt" \
+            || echo "KeyedCpuTime did not run (an older jar?)"
     fi
     python3 -c 'import json, sys; json.dump([e for p in sys.argv[2:] for e in json.load(open(p))], open(sys.argv[1], "w"), indent=2)' \
-        "$OUT-run$run.json" "$OUT-part-single$run.json" "$OUT-part-keyed$run.json"
+        "$OUT-run$run.json" "${parts[@]}"
     echo "run $run after:  $(uptime)" | tee -a "$OUT-load.txt"
 done
 

@@ -12,8 +12,11 @@ computed per run and reported as the median with the range (min-max) over the ru
 are the median over the runs. A throughput benchmark run with several forks scores the median of its forks'
 means (JMH's own score is their mean: one fork in a fast or slow mode moves a mean of three by a third of the
 gap, a median not at all); with one fork that is JMH's score. If a run's JSON X-run<i>.json has a X-cpu<i>.txt
-beside it (KeyedCpuTime's output, written by jmh/headline.sh), the targets table also gets the keyed ÷ random-CAS
-and batch ÷ single ratios paired in one JVM, in CPU time. If X-host.txt is there (the machine, written by
+beside it (KeyedCpuTime's output, written by jmh/headline.sh), the goals table also gets the keyed ÷ random-CAS
+and batch ÷ floor-batch ratios paired in one JVM, in CPU time, for each key count it ran.
+The goals are ratios to the floor: cellrate against the cheapest correct code of the same shape in the same run
+(a read-then-CAS for the cell, a random CAS on an array of the table's footprint for a key, the same CASes with
+every slot touched first for a batch); the ratios to the peers follow as information. If X-host.txt is there (the machine, written by
 jmh/headline.sh), the tables open with it.
 """
 import argparse
@@ -41,7 +44,7 @@ SINGLE_ROWS = [
 KEYED_ROWS = [
     ("cellrate", "cellrate `KeyedRateLimiter`"),
     ("cellrateShaper", "cellrate `KeyedShaper.reserve` (delay)"),
-    ("randomCas", "baseline: random CAS, same footprint"),
+    ("randomCas", "floor: the key hashed, then a random CAS, same footprint"),
     ("hashOnly", "baseline: cellrate's key hash only (no table)"),
     ("bucket4jMap", "Bucket4j + `ConcurrentHashMap`"),
     ("bucket4jCaffeine", "Bucket4j + Caffeine `expireAfterAccess`"),
@@ -300,95 +303,107 @@ def parse_memory(path):
     return per_key
 
 
+def million(keys):
+    n = "{:,}".format(int(keys))
+    return n.replace(",000,000", " M") if n.endswith(",000,000") else n
+
+
 def targets_table(runs, memory):
+    """Two tables: the goals, each cellrate ÷ its floor (the cheapest correct code of the same shape, measured in
+    the same run), and the peer ratios, which are information (they move with the host)."""
     A1, A2, R1, R2 = "AdmitOneThreadBenchmark", "AdmitTwoThreadsBenchmark", "RejectOneThreadBenchmark", "RejectTwoThreadsBenchmark"
-    K = {"keys": memory.get("_keys_plain", "1000000"), "distribution": "uniform"}
-    KB = "KeyedBenchmark"
-    rows = []
-
-    def row(name, goal, value, met, floor="–"):
-        rows.append("| %s | %s | %s | %s | %s |" % (name, goal, value, "–" if met is None else ("yes" if met else "**no**"),
-                                                  floor))
-
-    def ratio_row(name, goal, f, at_least, bound, *floors):
-        """floors: (label, f) pairs, the same ratio with a bare baseline in cellrate's place (same run, same peer), i.e. what the
-        cheapest code of that shape reaches on this host; a goal beyond it is beyond the host, not the design."""
-        st = Stat(runs.each(f))
-        met = None if st.median is None or bound is None else (st.median >= bound if at_least else st.median <= bound)
-        cells = [c for c in (floor_cell(fl) for fl in floors) if c is not None]
-        row(name, goal, fmt_stat(st), met, "; ".join(cells) if cells else "–")
-
-    def floor_cell(floor):
-        label, g = floor
-        st = Stat(runs.each(g))
-        return None if st.median is None else "%s: %s" % (label, fmt_stat(st))
+    KB, BB = "KeyedBenchmark", "KeyedBatchBenchmark"
+    RTC = "baselineAtomicGetCompareAndExchange"
+    key_counts = [k for k in ("1000000", "10000000")
+                  if runs.find(KB, "longKey", keys=k, distribution="uniform") is not None
+                  or runs.find(BB, "batch", keys=k, distribution="uniform") is not None
+                  or any(r.cpu.get(k) for r in runs.runs)]
+    if not key_counts:
+        key_counts = [memory.get("_keys_plain", "1000000")]
+    goals = []
+    peers = []
 
     def sc(r, cls, method, **params):
         return r.score(cls, method, **params)
 
-    ratio_row("admit, 1 thread, caller time ÷ Guava", "≥ 6x",
-              lambda r: ratio(sc(r, A1, "cellrateCallerTime"), sc(r, A1, "guava")), True, 6,
-              ("read-then-CAS ÷ Guava", lambda r: ratio(sc(r, A1, "baselineAtomicGetCompareAndExchange"), sc(r, A1, "guava"))))
-    ratio_row("admit, 1 thread, caller time ÷ Bucket4j", "≥ 6x",
-              lambda r: ratio(sc(r, A1, "cellrateCallerTime"), sc(r, A1, "bucket4jLockFree")), True, 6,
-              ("read-then-CAS ÷ Bucket4j", lambda r: ratio(sc(r, A1, "baselineAtomicGetCompareAndExchange"), sc(r, A1, "bucket4jLockFree"))))
-    ratio_row("admit, 1 thread, cost ÷ `AtomicLong` increment", "≤ 1.5x",
-              lambda r: ratio(sc(r, A1, "baselineAtomicIncrement"), sc(r, A1, "cellrateCallerTime")), False, 1.5,
-              ("read-then-CAS's own cost ÷ `AtomicLong`", lambda r: ratio(sc(r, A1, "baselineAtomicIncrement"), sc(r, A1, "baselineAtomicGetCompareAndExchange"))))
-    ratio_row("admit, 1 thread, cost ÷ bare read-then-CAS (`AtomicLong.get` + `compareAndExchange`, the floor of "
-              "any cell that must read its word before its CAS)", "– (info)",
-              lambda r: ratio(sc(r, A1, "baselineAtomicGetCompareAndExchange"), sc(r, A1, "cellrateCallerTime")), False, None)
-    ratio_row("admit, 1 thread, clock per call ÷ Guava", "≥ 1.3x",
-              lambda r: ratio(sc(r, A1, "cellrateNanoClock"), sc(r, A1, "guava")), True, 1.3)
-    ratio_row("admit, 1 thread, clock per call ÷ Bucket4j", "≥ 1.3x",
-              lambda r: ratio(sc(r, A1, "cellrateNanoClock"), sc(r, A1, "bucket4jLockFree")), True, 1.3)
-    ratio_row("admit, 2 threads, one limiter ÷ Guava", "≥ 8x",
-              lambda r: ratio(sc(r, A2, "cellrateCallerTime"), sc(r, A2, "guava")), True, 8,
-              ("read-then-CAS, 2 threads ÷ Guava", lambda r: ratio(sc(r, A2, "baselineAtomicGetCompareAndExchange"), sc(r, A2, "guava"))),
-              ("`AtomicLong` increment, 2 threads ÷ Guava", lambda r: ratio(sc(r, A2, "baselineAtomicIncrement"), sc(r, A2, "guava"))))
-    ratio_row("admit, 2 threads, one limiter ÷ Bucket4j", "≥ 10x",
-              lambda r: ratio(sc(r, A2, "cellrateCallerTime"), sc(r, A2, "bucket4jLockFree")), True, 10,
-              ("read-then-CAS, 2 threads ÷ Bucket4j", lambda r: ratio(sc(r, A2, "baselineAtomicGetCompareAndExchange"), sc(r, A2, "bucket4jLockFree"))),
-              ("`AtomicLong` increment, 2 threads ÷ Bucket4j", lambda r: ratio(sc(r, A2, "baselineAtomicIncrement"), sc(r, A2, "bucket4jLockFree"))))
-    ratio_row("reject flood, 2 threads ÷ own 1 thread", "≥ 1.8x",
-              lambda r: ratio(sc(r, R2, "cellrateCallerTime"), sc(r, R1, "cellrateCallerTime")), True, 1.8,
-              ("a plain read of one shared word, 2 threads ÷ 1 thread", lambda r: ratio(sc(r, R2, "baselineAtomicGet"), sc(r, R1, "baselineAtomicGet"))))
-    n = "{:,}".format(int(K["keys"]))
-    n = n.replace(",000,000", " M") if n.endswith(",000,000") else n
-    ratio_row("keyed, %s uniform long keys ÷ Bucket4j + CHM" % n, "≥ 20x",
-              lambda r: ratio(sc(r, KB, "longKey", target="cellrate", **K), sc(r, KB, "longKey", target="bucket4jMap", **K)),
-              True, 20,
-              ("random CAS ÷ Bucket4j + CHM", lambda r: ratio(sc(r, KB, "longKey", target="randomCas", **K), sc(r, KB, "longKey", target="bucket4jMap", **K))))
-    ratio_row("keyed, %s uniform long keys, cost ÷ bare random CAS" % n, "≤ 1.3x",
-              lambda r: ratio(sc(r, KB, "longKey", target="randomCas", **K), sc(r, KB, "longKey", target="cellrate", **K)),
-              False, 1.3)
-    if any(r.cpu for r in runs.runs):
-        ratio_row("keyed, 1 M uniform long keys, cost ÷ bare random CAS, **paired in one JVM** (CPU time of the thread, "
-                  "`KeyedCpuTime`, one JVM a run)", "≤ 1.3x", lambda r: r.cpu.get("keyed"), False, 1.3)
-        ratio_row("keyed, 1 M uniform long keys, batch of 32 ÷ single calls, paired in one JVM (CPU time, `KeyedCpuTime`)",
-                  "≥ 2.5x", lambda r: r.cpu.get("batch"), True, 2.5)
-    ratio_row("keyed, %s uniform long keys, batch of %s ÷ single calls" % (n, batch_size(runs) or "?"), "≥ 2.5x",
-              lambda r: ratio(sc(r, "KeyedBatchBenchmark", "batch", **K), sc(r, "KeyedBatchBenchmark", "single", **K)),
-              True, 2.5)
-    ratio_row("keyed, %s uniform byte keys, batch of %s ÷ single calls" % (n, batch_size(runs) or "?"), "– (info)",
-              lambda r: ratio(sc(r, "KeyedBatchBenchmark", "batchBytes", **K), sc(r, "KeyedBatchBenchmark", "singleBytes", **K)),
-              True, None)
-    for label, method in (("string", "stringKey"), ("byte", "bytesKey")):
-        def peer(target, m=method):
-            return lambda r: ratio(sc(r, KB, m, target=target, **K), sc(r, KB, m, target="bucket4jMap", **K))
+    def ns_cell(f, unit=" ns/op"):
+        st = Stat(runs.each(f))
+        return None if st.median is None else fmt_stat(st, unit)
 
-        ratio_row("keyed, %s uniform %s keys ÷ Bucket4j + CHM" % (n, label), "≥ 5x", peer("cellrate"), True, 5,
-                  ("random CAS ÷ Bucket4j + CHM", peer("randomCas")),
-                  ("cellrate's key hash alone, no table ÷ Bucket4j + CHM", peer("hashOnly")),
-                  ("that hash, then a bare random CAS (the long-key row's), their costs added ÷ Bucket4j + CHM",
-                   lambda r, m=method: ratio(composed(sc(r, KB, m, target="hashOnly", **K),
-                                                      sc(r, KB, "longKey", target="randomCas", **K)),
-                                             sc(r, KB, m, target="bucket4jMap", **K))))
+    def goal(name, floor, goal_text, f, at_least, bound, floor_number=None):
+        st = Stat(runs.each(f))
+        met = None if st.median is None or bound is None else (st.median >= bound if at_least else st.median <= bound)
+        goals.append("| %s | %s | %s | %s | %s | %s |" % (
+            name, floor, goal_text, fmt_stat(st), "–" if met is None else ("yes" if met else "**no**"),
+            (floor_number or "–")))
+
+    def info(name, f, *floors):
+        st = Stat(runs.each(f))
+        if st.median is None:
+            return
+        cells = []
+        for label, g in floors:
+            fs = Stat(runs.each(g))
+            if fs.median is not None:
+                cells.append("%s: %s" % (label, fmt_stat(fs)))
+        peers.append("| %s | %s | %s |" % (name, fmt_stat(st), "; ".join(cells) if cells else "–"))
+
+    def per_ns(cls, method, **params):
+        return lambda r: None if not sc(r, cls, method, **params) else 1000.0 / sc(r, cls, method, **params)
+
+    def cpu(k, name):
+        return lambda r: (r.cpu.get(k) or {}).get(name)
+
+    # --- goals: cellrate against its floor
+    goal("admit, 1 thread: cost ÷ the floor's", "a bare read-then-CAS (`AtomicLong.get`, then `compareAndExchange`)",
+         "≤ 1.15x", lambda r: ratio(sc(r, A1, RTC), sc(r, A1, "cellrateCallerTime")), False, 1.15,
+         ns_cell(per_ns(A1, RTC)))
+    goal("admit, 2 threads on one limiter: cost ÷ the floor's", "the same read-then-CAS, 2 threads on one word",
+         "≤ 1.15x", lambda r: ratio(sc(r, A2, RTC), sc(r, A2, "cellrateCallerTime")), False, 1.15,
+         ns_cell(lambda r: None if not sc(r, A2, RTC) else 1000.0 / sc(r, A2, RTC), " ns/op (2 threads together)"))
+    if any(r.cpu.get(key_counts[0], {}).get("admit_cas") for r in runs.runs):
+        goal("admit, 1 thread, paired in one JVM (CPU time, `KeyedCpuTime`): cost ÷ the floor's", "the same read-then-CAS",
+             "– (info)", cpu(key_counts[0], "admit_cas"), False, None,
+             ns_cell(lambda r: ((r.cpu.get(key_counts[0]) or {}).get("ns") or {}).get("admit get + CAS"), " cpu-ns/op"))
+    goal("reject flood: 2 threads ÷ 1 thread, ÷ the floor's", "a plain read of one shared word (`AtomicLong.get`), 2 threads ÷ 1",
+         "≥ 0.9x", lambda r: ratio(ratio(sc(r, R2, "cellrateCallerTime"), sc(r, R1, "cellrateCallerTime")),
+                                   ratio(sc(r, R2, "baselineAtomicGet"), sc(r, R1, "baselineAtomicGet"))), True, 0.9,
+         ns_cell(lambda r: ratio(sc(r, R2, "baselineAtomicGet"), sc(r, R1, "baselineAtomicGet")), "x"))
+    for k in key_counts:
+        K = {"keys": k, "distribution": "uniform"}
+        n = million(k)
+        goal("keyed, %s uniform long keys: cost ÷ the floor's" % n,
+             "a random CAS on an array of the table's footprint", "≤ 1.3x",
+             lambda r, K=K: ratio(sc(r, KB, "longKey", target="randomCas", **K), sc(r, KB, "longKey", target="cellrate", **K)),
+             False, 1.3, ns_cell(per_ns(KB, "longKey", target="randomCas", **K)))
+        if any(r.cpu.get(k) for r in runs.runs):
+            goal("keyed, %s uniform long keys, **paired in one JVM** (CPU time, `KeyedCpuTime`): cost ÷ the floor's" % n,
+                 "the same random CAS", "≤ 1.3x", cpu(k, "keyed"), False, 1.3,
+                 ns_cell(lambda r, k=k: ((r.cpu.get(k) or {}).get("ns") or {}).get("keyed randomCas"), " cpu-ns/op"))
+        goal("keyed, %s uniform long keys, batch of 32: speed-up over 32 calls ÷ the floor's" % n,
+             "32 random CASes with every slot touched first, ÷ the same 32 one by one", "≥ 0.8x",
+             lambda r, K=K: ratio(ratio(sc(r, BB, "batch", **K), sc(r, BB, "single", **K)),
+                                  ratio(sc(r, BB, "floorBatch", **K), sc(r, BB, "floorSingle", **K))), True, 0.8,
+             ns_cell(lambda r, K=K: ratio(sc(r, BB, "floorBatch", **K), sc(r, BB, "floorSingle", **K)), "x"))
+        if any((r.cpu.get(k) or {}).get("floor_batch") for r in runs.runs):
+            goal("keyed, %s uniform long keys, batch of 32, paired in one JVM (CPU time): speed-up ÷ the floor's" % n,
+                 "the same", "≥ 0.8x", lambda r, k=k: ratio(cpu(k, "batch")(r), cpu(k, "floor_batch")(r)), True, 0.8,
+                 ns_cell(cpu(k, "floor_batch"), "x"))
+    K = {"keys": key_counts[0], "distribution": "uniform"}
+    n = million(key_counts[0])
+    goal("keyed, %s uniform string keys: throughput ÷ the floor's" % n,
+         "cellrate's key hash of the string, then a random CAS (`randomCas`)", "≥ 0.95x",
+         lambda r: ratio(sc(r, KB, "stringKey", target="cellrate", **K), sc(r, KB, "stringKey", target="randomCas", **K)),
+         True, 0.95, ns_cell(lambda r: sc(r, KB, "stringKey", target="randomCas", **K), " ops/µs"))
+    goal("keyed, %s uniform byte keys: throughput ÷ the floor's" % n, "the same for the 16 bytes", "– (info)",
+         lambda r: ratio(sc(r, KB, "bytesKey", target="cellrate", **K), sc(r, KB, "bytesKey", target="randomCas", **K)),
+         True, None, ns_cell(lambda r: sc(r, KB, "bytesKey", target="randomCas", **K), " ops/µs"))
     allocs = []
     for e in runs.entries:
         name = e["benchmark"].rsplit(".", 1)[1]
         is_cellrate = name.startswith("cellrate") or (e.get("params") or {}).get("target", "").startswith("cellrate") \
-            or ".FamilyBenchmark." in e["benchmark"] or ".KeyedBatchBenchmark." in e["benchmark"] \
+            or ".FamilyBenchmark." in e["benchmark"] \
+            or (".KeyedBatchBenchmark." in e["benchmark"] and not name.startswith("floor")) \
             or re.search(r"\.Shaper\w*Benchmark\.", e["benchmark"]) is not None
         m = e.get("secondaryMetrics", {}).get("gc.alloc.rate.norm")
         # SampleTime forks allocate JMH's own sample storage (~0.1 B/op even for a bare AtomicLong), so
@@ -396,26 +411,67 @@ def targets_table(runs, memory):
         if is_cellrate and m is not None and e.get("mode") != "sample":
             allocs.append(m["score"])
     worst = max(allocs) if allocs else None
-    row("allocation, every cellrate throughput benchmark (worst of every run)", "< 0.01 B/op",
+    goals.append("| allocation, every cellrate throughput benchmark (worst of every run) | – | < 0.01 B/op | %s | %s | – |" % (
         "–" if worst is None else "%.4f B/op (%d results)" % (worst, len(allocs)),
-        None if worst is None else worst < 0.01)
+        "–" if worst is None else ("yes" if worst < 0.01 else "**no**")))
     mem_c, mem_b = memory.get("cellrate"), memory.get("bucket4jMap")
-    row("memory per key, %s keys" % memory.get("_keys", "1,000,000"), "≤ 24 B", "–" if mem_c is None else "%.1f B" % mem_c,
-        None if mem_c is None else mem_c <= 24)
-    mem_ratio = ratio(mem_b, mem_c)
-    row("memory per key, Bucket4j + CHM ÷ cellrate", "≥ 13x", fmt_ratio(mem_ratio),
-        None if mem_ratio is None else mem_ratio >= 13)
+    mem_floor = memory.get("randomCas")
+    goals.append("| memory per key, %s keys | – | ≤ 24 B | %s | %s | %s |" % (
+        memory.get("_keys", "1,000,000"), "–" if mem_c is None else "%.1f B" % mem_c,
+        "–" if mem_c is None else ("yes" if mem_c <= 24 else "**no**"),
+        "–" if mem_floor is None else "random-CAS array: %.1f B" % mem_floor))
     p999 = []
     for e in runs.finds("AdmitLatencyBenchmark", "cellrateCallerTime"):
         v = e["primaryMetric"].get("scorePercentiles", {}).get("99.9")
         if v is not None:
             p999.append(v / 1000.0)
     st = Stat(p999)
-    row("latency p99.9, 2 threads on one limiter", "≤ 1 µs", fmt_stat(st, " µs"),
-        None if st.median is None else st.median <= 1.0)
-    return ["#### Targets (median over the runs, range in brackets)", "", "| target | goal | measured | met | "
-            "the same ratio for a bare baseline in cellrate's place (same runs) |",
-            "| --- | --- | --- | --- | --- |"] + rows + [""]
+    goals.append("| latency p99.9, 2 threads on one limiter | – | ≤ 1 µs | %s | %s | – |" % (
+        fmt_stat(st, " µs"), "–" if st.median is None else ("yes" if st.median <= 1.0 else "**no**")))
+
+    # --- peer ratios: information
+    info("admit, 1 thread, caller time ÷ Guava", lambda r: ratio(sc(r, A1, "cellrateCallerTime"), sc(r, A1, "guava")),
+         ("read-then-CAS ÷ Guava", lambda r: ratio(sc(r, A1, RTC), sc(r, A1, "guava"))))
+    info("admit, 1 thread, caller time ÷ Bucket4j", lambda r: ratio(sc(r, A1, "cellrateCallerTime"), sc(r, A1, "bucket4jLockFree")),
+         ("read-then-CAS ÷ Bucket4j", lambda r: ratio(sc(r, A1, RTC), sc(r, A1, "bucket4jLockFree"))))
+    info("admit, 1 thread, cost ÷ `AtomicLong` increment", lambda r: ratio(sc(r, A1, "baselineAtomicIncrement"), sc(r, A1, "cellrateCallerTime")),
+         ("read-then-CAS's own cost ÷ `AtomicLong`", lambda r: ratio(sc(r, A1, "baselineAtomicIncrement"), sc(r, A1, RTC))))
+    info("admit, 1 thread, clock per call ÷ Guava", lambda r: ratio(sc(r, A1, "cellrateNanoClock"), sc(r, A1, "guava")))
+    info("admit, 1 thread, clock per call ÷ Bucket4j", lambda r: ratio(sc(r, A1, "cellrateNanoClock"), sc(r, A1, "bucket4jLockFree")))
+    info("admit, 2 threads, one limiter ÷ Guava", lambda r: ratio(sc(r, A2, "cellrateCallerTime"), sc(r, A2, "guava")),
+         ("read-then-CAS ÷ Guava", lambda r: ratio(sc(r, A2, RTC), sc(r, A2, "guava"))))
+    info("admit, 2 threads, one limiter ÷ Bucket4j", lambda r: ratio(sc(r, A2, "cellrateCallerTime"), sc(r, A2, "bucket4jLockFree")),
+         ("read-then-CAS ÷ Bucket4j", lambda r: ratio(sc(r, A2, RTC), sc(r, A2, "bucket4jLockFree"))))
+    info("reject flood, 2 threads ÷ own 1 thread", lambda r: ratio(sc(r, R2, "cellrateCallerTime"), sc(r, R1, "cellrateCallerTime")),
+         ("a plain shared read", lambda r: ratio(sc(r, R2, "baselineAtomicGet"), sc(r, R1, "baselineAtomicGet"))))
+    for k in key_counts:
+        K = {"keys": k, "distribution": "uniform"}
+        info("keyed, %s uniform long keys ÷ Bucket4j + CHM" % million(k),
+             lambda r, K=K: ratio(sc(r, KB, "longKey", target="cellrate", **K), sc(r, KB, "longKey", target="bucket4jMap", **K)),
+             ("random CAS ÷ Bucket4j + CHM", lambda r, K=K: ratio(sc(r, KB, "longKey", target="randomCas", **K),
+                                                                  sc(r, KB, "longKey", target="bucket4jMap", **K))))
+        info("keyed, %s uniform long keys, batch of 32 ÷ 32 single calls" % million(k),
+             lambda r, K=K: ratio(sc(r, BB, "batch", **K), sc(r, BB, "single", **K)),
+             ("the floor's", lambda r, K=K: ratio(sc(r, BB, "floorBatch", **K), sc(r, BB, "floorSingle", **K))))
+    K = {"keys": key_counts[0], "distribution": "uniform"}
+    info("keyed, %s uniform byte keys, batch of 32 ÷ 32 single calls" % n,
+         lambda r: ratio(sc(r, BB, "batchBytes", **K), sc(r, BB, "singleBytes", **K)))
+    for label, method in (("string", "stringKey"), ("byte", "bytesKey")):
+        def peer(target, m=method):
+            return lambda r: ratio(sc(r, KB, m, target=target, **K), sc(r, KB, m, target="bucket4jMap", **K))
+
+        info("keyed, %s uniform %s keys ÷ Bucket4j + CHM" % (n, label), peer("cellrate"),
+             ("cellrate's hash, then a random CAS ÷ Bucket4j + CHM", peer("randomCas")),
+             ("the hash alone ÷ Bucket4j + CHM", peer("hashOnly")))
+    mem_ratio = ratio(mem_b, mem_c)
+    if mem_ratio is not None:
+        peers.append("| memory per key, Bucket4j + CHM ÷ cellrate | %s | – |" % fmt_ratio(mem_ratio))
+    return ["#### Goals: cellrate against its floor (median over the runs, range in brackets)", "",
+            "| what | the floor (same runs) | goal | measured | met | the floor's own number |",
+            "| --- | --- | --- | --- | --- | --- |"] + goals + [""] + \
+        ["#### Against the peers (information: these ratios move with the host)", "",
+         "| ratio | measured | the same ratio with the floor in cellrate's place (same runs) |",
+         "| --- | --- | --- |"] + peers + [""]
 
 
 def batch_size(runs):
@@ -425,19 +481,24 @@ def batch_size(runs):
 
 def batch_table(r, keys, distribution):
     p = {"keys": keys, "distribution": distribution}
-    single = r.finds("KeyedBatchBenchmark", "single", **p)
-    batch = r.finds("KeyedBatchBenchmark", "batch", **p)
-    if not single and not batch:
+    B = "KeyedBatchBenchmark"
+    if not any(r.finds(B, m, **p) for m in ("single", "batch", "floorSingle", "floorBatch")):
         return []
-    st = Stat(r.each(lambda x: ratio(x.score("KeyedBatchBenchmark", "batch", **p), x.score("KeyedBatchBenchmark", "single", **p))))
-    return ["#### Keyed batch, %s long keys, %s, 1 thread (ops/µs = keys decided per µs)" % ("{:,}".format(int(keys)), distribution), "",
-            "| call | keys/µs | B/key |", "| --- | ---: | ---: |",
-            "| one `tryAcquire(key, permits, now)` per key | %s | %s |" % (
-                fmt(r.score("KeyedBatchBenchmark", "single", **p)), fmt_alloc(r.alloc("KeyedBatchBenchmark", "single", **p))),
-            "| `tryAcquire(keys, count, permits, now, codes)`, %s keys a call | %s | %s |" % (
-                batch_size(r) or "?", fmt(r.score("KeyedBatchBenchmark", "batch", **p)), fmt_alloc(r.alloc("KeyedBatchBenchmark", "batch", **p))),
-            "", "Batch ÷ single: %s." % fmt_stat(st), ""] + fork_spread(
-                r, "KeyedBatchBenchmark", [(m, None) for m in ("single", "batch", "singleBytes", "batchBytes")], p)
+    rows = [("one `tryAcquire(key, permits, now)` per key", "single"),
+            ("`tryAcquire(keys, count, permits, now, codes)`, %s keys a call" % (batch_size(r) or "?"), "batch"),
+            ("floor: one random CAS per key, same footprint", "floorSingle"),
+            ("floor: the same CASes, every slot touched first (memory-level parallelism)", "floorBatch")]
+    out = ["#### Keyed batch, %s long keys, %s, 1 thread (ops/µs = keys decided per µs)" % ("{:,}".format(int(keys)), distribution), "",
+           "| call | keys/µs | B/key |", "| --- | ---: | ---: |"]
+    for label, method in rows:
+        if r.finds(B, method, **p):
+            out.append("| %s | %s | %s |" % (label, fmt(r.score(B, method, **p)), fmt_alloc(r.alloc(B, method, **p))))
+
+    def speedup(a, b):
+        return Stat(r.each(lambda x: ratio(x.score(B, a, **p), x.score(B, b, **p))))
+    return out + ["", "Batch ÷ single: %s; the floor's: %s." % (fmt_stat(speedup("batch", "single")),
+                                                                fmt_stat(speedup("floorBatch", "floorSingle"))), ""] + fork_spread(
+        r, B, [(m, None) for m in ("single", "batch", "floorSingle", "floorBatch", "singleBytes", "batchBytes")], p)
 
 
 def memory_table(memory):
@@ -452,14 +513,30 @@ def memory_table(memory):
 
 
 def parse_cpu(path):
-    """KeyedCpuTime's summary line: 'keyed cellrate / randomCas 1.53x; batch32 speed-up over single calls 1.53x; ...'."""
+    """KeyedCpuTime's output: per key count, a header '1,000,000 keys', lines 'NAME  12.3 cpu-ns/op (...)' and the
+    summary 'keys 1000000: keyed cellrate / randomCas 1.53x; batch32 speed-up over single calls 1.53x, the floor's
+    2.10x; admit cellrate / AtomicLong 1.40x, / get + CAS 1.20x'. Returns {key count: {ratio name: value, "ns": {...}}}
+    (an older output without the key count is 1,000,000 keys)."""
     cpu = {}
+    ns = {}
     with open(path) as f:
         for line in f:
-            m = re.match(r"keyed cellrate / randomCas ([\d.]+)x; batch32 speed-up over single calls ([\d.]+)x; "
-                         r"admit cellrate / AtomicLong ([\d.]+)x", line)
+            h = re.match(r"([\d,]+) keys$", line.strip())
+            if h:
+                ns = {}
+                cpu[h.group(1).replace(",", "")] = {"ns": ns}
+                continue
+            t = re.match(r"(\S.*?)\s+([\d.]+) cpu-ns/op", line)
+            if t:
+                ns[t.group(1)] = float(t.group(2))
+                continue
+            m = re.match(r"(?:keys (\d+): )?keyed cellrate / randomCas ([\d.]+)x; batch32 speed-up over single calls ([\d.]+)x"
+                         r"(?:, the floor's ([\d.]+)x)?; admit cellrate / AtomicLong ([\d.]+)x(?:, / get \+ CAS ([\d.]+)x)?", line)
             if m:
-                cpu = {"keyed": float(m.group(1)), "batch": float(m.group(2)), "admit": float(m.group(3))}
+                entry = cpu.setdefault(m.group(1) or "1000000", {"ns": ns})
+                entry.update({"keyed": float(m.group(2)), "batch": float(m.group(3)),
+                              "floor_batch": None if m.group(4) is None else float(m.group(4)),
+                              "admit": float(m.group(5)), "admit_cas": None if m.group(6) is None else float(m.group(6))})
     return cpu
 
 

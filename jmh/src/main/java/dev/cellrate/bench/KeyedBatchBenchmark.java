@@ -30,6 +30,13 @@ import java.util.concurrent.TimeUnit;
  * {@link #singleBytes} and {@link #batchBytes} do the same with byte keys: {@code KeyedBenchmark}'s 16-byte keys
  * side by side in one array (cold at 1 M keys), a batch being 32 offsets into it.
  * <p>
+ * The floor of the speed-up a batch can give: {@link #floorSingle} and {@link #floorBatch} do the same 32 keys
+ * as 32 random CASes on an off-heap array of the table's footprint ({@link RandomCasTarget}), one key after the
+ * other, or with every slot touched by a plain load first and then CASed ({@link RandomCasTarget#casBatch}: the
+ * memory-level-parallelism floor). {@code floorBatch ÷ floorSingle} is the speed-up that overlapping the misses
+ * gives on this host; {@code batch ÷ single} is cellrate's share of it. A floor fork builds only the array, a
+ * cellrate fork only the limiter.
+ * <p>
  * Run: {@code java -jar jmh/target/benchmarks.jar KeyedBatchBenchmark -p keys=1000000 -p distribution=uniform -prof gc}
  */
 @BenchmarkMode(Mode.Throughput)
@@ -50,6 +57,7 @@ public class KeyedBatchBenchmark
     public String distribution;
 
     KeyedRateLimiter limiter;
+    RandomCasTarget floor;
     long[] stream;
     int mask;
     byte[] keyBytes;
@@ -65,6 +73,7 @@ public class KeyedBatchBenchmark
         long nowNs;
         final long[] batchKeys = new long[BATCH];
         final long[] codes = new long[BATCH];
+        final long[] addresses = new long[BATCH];
         final int[] batchOffsets = new int[BATCH];
         final int[] batchLengths = new int[BATCH];
 
@@ -79,9 +88,23 @@ public class KeyedBatchBenchmark
     @Setup(Level.Trial)
     public void setUp(final BenchmarkParams params)
     {
-        limiter = KeyedRateLimiter.builder(SingleLimiterBenchmark.CELLRATE_ADMIT).expectedKeys(keys).build();
         final int[] indices = KeyStream.indices(keys, distribution, KeyStream.lengthFor(keys), 20_240_601L);
         mask = indices.length - 1;
+        if (params.getBenchmark().contains(".floor"))
+        {
+            floor = new RandomCasTarget(keys);
+            stream = new long[indices.length];
+            for (int i = 0; i < keys; i++)
+            {
+                floor.decideLong(KeyStream.longKey(i), null, 0);
+            }
+            for (int i = 0; i < indices.length; i++)
+            {
+                stream[i] = KeyStream.longKey(indices[i]);
+            }
+            return;
+        }
+        limiter = KeyedRateLimiter.builder(SingleLimiterBenchmark.CELLRATE_ADMIT).expectedKeys(keys).build();
         if (params.getBenchmark().endsWith("Bytes"))
         {
             final int length = KeyedBenchmark.KEY_BYTES;
@@ -125,7 +148,8 @@ public class KeyedBatchBenchmark
         if (PRINT_PAGES)
         {
             System.out.println();
-            System.out.println(Smaps.report("smaps: cellrate table", Smaps.tableAddress(limiter)));
+            System.out.println(null == floor ? Smaps.report("smaps: cellrate table", Smaps.tableAddress(limiter))
+                : Smaps.report("smaps: random-CAS floor", floor.address()));
             System.out.println("smaps: process AnonHugePages " + Smaps.processHugeKb() + " kB");
         }
     }
@@ -176,6 +200,26 @@ public class KeyedBatchBenchmark
         final long[] codes = cursor.codes;
         limiter.tryAcquire(keyBytes, offsets, cursor.batchLengths, BATCH, 1, cursor.nowNs++, codes);
         return codes[0] | codes[BATCH - 1];
+    }
+
+    /**
+     * The floor of {@link #single}: the same keys, one random CAS each, one after the other.
+     */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long floorSingle(final Cursor cursor)
+    {
+        return floor.casEach(gather(cursor), BATCH, cursor.nowNs++);
+    }
+
+    /**
+     * The floor of {@link #batch}: the same random CASes, every slot touched first ({@link RandomCasTarget#casBatch}).
+     */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long floorBatch(final Cursor cursor)
+    {
+        return floor.casBatch(gather(cursor), BATCH, cursor.nowNs++, cursor.addresses);
     }
 
     private int[] gatherOffsets(final Cursor cursor)

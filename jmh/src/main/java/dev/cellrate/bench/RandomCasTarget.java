@@ -2,6 +2,7 @@ package dev.cellrate.bench;
 
 import dev.cellrate.table.SlotTable;
 import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -13,8 +14,15 @@ import static dev.cellrate.KeyedRateLimiterBuilder.DESIGNED_LOAD_PERCENT;
  * The floor of any keyed limiter: hash the key, then one acquire read and one CAS on a 16-byte slot of an
  * off-heap array of the same footprint as cellrate's table for the key count (the slot count of
  * {@code KeyedRateLimiter.builder(limit).expectedKeys(keys)}: keys / 0.75 rounded up to a multiple of the shard
- * count, and per shard to a multiple of 4) and the same multiply-shift reduction of the hash onto it. No probing, no key check, no decision: just the random memory access and the atomic write.
- * String keys hash with the cached {@link String#hashCode()}.
+ * count, and per shard to a multiple of 4) and the same multiply-shift reduction of the hash onto it. No probing,
+ * no key check, no bounds check, no decision: just the random memory access and the atomic write.
+ * Long keys hash with a 64-bit finaliser ({@link #mix}); string and byte keys with cellrate's own seeded hash of
+ * their bytes ({@link HashOnlyTarget#hasher()}), so those rows are the hash-then-random-CAS floor of a hashed key.
+ * <p>
+ * {@link #casBatch} is the floor of a batch: the same random CASes, but every slot is touched by a plain load
+ * first, so that the cache misses of the batch overlap (memory-level parallelism) before the CASes, each a full
+ * fence on x86, run one after another on lines already on their way; {@link #casEach} is the same CASes one key
+ * at a time, the floor of one call per key.
  */
 final class RandomCasTarget extends KeyedTarget
 {
@@ -24,7 +32,13 @@ final class RandomCasTarget extends KeyedTarget
     /** Offset of the word the baseline CASes inside a slot. */
     static final int TAT_OFFSET = 8;
 
+    private static final long TOUCH_SENTINEL = 0x5EED_0F_7007_CA5EL;
+
+    /** Written only if the loads of {@link #casBatch} sum to {@link #TOUCH_SENTINEL}: keeps them alive. */
+    long touchSink;
+
     private final AtomicBuffer buffer;
+    private final long address;
     private final long slots;
     private final SlotTable hasher = HashOnlyTarget.hasher();
 
@@ -35,6 +49,7 @@ final class RandomCasTarget extends KeyedTarget
     {
         final int slots = slotsFor(keyCount);
         buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(slots * SLOT_LENGTH, 64));
+        address = buffer.addressOffset();
         this.slots = slots;
     }
 
@@ -97,7 +112,7 @@ final class RandomCasTarget extends KeyedTarget
     @Override
     long decideString(final String key, final long nowNs)
     {
-        return cas(mix(key.hashCode()), nowNs);
+        return cas(hasher.keyWord(key), nowNs);
     }
 
     /** Byte keys: cellrate's own seeded hash of the bytes, then the CAS (the floor of a hashed byte key). */
@@ -107,11 +122,75 @@ final class RandomCasTarget extends KeyedTarget
         return cas(hasher.keyWord(bytes, offset, length), nowNs);
     }
 
+    /**
+     * The floor of one call per key: {@link #decideLong} for {@code keys[0 .. count)}, in order.
+     *
+     * @param keys  the keys.
+     * @param count how many.
+     * @param nowNs the caller's time.
+     * @return the OR of the codes (0 if every CAS won).
+     */
+    long casEach(final long[] keys, final int count, final long nowNs)
+    {
+        long codes = 0;
+        for (int i = 0; i < count; i++)
+        {
+            codes |= cas(mix(keys[i]), nowNs);
+        }
+        return codes;
+    }
+
+    /**
+     * The memory-level-parallelism floor of a batch: the same CASes as {@link #casEach}, in three passes. First
+     * every key's slot address (hash and reduction, no memory touched), then one plain load of every slot, all
+     * independent of each other (a tight loop, so all of a batch's loads fit in the core's reorder window and
+     * their misses overlap), then the read-then-CAS of every slot in order. The loaded values are summed and
+     * compared with a constant (kept in a field in the unlikely case it matches), never used for a decision, so
+     * the compiler keeps the loads.
+     *
+     * @param keys      the keys.
+     * @param count     how many, at most {@code addresses.length}.
+     * @param nowNs     the caller's time.
+     * @param addresses caller-owned scratch for the slot addresses.
+     * @return the OR of the codes (0 if every CAS won).
+     */
+    long casBatch(final long[] keys, final int count, final long nowNs, final long[] addresses)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            addresses[i] = slotAddress(mix(keys[i]));
+        }
+        long touched = 0;
+        for (int i = 0; i < count; i++)
+        {
+            touched += UnsafeApi.getLong(null, addresses[i]);
+        }
+        long codes = 0;
+        for (int i = 0; i < count; i++)
+        {
+            codes |= casAt(addresses[i], nowNs);
+        }
+        if (TOUCH_SENTINEL == touched)
+        {
+            touchSink = touched;
+        }
+        return codes;
+    }
+
+    private long slotAddress(final long hash)
+    {
+        return address + ((((hash & 0xFFFF_FFFFL) * slots) >>> 32) * SLOT_LENGTH) + TAT_OFFSET;
+    }
+
     private long cas(final long hash, final long nowNs)
     {
-        final int offset = (int)((((hash & 0xFFFF_FFFFL) * slots) >>> 32) * SLOT_LENGTH) + TAT_OFFSET;
-        final long tatNs = buffer.getLongAcquire(offset);
-        final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, Math.max(tatNs, nowNs) + 1);
+        return casAt(slotAddress(hash), nowNs);
+    }
+
+    private static long casAt(final long tatAddress, final long nowNs)
+    {
+        final long tatNs = UnsafeApi.getLongAcquire(null, tatAddress);
+        final long witnessNs = UnsafeApi.compareAndExchangeLong(null, tatAddress, tatNs, Math.max(tatNs, nowNs) + 1);
         return witnessNs == tatNs ? 0 : 1;
     }
 

@@ -94,4 +94,35 @@ final class PeersTest
         assertEquals(1_333_504, RandomCasTarget.slotsFor(1_000_000));
         assertEquals(13_333_504, RandomCasTarget.slotsFor(10_000_000));
     }
+
+    @Test
+    void batchFloorDoesTheSameCasesAsOneCasPerKey()
+    {
+        final int keys = 10_000;
+        final RandomCasTarget each = new RandomCasTarget(keys);
+        final RandomCasTarget batched = new RandomCasTarget(keys);
+        final long[] batch = new long[KeyedBatchBenchmark.BATCH];
+        final long[] scratch = new long[KeyedBatchBenchmark.BATCH];
+        final int[] stream = KeyStream.indices(keys, "uniform", 1 << 14, 7L);
+        for (int from = 0; from < stream.length; from += batch.length)
+        {
+            for (int i = 0; i < batch.length; i++)
+            {
+                batch[i] = KeyStream.longKey(stream[from + i]);
+            }
+            assertEquals(0, each.casEach(batch, batch.length, from), "one CAS per key, every CAS wins");
+            assertEquals(0, batched.casBatch(batch, batch.length, from, scratch), "touched, then CASed");
+        }
+        final org.agrona.concurrent.UnsafeBuffer a = new org.agrona.concurrent.UnsafeBuffer(each.address(),
+            (int)each.offHeapBytes());
+        final org.agrona.concurrent.UnsafeBuffer b = new org.agrona.concurrent.UnsafeBuffer(batched.address(),
+            (int)batched.offHeapBytes());
+        long written = 0;
+        for (int offset = 0; offset < a.capacity(); offset += 8)
+        {
+            assertEquals(a.getLong(offset), b.getLong(offset), "word at " + offset);
+            written += a.getLong(offset) == 0 ? 0 : 1;
+        }
+        assertTrue(written > keys / 4, "the CASes wrote the slots of the keys: " + written);
+    }
 }

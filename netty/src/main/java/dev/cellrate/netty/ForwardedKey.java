@@ -20,9 +20,9 @@ import java.util.Map;
  * entries are counted from the right over <em>every</em> field line of the header, in order. With
  * {@code trustedHops = n}, the n-th entry from the right is the client; the entries further left are
  * whatever the client chose to send and are never used. A header with fewer than {@code n} entries, an entry
- * that is not an IP literal ({@code unknown}, an obfuscated identifier), a header longer than
- * {@value #MAX_HEADER_CHARS} characters in all, or no header at all is {@link #NO_KEY}: the handler's
- * fallback decides.
+ * that is not an IP literal ({@code unknown}, an obfuscated identifier), more than
+ * {@value #MAX_HEADER_CHARS} characters in the lines read to find the entry, or no header at all is
+ * {@link #NO_KEY}: the handler's fallback decides.
  * <p>
  * Envoy ({@link #envoyExternalAddress}) resolves the trusted hops itself (its {@code xff_num_trusted_hops})
  * and writes the result as {@code x-envoy-external-address}, one IP literal, after removing any copy the
@@ -33,7 +33,7 @@ import java.util.Map;
  */
 public final class ForwardedKey implements KeyExtractor
 {
-    /** The most characters read over all field lines of the header; a longer header has no key. */
+    /** The most characters read over the field lines of the header; past it, the request has no key. */
     public static final int MAX_HEADER_CHARS = 8192;
 
     private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");

@@ -1,9 +1,9 @@
 package dev.cellrate.netty;
 
 import dev.cellrate.Decision;
+import dev.cellrate.Reservation;
 import dev.cellrate.Result;
 import dev.cellrate.http.RateLimitFields;
-import dev.cellrate.Reservation;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * takes a lock or blocks, so concurrent callers' commands go out together on the one connection.
  * <p>
  * Exactly once: the listener runs for whichever of reply, failure or timeout wins the CAS on {@code state};
- * a NOSCRIPT reply hands the decision to a fresh EVAL call (state {@code HANDED_OVER}) with the time left.
+ * a NOSCRIPT reply hands the decision to a fresh EVAL call with the time left.
  */
 final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implements TimerTask
 {

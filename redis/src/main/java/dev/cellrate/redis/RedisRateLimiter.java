@@ -118,7 +118,8 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         this.effective = limit.effective();
         this.prefix = b.prefix;
         this.policy = b.policy;
-        this.local = FailPolicy.LOCAL == b.policy ? KeyedRateLimiter.builder(b.limit).expectedKeys(b.localKeys).build() : null;
+        this.local = FailPolicy.LOCAL == b.policy ? KeyedRateLimiter.builder(b.limit).expectedKeys(b.localKeys)
+            .initialPermits(Math.min(b.localInitialPermits, b.limit.burst())).build() : null;
         this.localClock = b.localClock;
         this.timeoutNs = b.timeoutNs;
         this.extraTtlMs = b.extraTtlMs;

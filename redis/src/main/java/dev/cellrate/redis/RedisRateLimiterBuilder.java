@@ -50,6 +50,7 @@ public final class RedisRateLimiterBuilder
     long startupWaitNs = TimeUnit.SECONDS.toNanos(1);
     long logIntervalNs = TimeUnit.SECONDS.toNanos(10);
     int localKeys = 1 << 16;
+    long localInitialPermits = Long.MAX_VALUE;
     long extraTtlMs = DEFAULT_EXTRA_TTL_MS;
     NanoClock localClock = () -> System.currentTimeMillis() * 1_000_000L;
 
@@ -92,7 +93,7 @@ public final class RedisRateLimiterBuilder
     }
 
     /**
-     * @param name shown in log lines and thread names.
+     * @param name shown in the fallback log lines.
      * @return this.
      */
     public RedisRateLimiterBuilder name(final String name)
@@ -172,6 +173,23 @@ public final class RedisRateLimiterBuilder
     public RedisRateLimiterBuilder localKeys(final int keys)
     {
         this.localKeys = (int)requireRange("localKeys", keys, 1, 1 << 26);
+        return this;
+    }
+
+    /**
+     * The permits a key's local cell starts with ({@link FailPolicy#LOCAL} only). By default a local cell starts
+     * full, as any new key of a {@link dev.cellrate.KeyedRateLimiter}: a key that had just spent its burst in
+     * Redis gets a second burst from its local cell when Redis fails. With 0 the local cell starts spent, as if
+     * Redis had just admitted a full burst for the key, so the fallback adds nothing on top of what Redis
+     * admitted before the fault; the price is that an idle key waits one emission interval for its first local
+     * permit.
+     *
+     * @param permits permits a new local cell starts with, in [0, burst] of the limit.
+     * @return this.
+     */
+    public RedisRateLimiterBuilder localInitialPermits(final long permits)
+    {
+        this.localInitialPermits = requireRange("localInitialPermits", permits, 0, limit.burst());
         return this;
     }
 

@@ -72,20 +72,22 @@ public final class FaultTable
             }
             for (final FailPolicy policy : FailPolicy.values())
             {
-                System.out.println(run(fault, policy));
+                System.out.println(run(fault, policy, false));
             }
+            System.out.println(run(fault, FailPolicy.LOCAL, true));
         }
     }
 
-    private static String run(final Fault fault, final FailPolicy policy) throws Exception
+    private static String run(final Fault fault, final FailPolicy policy, final boolean spent) throws Exception
     {
         final RedisServer server = RedisServer.start();
         final RedisClient adminClient = server.client();
         final RedisClient client = RedisClient.create(server.uri());
         try (StatefulRedisConnection<String, String> admin = adminClient.connect(StringCodec.UTF8))
         {
-            final RedisRateLimiter limiter = RedisRateLimiter.builder(client, server.uri(), LIMIT, policy)
-                .prefix("faults:").build();
+            final RedisRateLimiterBuilder builder = RedisRateLimiter.builder(client, server.uri(), LIMIT, policy)
+                .prefix("faults:");
+            final RedisRateLimiter limiter = (spent ? builder.localInitialPermits(0) : builder).build();
             final List<Call> calls = new ArrayList<>(40_000);
             final long originNs = System.nanoTime();
             final long epochUs = System.currentTimeMillis() * 1000;
@@ -106,7 +108,7 @@ public final class FaultTable
             injector.join();
             final long[] after = causes(limiter);
             limiter.close();
-            return row(fault, policy, calls, marks, before, after);
+            return row(fault, spent ? "LOCAL, localInitialPermits(0)" : policy.toString(), calls, marks, before, after);
         }
         finally
         {
@@ -167,7 +169,7 @@ public final class FaultTable
     }
 
     private static String row(
-        final Fault fault, final FailPolicy policy, final List<Call> calls, final long[] marks, final long[] before,
+        final Fault fault, final String policy, final List<Call> calls, final long[] marks, final long[] before,
         final long[] after)
     {
         // recovery: from the fault's end to the first call Redis answered that started after it

@@ -107,4 +107,33 @@ class StartupTest
             assertEquals(RedisRateLimiter.REJECTED_FAIL_CLOSED, limiter.tryAcquire("k", 1), "closed: the policy answers");
         }
     }
+
+    @Test
+    void aLocalCellThatStartsSpentAddsNoBurstOnTopOfRedis() throws Exception
+    {
+        final RedisServer server = RedisServer.unstarted(); // down: every call is a LOCAL fallback
+        final RedisClient client = RedisClient.create();
+        try
+        {
+            final Limit limit = Limit.perSecond(10, 5); // T = 100 ms
+            final RedisRateLimiter limiter = RedisRateLimiter.builder(client, server.uri(), limit, FailPolicy.LOCAL)
+                .localInitialPermits(0).startupWaitNs(0).build();
+            int admitted = 0;
+            for (int i = 0; i < 20; i++)
+            {
+                admitted += Result.isAdmitted(limiter.tryAcquire("k", 1, EPOCH_NS)) ? 1 : 0;
+            }
+            assertEquals(0, admitted, "no burst from the local cell");
+            assertEquals(Result.ADMITTED, limiter.tryAcquire("k", 1, EPOCH_NS + 100_000_000L), "then the rate");
+            assertTrue(limiter.tryAcquire("k", 1, EPOCH_NS + 100_000_000L) > 0);
+            final IllegalArgumentException bad = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> RedisRateLimiter.builder(client, server.uri(), limit, FailPolicy.LOCAL).localInitialPermits(6));
+            assertEquals("localInitialPermits must be in [0, 5] but was 6", bad.getMessage());
+            limiter.close();
+        }
+        finally
+        {
+            client.shutdown();
+        }
+    }
 }

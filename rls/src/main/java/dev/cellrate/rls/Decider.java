@@ -34,6 +34,15 @@ interface Decider
     void decide(Plan plan, Runnable done);
 
     /**
+     * @param states the rules' states in use.
+     * @return this decider's counters by Prometheus metric name (for {@code /metrics}).
+     */
+    default java.util.Map<String, Long> counters(final java.util.Collection<RuleState> states)
+    {
+        return java.util.Map.of();
+    }
+
+    /**
      * @return the time of a request for this decider, ns.
      */
     long nowNs();

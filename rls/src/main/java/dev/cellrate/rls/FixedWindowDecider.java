@@ -79,6 +79,12 @@ final class FixedWindowDecider implements Decider
         return cells.size();
     }
 
+    public Map<String, Long> counters(final java.util.Collection<RuleState> states)
+    {
+        return Map.of("cellrate_rls_table_full_events", refusedFull.get(), "cellrate_rls_live_descriptors",
+            (long)cells.size());
+    }
+
     public void decide(final Plan plan, final Runnable done)
     {
         for (int i = 0; i < plan.count; i++)

@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Algorithm, per request:
  * <ul>
  *     <li>a descriptor with hits 0 is a check: {@code peek} of one permit, nothing charged;</li>
+ *     <li>a rule of 0 requests refuses; when it or a check refuses (outside shadow mode), no other descriptor is
+ *     charged;</li>
  *     <li>a descriptor under {@code shadow_mode} is charged as if enforced, alone, and never rejects the others;</li>
  *     <li>the other descriptors are charged all or nothing: one alone by {@code tryAcquire}; several with equal
  *     hits through a {@link KeyedCompositeRateLimiter} over their rules' limiters (a refused one leaves every
@@ -60,7 +62,9 @@ final class GcraDecider implements Decider
         {
             return probe;
         }
-        final int keys = rule.oneDescriptor() ? 1 : keysPerRule; // a path of explicit values is one descriptor
+        final int keys = rule.oneDescriptor() ? 1 : // a path of explicit values is one descriptor
+            rule.fullKey().startsWith(RlsService.OVERRIDE_PREFIX) ? Math.min(keysPerRule, RlsService.MAX_OVERRIDE_KEYS) :
+                keysPerRule;
         return new RuleState(rule, KeyedRateLimiter.builder(probe.limit).expectedKeys(keys).clock(clock).build(), null);
     }
 
@@ -78,6 +82,22 @@ final class GcraDecider implements Decider
         return partialCharges.get();
     }
 
+    public Map<String, Long> counters(final java.util.Collection<RuleState> states)
+    {
+        long tableFull = 0;
+        long liveKeys = 0;
+        for (final RuleState state : states)
+        {
+            if (null != state.gcra)
+            {
+                tableFull += state.gcra.tableFullEvents();
+                liveKeys += state.gcra.liveKeys();
+            }
+        }
+        return Map.of("cellrate_rls_table_full_events", tableFull, "cellrate_rls_live_descriptors", liveKeys,
+            "cellrate_rls_partial_charges", partialCharges.get());
+    }
+
     public void decide(final Plan plan, final Runnable done)
     {
         final int count = plan.count;
@@ -85,6 +105,7 @@ final class GcraDecider implements Decider
         int legs = 0;
         long legHits = -1;
         boolean equalHits = true;
+        boolean refused = false; // a descriptor outside the legs already refuses the request
         for (int i = 0; i < count; i++)
         {
             if (!plan.limited(i))
@@ -97,11 +118,13 @@ final class GcraDecider implements Decider
                 plan.over[i] = true; // requests_per_unit: 0 admits nothing
                 plan.remaining[i] = 0;
                 plan.resetNs[i] = 0;
+                refused |= !plan.rules[i].shadowMode();
             }
             else if (0 == plan.hits[i])
             {
                 final long code = state.gcra.peek(plan.keys[i], 1, nowNs);
                 plan.over[i] = !Result.isAdmitted(code);
+                refused |= plan.over[i] && !plan.rules[i].shadowMode();
                 fillFromPeeks(plan, i);
             }
             else if (plan.rules[i].shadowMode())
@@ -118,7 +141,18 @@ final class GcraDecider implements Decider
                 legHits = plan.hits[i];
             }
         }
-        if (1 == legs)
+        if (refused)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                if (isLeg(plan, i))
+                {
+                    plan.over[i] = !Result.isAdmitted(plan.states[i].gcra.peek(plan.keys[i], plan.hits[i], nowNs));
+                    fillFromPeeks(plan, i); // not charged: the request is refused anyway
+                }
+            }
+        }
+        else if (1 == legs)
         {
             for (int i = 0; i < count; i++)
             {

@@ -87,7 +87,15 @@ final class HttpSide implements AutoCloseable
             return;
         }
         final CompletableFuture<Object> answer = new CompletableFuture<>();
-        service.decide(request.build(), answer::complete, answer::complete);
+        try
+        {
+            service.decide(request.build(), answer::complete, answer::complete);
+        }
+        catch (final RuntimeException ex)
+        {
+            send(exchange, 500, "text/plain", "not decided: " + ex + "\n");
+            return;
+        }
         final Object outcome;
         try
         {
@@ -193,6 +201,12 @@ final class HttpSide implements AutoCloseable
                 .append("ratelimit_service_requests ").append(service.requests()).append('\n');
             b.append("# TYPE ratelimit_service_invalid_requests counter\n")
                 .append("ratelimit_service_invalid_requests ").append(service.invalidRequests()).append('\n');
+            for (final Map.Entry<String, Long> counter : new java.util.TreeMap<>(service.deciderCounters()).entrySet())
+            {
+                b.append("# TYPE ").append(counter.getKey()).append(counter.getKey().endsWith("descriptors") ?
+                    " gauge\n" : " counter\n").append(counter.getKey()).append(' ').append(counter.getValue())
+                    .append('\n');
+            }
             if (null != watcher)
             {
                 b.append("# TYPE ratelimit_service_config_load_success counter\n")

@@ -1,14 +1,10 @@
 package dev.cellrate.rls;
 
-import dev.cellrate.Decision;
-import dev.cellrate.Result;
 import dev.cellrate.stat.StatFile;
 import dev.cellrate.rls.config.ConfigException;
 import dev.cellrate.rls.config.RateLimitRule;
 import dev.cellrate.rls.config.RlsConfig;
 import dev.cellrate.rls.config.Unit;
-import com.google.protobuf.Duration;
-import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
@@ -22,7 +18,6 @@ import io.grpc.stub.StreamObserver;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -35,6 +30,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Envoy's {@code envoy.service.ratelimit.v3.RateLimitService}: each request's descriptors are matched against
@@ -60,7 +57,11 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     /** Most entries in one descriptor. */
     public static final int MAX_ENTRIES = 32;
     /** Most distinct limit overrides (requests_per_unit, unit) kept; a new one past it is refused. */
-    public static final int MAX_OVERRIDES = 256;
+    public static final int MAX_OVERRIDES = 64;
+    /** Descriptors each override's table holds at most (64 tables of about 350 KB at most). */
+    public static final int MAX_OVERRIDE_KEYS = 16_384;
+    /** The full key of an override rule starts with this. */
+    static final String OVERRIDE_PREFIX = "override.";
     /** Most statistics keys (detailed_metric and override keys multiply them); past it, one overflow key. */
     public static final int MAX_STATS_KEYS = 10_000;
 
@@ -69,8 +70,6 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
      * statistics keys also get the engine's decision counters.
      */
     public static final int ENGINE_COUNTERS = 8192;
-
-    private static final long UINT32_MAX = 0xFFFF_FFFFL;
 
     /** Which rate-limit headers a response carries. */
     public enum Headers
@@ -96,15 +95,15 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         }
     }
 
+    private static final Logger LOG = Logger.getLogger(RlsService.class.getName());
+
     private final Decider decider;
     private final boolean hashKeys;
     private final DescriptorKey descriptorKey;
-    private final boolean globalShadowMode;
-    private final Headers headers;
     private final Map<String, RuleStats> stats = new ConcurrentHashMap<>();
     private final StatFile statFile;
     private final RuleStats overflowStats;
-    private final AtomicLong globalShadowCount = new AtomicLong();
+    private final Answers answers;
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong invalidRequests = new AtomicLong();
     private final ScheduledExecutorService retirer = Executors.newSingleThreadScheduledExecutor(r ->
@@ -144,8 +143,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         this.decider = decider;
         this.hashKeys = decider instanceof GcraDecider;
         this.descriptorKey = new DescriptorKey();
-        this.globalShadowMode = globalShadowMode;
-        this.headers = headers;
+        this.answers = new Answers(globalShadowMode, headers);
         apply(config);
     }
 
@@ -261,7 +259,15 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
 
     public void shouldRateLimit(final RateLimitRequest request, final StreamObserver<RateLimitResponse> observer)
     {
-        decide(request, response -> complete(observer, response), status -> fail(observer, status));
+        try
+        {
+            decide(request, response -> complete(observer, response), status -> fail(observer, status));
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(Level.SEVERE, "request not decided", ex);
+            fail(observer, Status.INTERNAL.withDescription("not decided: " + ex));
+        }
     }
 
     /**
@@ -291,7 +297,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             onInvalid.accept(Status.INVALID_ARGUMENT.withDescription(unresolved));
             return;
         }
-        decider.decide(plan, () -> onAnswer.accept(respond(plan)));
+        decider.decide(plan, () -> onAnswer.accept(answers.respond(plan)));
     }
 
     private static void complete(final StreamObserver<RateLimitResponse> observer, final RateLimitResponse response)
@@ -404,7 +410,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             {
                 continue;
             }
-            if (null != replaced && null != rule.name() && replaced.contains(rule.name()))
+            if (null != replaced && null != rule.name() && !rule.unlimited() && replaced.contains(rule.name()))
             {
                 plan.rules[i] = null;
                 plan.states[i] = null;
@@ -437,7 +443,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             return existing;
         }
         final boolean room = s.overrides.size() < MAX_OVERRIDES;
-        final RateLimitRule rule = new RateLimitRule(domain, "override." + id, null, List.of(), unit, 1,
+        final RateLimitRule rule = new RateLimitRule(domain, OVERRIDE_PREFIX + id, null, List.of(), unit, 1,
             room ? requestsPerUnit : 0, Math.max(1, requestsPerUnit), false, false, false, "request:0", false);
         if (!room)
         {
@@ -479,105 +485,6 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         return stats.computeIfAbsent(key, k -> new RuleStats(domain, k, statFile));
     }
 
-    private RateLimitResponse respond(final Plan plan)
-    {
-        final RateLimitResponse.Builder response = RateLimitResponse.newBuilder();
-        boolean over = false;
-        int headerIndex = -1; // the descriptor whose headers are sent: the first refused, else the fewest remaining
-        boolean headerRefused = false;
-        long headerRemaining = Long.MAX_VALUE;
-        for (int i = 0; i < plan.count; i++)
-        {
-            final RateLimitResponse.DescriptorStatus.Builder status = RateLimitResponse.DescriptorStatus.newBuilder();
-            final RateLimitRule rule = plan.rules[i];
-            if (null == rule)
-            {
-                status.setCode(RateLimitResponse.Code.OK);
-            }
-            else if (plan.unlimited[i])
-            {
-                status.setCode(RateLimitResponse.Code.OK).setLimitRemaining((int)UINT32_MAX);
-                plan.stats[i].totalHits.add(plan.hits[i]);
-                plan.stats[i].recordDecision(Result.ADMITTED, false);
-            }
-            else
-            {
-                final boolean shadowed = plan.over[i] && rule.shadowMode();
-                final boolean refused = plan.over[i] && !shadowed;
-                over |= refused;
-                final RateLimitResponse.RateLimit.Builder limit = RateLimitResponse.RateLimit.newBuilder()
-                    .setRequestsPerUnit((int)Math.min(rule.requestsPerUnit(), UINT32_MAX))
-                    .setUnit(rule.unit().proto());
-                if (null != rule.name())
-                {
-                    limit.setName(rule.name());
-                }
-                final long remaining = plan.over[i] ? 0 : plan.remaining[i];
-                status.setCode(refused ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK)
-                    .setCurrentLimit(limit)
-                    .setLimitRemaining((int)Math.min(remaining, UINT32_MAX))
-                    .setDurationUntilReset(duration(plan.resetNs[i]));
-                final long capacity = plan.states[i].capacity();
-                plan.stats[i].recordDecision(!plan.over[i] ? Result.ADMITTED :
-                    plan.hits[i] > capacity ? Result.NEVER : Math.max(1, plan.resetNs[i]), shadowed);
-                plan.stats[i].record(plan.hits[i], !plan.over[i], shadowed,
-                    Math.max(0, capacity - plan.remaining[i]), capacity);
-                if (null != plan.states[i].fields && (headerIndex < 0 || refused && !headerRefused ||
-                    refused == headerRefused && remaining < headerRemaining))
-                {
-                    headerIndex = i;
-                    headerRefused = refused;
-                    headerRemaining = remaining;
-                }
-            }
-            response.addStatuses(status);
-        }
-        if (over && globalShadowMode)
-        {
-            globalShadowCount.incrementAndGet();
-            over = false;
-        }
-        response.setOverallCode(over ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK);
-        if (Headers.NONE != headers && headerIndex >= 0)
-        {
-            addHeaders(response, plan, headerIndex);
-        }
-        return response.build();
-    }
-
-    private void addHeaders(final RateLimitResponse.Builder response, final Plan plan, final int i)
-    {
-        final RuleState state = plan.states[i];
-        final long remaining = plan.over[i] ? 0 : plan.remaining[i];
-        final Decision decision = new Decision().setOutcome(plan.over[i] ? Math.max(1, plan.resetNs[i]) : 0,
-            remaining, plan.resetNs[i], state.limit.burst());
-        final byte[] buffer = new byte[state.fields.maxValueLength()];
-        if (Headers.IETF == headers)
-        {
-            response.addResponseHeadersToAdd(header("RateLimit-Policy", buffer, state.fields.writePolicy(buffer, 0)));
-            response.addResponseHeadersToAdd(header("RateLimit", buffer, state.fields.writeRateLimit(decision, buffer, 0)));
-        }
-        else
-        {
-            response.addResponseHeadersToAdd(header("X-RateLimit-Limit", buffer, state.fields.writeLegacyLimit(buffer, 0)));
-            response.addResponseHeadersToAdd(
-                header("X-RateLimit-Remaining", buffer, state.fields.writeLegacyRemaining(decision, buffer, 0)));
-            response.addResponseHeadersToAdd(
-                header("X-RateLimit-Reset", buffer, state.fields.writeLegacyReset(decision, buffer, 0)));
-        }
-    }
-
-    private static HeaderValue header(final String name, final byte[] buffer, final int length)
-    {
-        return HeaderValue.newBuilder().setKey(name)
-            .setValue(new String(buffer, 0, length, StandardCharsets.US_ASCII)).build();
-    }
-
-    private static Duration duration(final long ns)
-    {
-        return Duration.newBuilder().setSeconds(ns / 1_000_000_000L).setNanos((int)(ns % 1_000_000_000L)).build();
-    }
-
     /**
      * @return every statistics key's counters (a copy of the map, for readers).
      */
@@ -593,7 +500,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
 
     long globalShadowCount()
     {
-        return globalShadowCount.get();
+        return answers.globalShadowCount();
     }
 
     long requests()
@@ -609,5 +516,13 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     Decider decider()
     {
         return decider;
+    }
+
+    /**
+     * @return the decider's own counters by metric name, summed over the rules in use.
+     */
+    Map<String, Long> deciderCounters()
+    {
+        return decider.counters(snapshot.states.values());
     }
 }

@@ -12,6 +12,7 @@ import static dev.cellrate.rls.Rls.d;
 import static dev.cellrate.rls.Rls.withHits;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The fixed-window mode against envoyproxy/ratelimit's counting, response headers, and global shadow mode.
@@ -113,6 +114,29 @@ class ModesTest
             assertEquals("1", h.get("X-RateLimit-Reset"));
             final RateLimitResponse none = rls.call("d", d("unknown", "1"));
             assertFalse(none.getResponseHeadersToAddCount() > 0, "no limit, no headers");
+        }
+    }
+
+    @Test
+    void aFullTableRefusesNewDescriptorsAndCountsThem() throws Exception
+    {
+        final java.nio.file.Path directory = java.nio.file.Files.createTempDirectory("rls-config");
+        java.nio.file.Files.writeString(directory.resolve("c.yaml"), CONFIG);
+        final RlsServer.Options options = Rls.options(directory);
+        options.keysPerRule = 16;
+        final java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1L << 40);
+        options.clock = clock::get;
+        try (Rls rls = new Rls(options, clock))
+        {
+            int admitted = 0;
+            for (int i = 0; i < 60; i++)
+            {
+                admitted += Code.OK == rls.call("d", d("a", "client-" + i)).getOverallCode() ? 1 : 0;
+            }
+            final long full = rls.server.service().deciderCounters().get("cellrate_rls_table_full_events");
+            assertEquals(60, admitted + full, "every refusal is a table-full event, every other call admitted");
+            assertTrue(full > 0 && admitted >= 16, admitted + " admitted, " + full + " refused");
+            assertEquals(Code.OK, rls.call("d", d("a", "client-0")).getOverallCode(), "a present descriptor decides");
         }
     }
 

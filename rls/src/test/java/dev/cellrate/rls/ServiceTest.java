@@ -50,7 +50,8 @@ class ServiceTest
         "  - key: c\n    rate_limit:\n      name: c_limit\n      unit: minute\n      requests_per_unit: 60\n" +
         "      burst: 10\n" +
         "  - key: w\n    rate_limit:\n      unit: minute\n      units: 10\n      requests_per_unit: 600\n" +
-        "      burst: 3\n";
+        "      burst: 3\n" +
+        "  - key: blocked\n    rate_limit:\n      unit: second\n      requests_per_unit: 0\n";
 
     @BeforeAll
     static void start() throws Exception
@@ -80,6 +81,18 @@ class ServiceTest
         assertEquals(Code.OVER_LIMIT, refused.getStatuses(1).getCode());
         assertEquals(3, refused.getStatuses(0).getLimitRemaining(), "a was not charged");
         assertEquals(3, rls.admitted(5, "d", d("a", "1")), "a holds 5 - 2 admitted requests");
+    }
+
+    @Test
+    void aDescriptorThatRefusesEverythingOrAFailedCheckChargesNoOtherDescriptor()
+    {
+        assertEquals(Code.OVER_LIMIT, call(0, d("a", "9"), d("blocked", "x")).getOverallCode());
+        assertEquals(Code.OVER_LIMIT, call(0, d("blocked", "x"), d("a", "9"), d("b", "9")).getOverallCode());
+        assertEquals(2, rls.admitted(2, "d", d("b", "10")));
+        assertEquals(Code.OVER_LIMIT, call(0, d("a", "9"), withHits(d("b", "10"), 0)).getOverallCode(),
+            "a check of an empty bucket refuses");
+        assertEquals(5, rls.admitted(6, "d", d("a", "9")), "a was charged by none of the refused requests");
+        assertEquals(2, rls.admitted(2, "d", d("b", "9")));
     }
 
     @Test
@@ -155,6 +168,26 @@ class ServiceTest
             RateLimitDescriptor.RateLimitOverride.newBuilder().setRequestsPerUnit(2)).build();
         final StatusRuntimeException ex = assertThrows(StatusRuntimeException.class, () -> call(0, unknownUnit));
         assertEquals(Status.Code.INVALID_ARGUMENT, ex.getStatus().getCode());
+    }
+
+    @Test
+    void overridesPastTheCapAreRefused()
+    {
+        for (int i = 0; i < 70; i++)
+        {
+            final RateLimitDescriptor overridden = d("cap", "1").toBuilder().setLimit(
+                RateLimitDescriptor.RateLimitOverride.newBuilder().setRequestsPerUnit(1000 + i)
+                    .setUnit(RateLimitUnit.DAY)).build();
+            final Code code = call(0, overridden).getOverallCode();
+            if (i < 60)
+            {
+                assertEquals(Code.OK, code, "override " + i);
+            }
+            else if (i == 69)
+            {
+                assertEquals(Code.OVER_LIMIT, code, "the cap of " + RlsService.MAX_OVERRIDES + " is passed");
+            }
+        }
     }
 
     @Test
@@ -262,5 +295,7 @@ class ServiceTest
         assertTrue(metrics.contains("ratelimit_service_rate_limit_total_hits{domain=\"d\",key=\"d.b\"}"), metrics);
         assertTrue(metrics.contains("ratelimit_service_rate_limit_over_limit{domain=\"d\",key=\"d.b\"}"), metrics);
         assertTrue(metrics.contains("cellrate_rls_decisions{domain=\"d\",key=\"d.b\",outcome=\"rejected\"}"), metrics);
+        assertTrue(metrics.contains("\ncellrate_rls_table_full_events 0\n"), metrics);
+        assertTrue(metrics.contains("\ncellrate_rls_live_descriptors "), metrics);
     }
 }

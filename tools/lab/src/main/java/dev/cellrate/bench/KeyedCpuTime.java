@@ -10,17 +10,21 @@ import dev.cellrate.RateLimiter;
 
 /**
  * A load-tolerant companion of the keyed and admit headline rows, for before/after comparisons on a crowded
- * machine: the same work as {@link KeyedBenchmark#longKey} (1 M uniform long keys, {@code expectedKeys(keys)},
- * the admitting limit, caller time), {@link KeyedBatchBenchmark} (32 keys a call against 32 calls) and
- * {@code AdmitOneThreadBenchmark} (cellrate caller time against {@code AtomicLong.incrementAndGet()}), timed in
+ * machine: the same work as {@link KeyedBenchmark#longKey} (uniform long keys, {@code expectedKeys(keys)},
+ * the admitting limit, caller time) against its random-CAS floor, {@link KeyedBatchBenchmark} (32 keys a call
+ * against 32 calls, and the same for the floor: 32 random CASes one by one against the same 32 with every slot
+ * touched first) and {@code AdmitOneThreadBenchmark} (cellrate caller time against
+ * {@code AtomicLong.incrementAndGet()} and against a bare read-then-CAS), timed in
  * <em>CPU</em> time of the measuring thread ({@code ThreadMXBean.getCurrentThreadCpuTime}) rather than wall
  * time, so time spent descheduled does not count (what it cannot remove: caches and TLB refilled after another
  * process ran on the core). Uses only long-standing API, so one source compiles against two builds to be
  * compared.
  * <p>
  * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
- * dev.cellrate.bench.KeyedCpuTime [rounds] [keys]} (keys: default 1,000,000; also the key count of the batch rows). Prints the median CPU ns per operation (per key for the batch rows)
- * over the rounds, with the range, and the ratios the headline reports.
+ * dev.cellrate.bench.KeyedCpuTime [rounds] [keys ...]} (keys: default 1,000,000; several key counts are run one
+ * after the other in the same JVM, each with fresh tables; the key count is also the batch rows'). Prints, per key
+ * count, the median CPU ns per operation (per key for the batch rows) over the rounds, with the range, and one
+ * summary line of the ratios the headline reports ({@code jmh/tables.py} reads it).
  */
 public final class KeyedCpuTime
 {
@@ -28,8 +32,8 @@ public final class KeyedCpuTime
     private static final int OPS = 2_000_000;
     private static final int BATCH = KeyedBatchBenchmark.BATCH;
     private static final String[] NAMES = {
-        "keyed cellrate", "keyed randomCas", "keyed hashOnly", "batch single x32", "batch batch32", "admit cellrate",
-        "admit AtomicLong"};
+        "keyed cellrate", "keyed randomCas", "keyed hashOnly", "batch single x32", "batch batch32",
+        "floor single x32", "floor batch32", "admit cellrate", "admit AtomicLong", "admit get + CAS"};
 
     private final CellrateKeyedTarget cellrate;
     private final RandomCasTarget randomCas;
@@ -37,10 +41,12 @@ public final class KeyedCpuTime
     private final KeyedRateLimiter limiter;
     private final RateLimiter cell = new RateLimiter(SingleLimiterBenchmark.CELLRATE_ADMIT);
     private final AtomicLong counter = new AtomicLong();
+    private final AtomicLong casCounter = new AtomicLong();
     private final long[] keys;
     private final int mask;
     private final long[] batchKeys = new long[BATCH];
     private final long[] codes = new long[BATCH];
+    private final long[] addresses = new long[BATCH];
     private long nowNs = 1;
     private int next;
 
@@ -64,12 +70,24 @@ public final class KeyedCpuTime
     }
 
     /**
-     * @param args optional round count (default 5) and key count (default 1,000,000).
+     * @param args optional round count (default 5), then key counts (default 1,000,000).
      */
     public static void main(final String[] args)
     {
         final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
-        final int keyCount = args.length > 1 ? Integer.parseInt(args[1]) : DEFAULT_KEYS;
+        if (args.length <= 1)
+        {
+            measure(rounds, DEFAULT_KEYS);
+        }
+        for (int a = 1; a < args.length; a++)
+        {
+            measure(rounds, Integer.parseInt(args[a]));
+            System.gc(); // the last key count's tables go before the next's are allocated
+        }
+    }
+
+    private static void measure(final int rounds, final int keyCount)
+    {
         final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         final KeyedCpuTime work = new KeyedCpuTime(keyCount);
         final double[][] ns = new double[NAMES.length][rounds];
@@ -88,6 +106,7 @@ public final class KeyedCpuTime
             }
         }
         final double[] median = new double[NAMES.length];
+        System.out.printf("%,d keys%n", keyCount);
         for (int w = 0; w < NAMES.length; w++)
         {
             final double[] sorted = ns[w].clone();
@@ -96,8 +115,10 @@ public final class KeyedCpuTime
             System.out.printf("%-18s %7.1f cpu-ns/op (%.1f-%.1f, %d rounds)%n",
                 NAMES[w], median[w], sorted[0], sorted[rounds - 1], rounds);
         }
-        System.out.printf("keyed cellrate / randomCas %.2fx; batch32 speed-up over single calls %.2fx; "
-            + "admit cellrate / AtomicLong %.2fx%n", median[0] / median[1], median[3] / median[4], median[5] / median[6]);
+        System.out.printf("keys %d: keyed cellrate / randomCas %.2fx; batch32 speed-up over single calls %.2fx, "
+            + "the floor's %.2fx; admit cellrate / AtomicLong %.2fx, / get + CAS %.2fx%n", keyCount,
+            median[0] / median[1], median[3] / median[4], median[5] / median[6], median[7] / median[8],
+            median[7] / median[9]);
         System.out.println("(sink " + (sink & 1) + ")");
     }
 
@@ -116,9 +137,15 @@ public final class KeyedCpuTime
             case 4:
                 return batch();
             case 5:
+                return floorSingle();
+            case 6:
+                return floorBatch();
+            case 7:
                 return admit();
-            default:
+            case 8:
                 return atomic();
+            default:
+                return getAndCas();
         }
     }
 
@@ -180,6 +207,28 @@ public final class KeyedCpuTime
         return sink;
     }
 
+    private long floorSingle()
+    {
+        long sink = 0;
+        for (int b = 0; b < OPS / BATCH; b++)
+        {
+            gather();
+            sink |= randomCas.casEach(batchKeys, BATCH, nowNs++);
+        }
+        return sink;
+    }
+
+    private long floorBatch()
+    {
+        long sink = 0;
+        for (int b = 0; b < OPS / BATCH; b++)
+        {
+            gather();
+            sink |= randomCas.casBatch(batchKeys, BATCH, nowNs++, addresses);
+        }
+        return sink;
+    }
+
     private long admit()
     {
         long sink = 0;
@@ -196,6 +245,27 @@ public final class KeyedCpuTime
         for (int i = 0; i < OPS; i++)
         {
             sink += counter.incrementAndGet();
+        }
+        return sink;
+    }
+
+    private long getAndCas()
+    {
+        final AtomicLong word = casCounter;
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            long value = word.get();
+            while (true)
+            {
+                final long witness = word.compareAndExchange(value, value + 1);
+                if (witness == value)
+                {
+                    break;
+                }
+                value = witness;
+            }
+            sink += value;
         }
         return sink;
     }
