@@ -92,7 +92,7 @@ final class MappedTableProofTest
 
     /**
      * Child JVMs inserting new keys from 2 threads are killed with {@code destroyForcibly} at random points,
-     * round after round; the next round's inserts take over the locks the dead left held. In the end every key a
+     * round after round (at least 4, and until 2 of them died holding a shard lock, at most 12); the next round's inserts take over the locks the dead left held. In the end every key a
      * child recorded as admitted is in exactly one slot, no key word is in two slots, and each shard's live-key
      * count matches its slots.
      */
@@ -102,12 +102,13 @@ final class MappedTableProofTest
         final Path file = directory.resolve("storm.table");
         TrafficChild.storm(file);
         final SplittableRandom random = new SplittableRandom(26);
-        final int rounds = 6;
+        // At least 4 rounds, and on until 2 children died holding a lock (at most 12 rounds).
+        int rounds = 0;
         int killedHolding = 0;
-        for (int round = 0; round < rounds; round++)
+        for (int round = 0; round < 12 && (round < 4 || killedHolding < 2); round++, rounds++)
         {
             try (ChildJvm child = ChildJvm.start(null, TrafficChild.class, "inserts", file.toString(), logs("r" + round),
-                Integer.toString(round * 40_000), "40000", "2"))
+                Integer.toString(round * 50_000), "50000", "2"))
             {
                 child.awaitLine("READY");
                 Thread.sleep(20 + random.nextInt(150));
@@ -118,7 +119,7 @@ final class MappedTableProofTest
         }
         final KeyedRateLimiter limiter = TrafficChild.storm(file);
         // Takes every shard's lock: takes over any the dead left held.
-        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> limiter.sweep(System.nanoTime(), 1 << 19));
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> limiter.sweep(System.nanoTime(), 1 << 20));
         final TableFile view = TableFile.open(file, specOf(file), null);
         final Map<Long, Integer> slotsByWord = slotsByWord(view, 16);
         long live = 0;
@@ -194,7 +195,7 @@ final class MappedTableProofTest
     {
         final Limit limit = TrafficChild.SLOW;
         return new TableSpec(TableFileLayout.KIND_KEYED_RATE_LIMITER, limit.emissionIntervalNs(), limit.toleranceNs(),
-            0, 3_600_000_000_000L, 0, 16, 1 << 15, 512);
+            0, 3_600_000_000_000L, 0, 16, 1 << 16, 512);
     }
 
     /**

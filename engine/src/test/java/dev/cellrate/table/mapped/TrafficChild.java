@@ -32,10 +32,10 @@ public final class TrafficChild
         return KeyedRateLimiter.builder(SLOW).mappedFile(file).slotCount(4096).shardCount(4).build();
     }
 
-    /** 16 shards of 32768 slots, an idle grace of an hour (no key is evicted during a test). */
+    /** 16 shards of 65536 slots, an idle grace of an hour (no key is evicted during a test). */
     static KeyedRateLimiter storm(final Path file)
     {
-        return KeyedRateLimiter.builder(SLOW).mappedFile(file).slotCount(1 << 19).shardCount(16)
+        return KeyedRateLimiter.builder(SLOW).mappedFile(file).slotCount(1 << 20).shardCount(16)
             .idleGraceNs(3_600_000_000_000L).build();
     }
 

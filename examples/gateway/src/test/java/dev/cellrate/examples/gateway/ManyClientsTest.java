@@ -107,4 +107,51 @@ final class ManyClientsTest
             }
         }
     }
+
+    /** 50 clients at once, each from its own address and pipelining 8 deep: each gets exactly its burst. */
+    @Test
+    void fiftyConcurrentClientsEachGetExactlyTheirBurst() throws Exception
+    {
+        final int clients = 50;
+        final int burst = 5;
+        final int depth = 8;
+        try (TestGateway gateway = new TestGateway(burst))
+        {
+            final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(clients);
+            try
+            {
+                final java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(clients);
+                final List<java.util.concurrent.Future<List<Integer>>> results = new ArrayList<>();
+                for (int i = 0; i < clients; i++)
+                {
+                    final String source = "127.0.13." + (1 + i);
+                    results.add(pool.submit(() ->
+                    {
+                        try (RawHttp client = new RawHttp(source, gateway.port))
+                        {
+                            final StringBuilder requests = new StringBuilder();
+                            for (int r = 0; r < depth; r++)
+                            {
+                                requests.append(RawHttp.get("/" + r));
+                            }
+                            start.await(10, TimeUnit.SECONDS);
+                            client.send(requests.toString());
+                            return client.statuses(depth);
+                        }
+                    }));
+                }
+                final List<Integer> expected = new ArrayList<>(Collections.nCopies(burst, 200));
+                expected.addAll(Collections.nCopies(depth - burst, 429));
+                for (int i = 0; i < clients; i++)
+                {
+                    assertEquals(expected, results.get(i).get(30, TimeUnit.SECONDS), "client 127.0.13." + (1 + i));
+                }
+                assertEquals(clients * burst, gateway.backendRequests.get());
+            }
+            finally
+            {
+                pool.shutdownNow();
+            }
+        }
+    }
 }
