@@ -108,7 +108,9 @@ public final class RateLimiter implements DebitLimiter
      */
     public long tryAcquire(final long permits, final long nowNs)
     {
-        return AtomicGcra.acquireAt(tatBase, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs);
+        // One permit is T (every limit's burst is >= 1): no load of the limit between the call and the TAT's CAS.
+        final long incrementNs = 1 == permits ? emissionIntervalNs : limit.incrementNs(permits);
+        return AtomicGcra.acquireAt(tatBase, tatAddress, incrementNs, ceilingNs, nowNs);
     }
 
     /**

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A JVM started without {@link CellArray#JVM_OPTION}: every front, keyed ones first, fails with the
+ * A JVM started without {@link JvmOption#ADD_EXPORTS}: every front, keyed ones first, fails with the
  * {@link IllegalStateException} that names the option (or works, when it needs no off-heap memory), never with
  * Agrona's bare {@link IllegalAccessError}.
  */

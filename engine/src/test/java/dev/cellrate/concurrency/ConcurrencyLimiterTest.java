@@ -1,8 +1,6 @@
 package dev.cellrate.concurrency;
 
 import dev.cellrate.Result;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -11,6 +9,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -150,5 +150,35 @@ class ConcurrencyLimiterTest
             assertThrows(IllegalArgumentException.class, () -> new ConcurrencyLimiter(0)).getMessage());
         assertEquals("maxInFlight must be in [1, 1048576] but was 1048577",
             assertThrows(IllegalArgumentException.class, () -> new ConcurrencyLimiter((1 << 20) + 1)).getMessage());
+    }
+
+    /**
+     * The edges of the concurrency limiter a user can see: the largest N is accepted and reported, and a forged
+     * ticket naming the slot just past the last one is refused rather than touching memory past the slots.
+     */
+    @Nested
+    final class Specification
+    {
+        @Test
+        void theLargestMaxInFlightIsAcceptedAndReported()
+        {
+            final ConcurrencyLimiter limiter = new ConcurrencyLimiter(Tickets.MAX_SLOTS);
+            assertEquals(Tickets.MAX_SLOTS, limiter.maxInFlight());
+            final long ticket = limiter.tryAcquire();
+            assertTrue(ticket >= 0);
+            assertTrue(limiter.release(ticket));
+            assertEquals(16, new ConcurrencyLimiter(16).maxInFlight());
+        }
+
+        @Test
+        void aTicketForTheSlotPastTheLastIsRefused()
+        {
+            for (final int n : new int[] {1, 8, 16, 64})
+            {
+                final ConcurrencyLimiter limiter = new ConcurrencyLimiter(n);
+                assertFalse(limiter.release(Tickets.ticket(0, n)), "slot " + n + " of " + n);
+                assertEquals(0, limiter.inFlight());
+            }
+        }
     }
 }

@@ -4,21 +4,36 @@ import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
+import dev.cellrate.ShaperMode;
 import dev.cellrate.TableFullPolicy;
 import dev.cellrate.shaper.Shaper;
-import dev.cellrate.ShaperMode;
-import org.agrona.concurrent.CachedNanoClock;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.agrona.IoUtil;
+import org.agrona.SemanticVersion;
+import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.CountersReader;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -278,5 +293,442 @@ final class StatFileTest
             }
         }
         return values;
+    }
+
+    /**
+     * What another process reading a {@link StatFile} sees (issue 15, PIT survivors of {@code dev.cellrate.stat}):
+     * the header words of {@link StatLayout} at their offsets, in the machine's byte order; one Agrona counter per
+     * outcome and stripe with its key and label, in registration order; sketches at consecutive offsets; a file of
+     * a newer minor version read (statistics it does not know skipped), another major version or a truncated file
+     * refused with a message that says so; registration refused by name and without leaving half a limiter behind.
+     */
+    @Nested
+    final class Specification
+    {
+        private static final int OUTCOMES = StatKind.WOULD_REJECT.ordinal() + 1;
+
+        @TempDir
+        Path dir;
+
+        private ByteBuffer fileBytes() throws Exception
+        {
+            return ByteBuffer.wrap(Files.readAllBytes(dir.resolve(StatLayout.FILE_NAME))).order(ByteOrder.nativeOrder());
+        }
+
+        @Test
+        void theHeaderHoldsTheLayoutsWordsAtTheirOffsets() throws Exception
+        {
+            final long beforeMs = System.currentTimeMillis();
+            try (StatFile file = StatFile.create(dir, 32, 4096))
+            {
+                final long afterMs = System.currentTimeMillis();
+                assertEquals(dir.resolve(StatLayout.FILE_NAME), file.path());
+                final ByteBuffer bytes = fileBytes();
+                final int metadataLength = 32 * CountersReader.METADATA_LENGTH;
+                final int valuesLength = 32 * CountersReader.COUNTER_LENGTH;
+                assertEquals(metadataLength, StatLayout.metadataLength(32));
+                assertEquals(valuesLength, StatLayout.valuesLength(32));
+                assertEquals(StatLayout.fileLength(metadataLength, valuesLength, 4096), bytes.capacity());
+                assertEquals(128L + metadataLength + valuesLength + 4096, bytes.capacity());
+                assertEquals(SemanticVersion.compose(1, 0, 0), bytes.getInt(0));
+                assertEquals(StatLayout.VERSION, bytes.getInt(StatLayout.VERSION_OFFSET));
+                assertEquals(metadataLength, bytes.getInt(4));
+                assertEquals(valuesLength, bytes.getInt(8));
+                assertEquals(4096, bytes.getInt(12));
+                assertEquals(ProcessHandle.current().pid(), bytes.getLong(16));
+                final long startMs = bytes.getLong(24);
+                assertTrue(startMs >= beforeMs && startMs <= afterMs, startMs + " not in [" + beforeMs + ", " + afterMs + "]");
+                try (StatReader reader = StatReader.open(dir, 1_000))
+                {
+                    assertEquals(ProcessHandle.current().pid(), reader.pid());
+                    assertEquals(startMs, reader.startTimestampMs());
+                    assertEquals(32, reader.counters().maxCounterId() + 1);
+                }
+                assertEquals(0, file.reader().startTimestampMs(), "an in-process reader has no start time");
+                assertEquals(ProcessHandle.current().pid(), file.reader().pid());
+            }
+        }
+
+        @Test
+        void everyOutcomeAndStripeIsOneCounterWithItsKeyAndLabelInRegistrationOrder() throws Exception
+        {
+            try (StatFile file = StatFile.create(dir, 64, TopKeys.length(4, 2) + TopKeys.length(2, 1)))
+            {
+                final LimiterStats api = file.limiter("api", 2, 4);
+                final LimiterStats solo = file.limiter("solo", 1, 2, 1);
+                assertEquals(0, api.limiterId());
+                assertEquals(1, solo.limiterId());
+                assertEquals("api", api.name());
+                assertEquals(2, api.stripes());
+                assertEquals(1, solo.stripes());
+                final int liveKeys = api.gauge(StatKind.LIVE_KEYS);
+                assertEquals(liveKeys, api.gauge(StatKind.LIVE_KEYS), "a gauge is allocated once");
+                api.set(liveKeys, 42);
+
+                try (StatReader reader = StatReader.open(dir, 1_000))
+                {
+                    final CountersReader counters = reader.counters();
+                    final List<String> labels = new ArrayList<>();
+                    counters.forEach((id, label) -> labels.add(label));
+                    final List<String> expected = new ArrayList<>();
+                    expected.add("api top-rejected-keys");
+                    for (int kind = 0; kind < OUTCOMES; kind++)
+                    {
+                        expected.add("api " + StatKind.values()[kind].label() + " #0");
+                        expected.add("api " + StatKind.values()[kind].label() + " #1");
+                    }
+                    expected.add("solo top-rejected-keys");
+                    for (int kind = 0; kind < OUTCOMES; kind++)
+                    {
+                        expected.add("solo " + StatKind.values()[kind].label());
+                    }
+                    expected.add("api live-keys");
+                    assertEquals(expected, labels);
+
+                    // Counter 0: api's sketch, its key says (limiter 0, k = 4, stripes 2, "api"), its value the offset 0.
+                    assertKey(counters, 0, StatKind.TOP_KEYS, 0, 4, 2, "api");
+                    assertEquals(0, counters.getCounterValue(0));
+                    // Counters 1..14: api's outcomes, kind by kind, stripe by stripe.
+                    assertKey(counters, 1, StatKind.ADMITTED, 0, 0, 2, "api");
+                    assertKey(counters, 2, StatKind.ADMITTED, 0, 1, 2, "api");
+                    assertKey(counters, 14, StatKind.WOULD_REJECT, 0, 1, 2, "api");
+                    // Counter 15: solo's sketch right after api's, then its outcomes on one stripe.
+                    assertKey(counters, 15, StatKind.TOP_KEYS, 1, 2, 1, "solo");
+                    assertEquals(TopKeys.length(4, 2), counters.getCounterValue(15));
+                    assertKey(counters, 16, StatKind.ADMITTED, 1, 0, 1, "solo");
+                    assertKey(counters, 23, StatKind.LIVE_KEYS, 0, 0, 1, "api");
+                    assertEquals(42, counters.getCounterValue(23));
+
+                    final List<StatReader.Stat> stats = reader.stats();
+                    assertEquals(2 * OUTCOMES + 1, stats.size(), "one statistic per limiter and kind, sketches apart");
+                    assertEquals(StatKind.ADMITTED, stats.get(0).kind());
+                    assertArrayEquals(new int[]{ 1, 2 }, stats.get(0).counterIds(), "api's admitted: its two stripes");
+                    assertEquals("api", stats.get(0).limiter());
+                    assertArrayEquals(new int[]{ 13, 14 }, stats.get(OUTCOMES - 1).counterIds());
+                    assertEquals(1, stats.get(OUTCOMES).limiterId(), "in the order of their first counter: solo's next");
+                    assertArrayEquals(new int[]{ 16 }, stats.get(OUTCOMES).counterIds());
+                    assertEquals(StatKind.LIVE_KEYS, stats.get(2 * OUTCOMES).kind(), "then api's gauge, allocated last");
+                    assertEquals("api", stats.get(2 * OUTCOMES).limiter());
+
+                    final List<StatReader.Sketch> sketches = reader.sketches();
+                    assertEquals(List.of(
+                        new StatReader.Sketch(0, "api", 0, 4, 2),
+                        new StatReader.Sketch(1, "solo", TopKeys.length(4, 2), 2, 1)), sketches);
+
+                    // Known calls, read back by the other side: values summed over the stripes.
+                    api.record(Result.ADMITTED);
+                    api.record(Result.ADMITTED);
+                    api.record(7, 1_000L);
+                    assertEquals(Result.WOULD_HAVE_REJECTED, api.dryRun(1_000L));
+                    assertEquals(Result.NEVER, api.record(Result.NEVER));
+                    solo.record(9, 5L);
+                    solo.record(9, 5L);
+                    solo.record(8, 5L);
+                    assertEquals(2, reader.value(stats.get(StatKind.ADMITTED.ordinal())));
+                    assertEquals(2, reader.value(stats.get(StatKind.REJECTED.ordinal())));
+                    assertEquals(1, reader.value(stats.get(StatKind.NEVER_FIT.ordinal())));
+                    assertEquals(1, reader.value(stats.get(StatKind.WOULD_REJECT.ordinal())));
+                    assertEquals(42, reader.value(stats.get(2 * OUTCOMES)));
+                    assertEquals(3, reader.value(stats.get(OUTCOMES + StatKind.REJECTED.ordinal())));
+                    assertEquals(List.of(new TopKeys.Entry(9, 2, 0), new TopKeys.Entry(8, 1, 0)),
+                        List.of(reader.top(sketches.get(1), 10)), "solo samples every rejection");
+                    assertEquals(1, reader.top(sketches.get(1), 1).length);
+                }
+            }
+        }
+
+        private static void assertKey(
+            final CountersReader counters, final int counterId, final StatKind kind, final int limiterId,
+            final int stripe, final int stripes, final String name)
+        {
+            assertEquals(kind.typeId(), counters.getCounterTypeId(counterId));
+            assertEquals(kind, StatKind.ofTypeId(counters.getCounterTypeId(counterId)));
+            final int key = CountersReader.metaDataOffset(counterId) + CountersReader.KEY_OFFSET;
+            final org.agrona.DirectBuffer metadata = counters.metaDataBuffer();
+            assertEquals(limiterId, metadata.getInt(key + StatLayout.KEY_LIMITER_ID_OFFSET), "limiter id of " + counterId);
+            assertEquals(stripe, metadata.getInt(key + StatLayout.KEY_STRIPE_OFFSET), "stripe of " + counterId);
+            assertEquals(stripes, metadata.getInt(key + StatLayout.KEY_STRIPES_OFFSET), "stripes of " + counterId);
+            assertEquals(name.length(), metadata.getInt(key + StatLayout.KEY_NAME_LENGTH_OFFSET));
+            assertEquals(name, metadata.getStringWithoutLengthAscii(key + StatLayout.KEY_NAME_OFFSET, name.length()));
+        }
+
+        @Test
+        void theLayoutsOffsetsAreChainedAsDrawn()
+        {
+            assertEquals(0, StatLayout.VERSION_OFFSET);
+            assertEquals(4, StatLayout.METADATA_LENGTH_OFFSET);
+            assertEquals(8, StatLayout.VALUES_LENGTH_OFFSET);
+            assertEquals(12, StatLayout.SKETCH_LENGTH_OFFSET);
+            assertEquals(16, StatLayout.PID_OFFSET);
+            assertEquals(24, StatLayout.START_TIMESTAMP_OFFSET);
+            assertEquals(128, StatLayout.HEADER_LENGTH);
+            assertEquals(16, StatLayout.KEY_NAME_OFFSET);
+            assertEquals(CountersReader.MAX_KEY_LENGTH - 16, StatLayout.MAX_NAME_LENGTH);
+            assertEquals(3L * Integer.MAX_VALUE + 128, StatLayout.fileLength(Integer.MAX_VALUE, Integer.MAX_VALUE,
+                Integer.MAX_VALUE), "the file length is computed in long");
+        }
+
+        /** Writes a file as a writer of {@code version} would, with one counter of each given type id. */
+        private void writeFile(final int version, final int... typeIds) throws Exception
+        {
+            final int maxCounters = 16;
+            final int metadataLength = StatLayout.metadataLength(maxCounters);
+            final int valuesLength = StatLayout.valuesLength(maxCounters);
+            final long length = StatLayout.fileLength(metadataLength, valuesLength, 0);
+            Files.deleteIfExists(dir.resolve(StatLayout.FILE_NAME));
+            final MappedByteBuffer mapped = IoUtil.mapNewFile(dir.resolve(StatLayout.FILE_NAME).toFile(), length, true);
+            final UnsafeBuffer whole = new UnsafeBuffer(mapped);
+            whole.putInt(StatLayout.METADATA_LENGTH_OFFSET, metadataLength);
+            whole.putInt(StatLayout.VALUES_LENGTH_OFFSET, valuesLength);
+            whole.putInt(StatLayout.SKETCH_LENGTH_OFFSET, 0);
+            final CountersManager counters = new CountersManager(
+                new UnsafeBuffer(mapped, StatLayout.HEADER_LENGTH, metadataLength),
+                new UnsafeBuffer(mapped, StatLayout.HEADER_LENGTH + metadataLength, valuesLength), StandardCharsets.US_ASCII);
+            final UnsafeBuffer key = new UnsafeBuffer(new byte[StatLayout.KEY_NAME_OFFSET + 3]);
+            key.putInt(StatLayout.KEY_STRIPES_OFFSET, 1);
+            key.putInt(StatLayout.KEY_NAME_LENGTH_OFFSET, 3);
+            key.putStringWithoutLengthAscii(StatLayout.KEY_NAME_OFFSET, "new");
+            for (final int typeId : typeIds)
+            {
+                final UnsafeBuffer label = new UnsafeBuffer(("new " + typeId).getBytes(StandardCharsets.US_ASCII));
+                final int id = counters.allocate(typeId, key, 0, key.capacity(), label, 0, label.capacity());
+                counters.setCounterValue(id, 100 + id);
+            }
+            whole.putIntRelease(StatLayout.VERSION_OFFSET, version);
+            mapped.force();
+        }
+
+        @Test
+        void aFileOfANewerMinorVersionIsReadAndStatisticsThisReaderDoesNotKnowAreSkipped() throws Exception
+        {
+            final int unknownKind = StatKind.TYPE_ID_BASE + StatKind.values().length;
+            writeFile(SemanticVersion.compose(StatLayout.MAJOR_VERSION, 7, 0),
+                StatKind.ADMITTED.typeId(), unknownKind, 1 /* a foreign (e.g. Aeron) counter */, StatKind.TYPE_ID_BASE - 1,
+                StatKind.REJECTED.typeId());
+            try (StatReader reader = StatReader.open(dir, 1_000))
+            {
+                final List<StatReader.Stat> stats = reader.stats();
+                assertEquals(2, stats.size(), stats.toString());
+                assertEquals(StatKind.ADMITTED, stats.get(0).kind());
+                assertEquals("new", stats.get(0).limiter());
+                assertEquals(100, reader.value(stats.get(0)));
+                assertEquals(StatKind.REJECTED, stats.get(1).kind());
+                assertEquals(104, reader.value(stats.get(1)));
+                assertTrue(reader.sketches().isEmpty());
+            }
+        }
+
+        @Test
+        void aFileOfAnotherMajorVersionIsRefusedNamingBothVersions() throws Exception
+        {
+            writeFile(SemanticVersion.compose(StatLayout.MAJOR_VERSION + 1, 0, 0), StatKind.ADMITTED.typeId());
+            final String newer = assertThrows(IllegalStateException.class, () -> StatReader.open(dir, 1_000)).getMessage();
+            assertTrue(newer.contains("2.0.0") && newer.contains("major version 1"), newer);
+
+            writeFile(SemanticVersion.compose(StatLayout.MAJOR_VERSION - 1, 9, 0), StatKind.ADMITTED.typeId());
+            final String older = assertThrows(IllegalStateException.class, () -> StatReader.open(dir, 1_000)).getMessage();
+            assertTrue(older.contains("0.9.0") && older.contains("major version 1"), older);
+        }
+
+        @Test
+        void aFileShorterThanItsHeaderSaysIsRefusedAsTruncated() throws Exception
+        {
+            try (StatFile file = StatFile.create(dir, 16, 1024))
+            {
+                file.limiter("api", 1, 0).record(Result.ADMITTED);
+            }
+            final Path path = dir.resolve(StatLayout.FILE_NAME);
+            final long length = Files.size(path);
+            try (RandomAccessFile raf = new RandomAccessFile(path.toFile(), "rw"))
+            {
+                raf.setLength(length - 1);
+            }
+            final String message = assertThrows(IllegalStateException.class, () -> StatReader.open(dir, 1_000)).getMessage();
+            assertTrue(message.contains("truncated") && message.contains(Long.toString(length - 1)) &&
+                message.contains(Long.toString(length)), message);
+
+            try (RandomAccessFile raf = new RandomAccessFile(path.toFile(), "rw"))
+            {
+                raf.setLength(length);
+            }
+            try (StatReader reader = assertDoesNotThrow(() -> StatReader.open(dir, 1_000)))
+            {
+                assertEquals(1, reader.value(reader.stats().get(0)), "the whole file reads again");
+            }
+
+            // A header whose lengths cannot describe any file (a negative length) is refused the same way.
+            for (final int offset : new int[]{ StatLayout.METADATA_LENGTH_OFFSET, StatLayout.VALUES_LENGTH_OFFSET,
+                StatLayout.SKETCH_LENGTH_OFFSET })
+            {
+                writeFile(StatLayout.VERSION, StatKind.ADMITTED.typeId());
+                putInt(offset, -1);
+                final String corrupt = assertThrows(IllegalStateException.class, () -> StatReader.open(dir, 1_000))
+                    .getMessage();
+                assertTrue(corrupt.contains("truncated") && corrupt.contains("-1"), corrupt);
+            }
+            // A header that describes no counters and no sketches (lengths 0) is a valid, empty file.
+            Files.deleteIfExists(dir.resolve(StatLayout.FILE_NAME));
+            final ByteBuffer empty = ByteBuffer.allocate(StatLayout.HEADER_LENGTH).order(ByteOrder.nativeOrder());
+            empty.putInt(StatLayout.VERSION_OFFSET, StatLayout.VERSION);
+            Files.write(dir.resolve(StatLayout.FILE_NAME), empty.array());
+            try (StatReader reader = StatReader.open(dir, 1_000))
+            {
+                assertTrue(reader.stats().isEmpty() && reader.sketches().isEmpty());
+            }
+            // Lengths that fit the file exactly read (the sketch region empty).
+            writeFile(StatLayout.VERSION, StatKind.ADMITTED.typeId());
+            try (StatReader reader = StatReader.open(dir, 1_000))
+            {
+                assertEquals(1, reader.stats().size());
+            }
+        }
+
+        private void putInt(final int offset, final int value) throws Exception
+        {
+            try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(
+                dir.resolve(StatLayout.FILE_NAME), java.nio.file.StandardOpenOption.WRITE))
+            {
+                channel.write(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0, value), offset);
+            }
+        }
+
+        @Test
+        void aFileStillShorterThanItsHeaderIsReportedWhenTheWaitEnds() throws Exception
+        {
+            Files.write(dir.resolve(StatLayout.FILE_NAME), new byte[StatLayout.HEADER_LENGTH - 1]);
+            final String message = assertThrows(IllegalStateException.class, () -> StatReader.open(dir, 30)).getMessage();
+            assertTrue(message.contains("truncated") && message.contains(StatLayout.FILE_NAME) &&
+                message.contains(Integer.toString(StatLayout.HEADER_LENGTH - 1)), message);
+            final String absent = assertThrows(IllegalStateException.class, () -> StatReader.open(dir.resolve("none"), 30))
+                .getMessage();
+            assertTrue(absent.contains("no statistics file"), absent);
+
+            Files.write(dir.resolve(StatLayout.FILE_NAME), new byte[StatLayout.HEADER_LENGTH]);
+            final String never = assertThrows(IllegalStateException.class, () -> StatReader.open(dir, 30)).getMessage();
+            assertTrue(never.contains("never initialised"), "a header whose version is never written: " + never);
+        }
+
+        @Test
+        void theFileStaysReadableWithItsLastValuesAfterCloseAndANewWriterReplacesIt() throws Exception
+        {
+            final Path nested = dir.resolve("a").resolve("b");
+            final StatFile file = StatFile.create(nested, 16, 0);
+            final LimiterStats stats = file.limiter("api", 1, 0);
+            stats.record(Result.ADMITTED);
+            file.close();
+            file.close();
+            assertEquals("closed", assertThrows(IllegalStateException.class, () -> file.limiter("late", 1, 0)).getMessage());
+            assertEquals("closed", assertThrows(IllegalStateException.class, () -> stats.gauge(StatKind.LIVE_KEYS))
+                .getMessage(), "no new counter after close");
+            stats.record(Result.ADMITTED);
+            try (StatReader reader = StatReader.open(nested, 1_000))
+            {
+                assertEquals(2, reader.value(reader.stats().get(0)), "recording after close still reaches the file");
+                assertFalse(reader.isReplaced());
+                try (StatFile next = StatFile.create(nested, 16, 0))
+                {
+                    assertTrue(reader.isReplaced());
+                    try (StatReader fresh = StatReader.open(nested, 1_000))
+                    {
+                        assertTrue(fresh.stats().isEmpty(), "the new writer's file starts empty");
+                    }
+                }
+            }
+            assertNull(StatFile.inMemory(16, 0).path());
+        }
+
+        @Test
+        void capacitiesAndRegistrationAreRefusedByName()
+        {
+            assertName("maxCounters", () -> StatFile.inMemory(15, 0));
+            assertName("maxCounters", () -> StatFile.inMemory((1 << 20) + 1, 0));
+            assertName("sketchLength", () -> StatFile.inMemory(16, -1));
+            assertName("sketchLength", () -> StatFile.inMemory(16, (1 << 28) + 1));
+            assertName("maxCounters", () -> StatFile.create(dir, 15, 0));
+            assertFalse(Files.exists(dir.resolve(StatLayout.FILE_NAME)), "a refused file is not created");
+
+            final StatFile file = StatFile.inMemory(1024, 1 << 20);
+            assertName("sampleEvery", () -> file.limiter("x", 1, 4, 0));
+            assertName("sampleEvery", () -> file.limiter("x", 1, 4, 2048));
+            assertName("sampleEvery", () -> file.limiter("x", 1, 4, 3));
+            assertName("stripes", () -> file.limiter("x", 0, 4));
+            assertName("stripes", () -> file.limiter("x", 128, 4));
+            assertName("stripes", () -> file.limiter("x", 6, 4));
+            assertName("topK", () -> file.limiter("x", 1, -1));
+            assertName("topK", () -> file.limiter("x", 1, TopKeys.MAX_K + 1));
+            assertName("name", () -> file.limiter(null, 1, 0));
+            assertName("name", () -> file.limiter("", 1, 0));
+            assertName("name", () -> file.limiter("x".repeat(StatLayout.MAX_NAME_LENGTH + 1), 1, 0));
+            assertName("name", () -> file.limiter("caf\u00e9", 1, 0));
+            assertTrue(file.reader().stats().isEmpty(), "nothing registered by a refused call");
+
+            final LimiterStats longest = file.limiter("x".repeat(StatLayout.MAX_NAME_LENGTH), 64, TopKeys.MAX_K, 1024);
+            assertEquals(StatLayout.MAX_NAME_LENGTH, longest.name().length());
+            assertEquals(1024, longest.topKeysSampleEvery());
+            assertEquals(TopKeys.MAX_K, longest.topKeys().k());
+            assertEquals(64, longest.topKeys().stripes());
+            final LimiterStats exact = file.limiter("exact", 1, 0, 1);
+            assertEquals(1, exact.topKeysSampleEvery());
+            assertNull(exact.topKeys(), "topK 0: no sketch");
+            assertName("not an outcome", () -> exact.outcome(StatKind.LIVE_KEYS));
+            assertName("not a sampled statistic", () -> exact.gauge(StatKind.ADMITTED));
+            assertName("not a sampled statistic", () -> exact.gauge(StatKind.TOP_KEYS));
+        }
+
+        private static void assertName(final String field, final org.junit.jupiter.api.function.Executable executable)
+        {
+            final String message = assertThrows(IllegalArgumentException.class, executable).getMessage();
+            assertTrue(message.contains(field), message);
+        }
+
+        @Test
+        void aFullFileRefusesARegistrationWholeAndTheExactFitIsAccepted()
+        {
+            // 16 counters: one limiter on two stripes takes 7 x 2 = 14, two gauges fill the rest exactly.
+            final StatFile counters = StatFile.inMemory(16, 0);
+            final LimiterStats api = counters.limiter("api", 2, 0);
+            api.gauge(StatKind.LIVE_KEYS);
+            api.gauge(StatKind.EVICTIONS);
+            final String full = assertThrows(IllegalStateException.class, () -> api.gauge(StatKind.CAS_RETRIES)).getMessage();
+            assertTrue(full.contains("no counters left") && full.contains("16"), full);
+
+            // A limiter that does not fit is refused before any of its counters exists.
+            final StatFile small = StatFile.inMemory(16, 0);
+            small.limiter("a", 1, 0);
+            assertThrows(IllegalStateException.class, () -> small.limiter("b", 2, 0));
+            final List<StatReader.Stat> stats = small.reader().stats();
+            assertEquals(OUTCOMES, stats.size(), "no half-registered limiter b: " + stats);
+            final LimiterStats c = small.limiter("c", 1, 0);
+            assertEquals(2 * OUTCOMES, small.reader().stats().size(), "c still fits: b took no counter");
+            assertEquals("c", small.reader().stats().get(OUTCOMES).limiter());
+            assertEquals(1, c.limiterId(), "limiter ids stay dense");
+
+            // A limiter needs 7 counters per stripe, plus one for its sketch: 14 left take (2 stripes, no sketch)
+            // exactly, and refuse (2 stripes, a sketch) whole.
+            final StatFile exact = StatFile.inMemory(21, TopKeys.length(1, 2));
+            exact.limiter("a", 1, 0);
+            assertTrue(assertThrows(IllegalStateException.class, () -> exact.limiter("b", 2, 1)).getMessage()
+                .contains("b needs 15, 14 of 21 free"));
+            assertEquals(OUTCOMES, exact.reader().stats().size(), "no half-registered b");
+            assertTrue(exact.reader().sketches().isEmpty(), "not even its sketch");
+            exact.limiter("c", 2, 0);
+            assertEquals(2 * OUTCOMES, exact.reader().stats().size());
+
+            // A closed file says so first, even when it is also full.
+            final StatFile closed = StatFile.inMemory(16, 0);
+            closed.limiter("a", 2, 0);
+            closed.close();
+            assertEquals("closed", assertThrows(IllegalStateException.class, () -> closed.limiter("b", 1, 0)).getMessage());
+
+            // The sketch region: an exact fit is accepted, one byte short is refused.
+            final StatFile sketches = StatFile.inMemory(64, TopKeys.length(4, 2));
+            assertEquals(0, sketches.limiter("fits", 2, 4).topKeys().offset());
+            assertNull(sketches.limiter("no-sketch", 1, 0).topKeys(), "a full region still takes limiters without a sketch");
+            final String region = assertThrows(IllegalStateException.class, () -> sketches.limiter("more", 1, 1)).getMessage();
+            assertTrue(region.contains("sketch region full") && region.contains(Integer.toString(TopKeys.length(4, 2))), region);
+            assertEquals(2 * OUTCOMES + 1, sketches.reader().stats().size() + sketches.reader().sketches().size());
+            final StatFile short1 = StatFile.inMemory(64, TopKeys.length(4, 2) - 1);
+            assertThrows(IllegalStateException.class, () -> short1.limiter("fits", 2, 4));
+        }
     }
 }
