@@ -27,43 +27,51 @@ final class KeyHash
         long v2 = k0 ^ 0x6c7967656e657261L;
         long v3 = k1 ^ 0x7465646279746573L;
         final int chars = s.length();
-        final int whole = chars & ~3;
-        for (int i = 0; i < whole; i += 4)
+        final int blocks = (chars >>> 2) + 1; // whole 4-char blocks, then the last one with the length byte
+        final int compressionRounds = 2 * blocks;
+        long m = block(s, 0, chars);
+        v3 ^= m;
+        // two rounds per block, then four finalisation rounds: one round body serves both
+        for (int r = 1, rounds = compressionRounds + 4; r <= rounds; r++)
         {
-            final long m = (long)s.charAt(i) | (long)s.charAt(i + 1) << 16 | (long)s.charAt(i + 2) << 32 |
-                (long)s.charAt(i + 3) << 48;
-            v3 ^= m;
-            for (int r = 0; r < 2; r++)
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            if (r <= compressionRounds && 0 == (r & 1))
             {
-                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+                v0 ^= m;
+                final int next = r >>> 1;
+                if (next < blocks)
+                {
+                    m = block(s, next << 2, chars);
+                    v3 ^= m;
+                }
+                else
+                {
+                    v2 ^= 0xff;
+                }
             }
-            v0 ^= m;
+        }
+        return v0 ^ v1 ^ v2 ^ v3;
+    }
+
+    /**
+     * The 64-bit message word of the block starting at char {@code from}: four chars, or for the last block
+     * the 0 to 3 remaining chars with {@code (2 * chars) mod 256} in the top byte.
+     */
+    private static long block(final CharSequence s, final int from, final int chars)
+    {
+        if (chars - from >= 4)
+        {
+            return (long)s.charAt(from) | (long)s.charAt(from + 1) << 16 | (long)s.charAt(from + 2) << 32 |
+                (long)s.charAt(from + 3) << 48;
         }
         long last = (long)(chars * 2) << 56;
-        for (int i = whole, shift = 0; i < chars; i++, shift += 16)
+        for (int i = from, shift = 0; i < chars; i++, shift += 16)
         {
             last |= (long)s.charAt(i) << shift;
         }
-        v3 ^= last;
-        for (int r = 0; r < 2; r++)
-        {
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-        }
-        v0 ^= last;
-        v2 ^= 0xff;
-        for (int r = 0; r < 4; r++)
-        {
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-        }
-        return v0 ^ v1 ^ v2 ^ v3;
+        return last;
     }
 }
