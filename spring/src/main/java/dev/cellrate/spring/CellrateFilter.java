@@ -287,7 +287,8 @@ public final class CellrateFilter extends OncePerRequestFilter
         return key;
     }
 
-    private static String spel(final NamedLimit limit, final HttpServletRequest request)
+    /** The limit's SpEL key of a request (Servlet or reactive), or null when it has none or the expression fails. */
+    static String spel(final NamedLimit limit, final Object request)
     {
         try
         {

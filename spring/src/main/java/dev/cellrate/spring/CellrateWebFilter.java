@@ -4,7 +4,6 @@ import dev.cellrate.Decision;
 import dev.cellrate.Result;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.server.PathContainer;
@@ -264,7 +263,7 @@ public final class CellrateWebFilter implements WebFilter, Ordered
                     limit.match.variable(request.getPath().pathWithinApplication(), limit.variable));
                 break;
             default:
-                CellrateFilter.stringKey(limit, s, spel(limit, request));
+                CellrateFilter.stringKey(limit, s, CellrateFilter.spel(limit, request));
                 break;
         }
     }
@@ -306,19 +305,5 @@ public final class CellrateWebFilter implements WebFilter, Ordered
         final long key = ClientAddress.fromRight(s.lines, n, limit.trustedHops, limit.ipv6Prefix);
         java.util.Arrays.fill(s.lines, 0, n, null);
         return key;
-    }
-
-    private static String spel(final NamedLimit limit, final ServerHttpRequest request)
-    {
-        try
-        {
-            final Object value = limit.expression.getValue(
-                SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().withRootObject(request).build());
-            return null == value ? null : value.toString();
-        }
-        catch (final RuntimeException ex)
-        {
-            return null;
-        }
     }
 }
