@@ -2,14 +2,8 @@ package dev.cellrate.redis;
 
 import dev.cellrate.Decision;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandType;
-
-import io.netty.util.Timeout;
-import io.netty.util.TimerTask;
-
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One asynchronous decision: the Lettuce command itself (Lettuce needs one command and one output per call;
@@ -21,14 +15,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * Exactly once: the listener runs for whichever of reply, failure or timeout wins the CAS on {@code state};
  * a NOSCRIPT reply hands the decision to a fresh EVAL call with the time left.
  */
-final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implements TimerTask
+final class AsyncCall extends ScriptCall<ScriptReply>
 {
-    private static final int PENDING = 0;
-    private static final int DONE = 1;
-    private static final AtomicIntegerFieldUpdater<AsyncCall> STATE =
-        AtomicIntegerFieldUpdater.newUpdater(AsyncCall.class, "state");
-
-    private final RedisRateLimiter limiter;
     private final ScriptReply reply;
     private final byte[] redisKey;
     private final long permits;
@@ -38,10 +26,6 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
     private final Decision decision;
     private final DecisionListener listener;
     private final LeaseListener leaseListener;
-    private final long deadlineNs;
-    private final boolean bySha;
-    private volatile int state;
-    private Timeout timeout;
 
     private AsyncCall(
         final RedisRateLimiter limiter, final ScriptReply reply, final boolean bySha, final byte[] redisKey,
@@ -49,10 +33,8 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
         final DecisionListener listener, final LeaseListener leaseListener, final long deadlineNs)
     {
         super(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply,
-            limiter.args(bySha, redisKey, incrementUs, lease, nowUs)));
-        this.limiter = limiter;
+            limiter.args(bySha, redisKey, incrementUs, lease, nowUs)), limiter, bySha, deadlineNs);
         this.reply = reply;
-        this.bySha = bySha;
         this.redisKey = redisKey;
         this.permits = permits;
         this.incrementUs = incrementUs;
@@ -61,7 +43,6 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
         this.decision = decision;
         this.listener = listener;
         this.leaseListener = leaseListener;
-        this.deadlineNs = deadlineNs;
     }
 
     /**
@@ -84,96 +65,33 @@ final class AsyncCall extends AsyncCommand<byte[], byte[], ScriptReply> implemen
             listener, leaseListener, System.nanoTime() + limiter.timeoutNs));
     }
 
-    private static void launch(final AsyncCall call)
+    void cause(final FallbackCause cause)
     {
-        final long leftNs = call.deadlineNs - System.nanoTime();
-        try
-        {
-            call.timeout = SharedTimer.schedule(call, leftNs);
-        }
-        catch (final RuntimeException ex)
-        {
-            call.failed(FallbackCause.ERROR); // the timer refused: the JVM is shutting down
-            return;
-        }
-        try
-        {
-            call.limiter.connection.dispatch(call);
-        }
-        catch (final RuntimeException ex)
-        {
-            call.failed(FallbackCause.ERROR);
-        }
+        reply.cause = cause;
     }
 
-    /** The timeout. */
-    public void run(final Timeout t)
+    boolean noScript()
     {
-        if (STATE.compareAndSet(this, PENDING, DONE))
-        {
-            super.cancel(false);
-            reply.cause = FallbackCause.TIMEOUT;
-            deliver();
-        }
+        return reply.noScript();
     }
 
-    protected void completeResult()
+    void resetReply()
     {
-        super.completeResult();
-        if (!STATE.compareAndSet(this, PENDING, DONE))
-        {
-            return;
-        }
-        cancelTimeout();
-        if (reply.noScript() && bySha)
-        {
-            limiter.countReload();
-            reply.reset();
-            launch(new AsyncCall(limiter, reply, false, redisKey, permits, incrementUs, lease, nowUs, decision,
-                listener, leaseListener, deadlineNs));
-            return;
-        }
-        if (!reply.complete4() && !reply.keyError())
-        {
-            reply.cause = FallbackCause.ERROR;
-        }
-        deliver();
+        reply.reset();
     }
 
-    public boolean completeExceptionally(final Throwable ex)
+    ScriptCall<ScriptReply> byEval()
     {
-        final boolean first = super.completeExceptionally(ex);
-        failed(ex instanceof io.lettuce.core.RedisCommandTimeoutException ? FallbackCause.TIMEOUT : FallbackCause.ERROR);
-        return first;
+        return new AsyncCall(limiter, reply, false, redisKey, permits, incrementUs, lease, nowUs, decision,
+            listener, leaseListener, deadlineNs);
     }
 
-    public boolean cancel(final boolean mayInterruptIfRunning)
+    boolean usable()
     {
-        final boolean first = super.cancel(mayInterruptIfRunning);
-        failed(FallbackCause.ERROR);
-        return first;
+        return reply.complete4() || reply.keyError();
     }
 
-    private void failed(final FallbackCause cause)
-    {
-        if (STATE.compareAndSet(this, PENDING, DONE))
-        {
-            cancelTimeout();
-            reply.cause = cause;
-            deliver();
-        }
-    }
-
-    private void cancelTimeout()
-    {
-        final Timeout t = timeout;
-        if (null != t)
-        {
-            t.cancel();
-        }
-    }
-
-    private void deliver()
+    void deliver()
     {
         limiter.settle(reply);
         finish(limiter, reply, redisKey, permits, nowUs, decision, listener, leaseListener);

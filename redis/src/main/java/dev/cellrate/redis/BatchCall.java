@@ -1,12 +1,7 @@
 package dev.cellrate.redis;
 
-import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandType;
-import io.netty.util.Timeout;
-import io.netty.util.TimerTask;
-
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One asynchronous batch: the Lettuce command itself and the batch's state, with its timeout on the
@@ -15,14 +10,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * {@link BatchReply}, never into the caller's codes. A NOSCRIPT reply hands the batch to a fresh EVAL call with the
  * time left.
  */
-final class BatchCall extends AsyncCommand<byte[], byte[], BatchReply> implements TimerTask
+final class BatchCall extends ScriptCall<BatchReply>
 {
-    private static final int PENDING = 0;
-    private static final int DONE = 1;
-    private static final AtomicIntegerFieldUpdater<BatchCall> STATE =
-        AtomicIntegerFieldUpdater.newUpdater(BatchCall.class, "state");
-
-    private final RedisRateLimiter limiter;
     private final BatchReply reply;
     private final byte[][] redisKeys;
     private final long[] incrementsUs;
@@ -31,10 +20,6 @@ final class BatchCall extends AsyncCommand<byte[], byte[], BatchReply> implement
     private final long nowUs;
     private final long[] codes;
     private final BatchListener listener;
-    private final long deadlineNs;
-    private final boolean bySha;
-    private volatile int state;
-    private Timeout timeout;
 
     private BatchCall(
         final RedisRateLimiter limiter, final BatchReply reply, final boolean bySha, final byte[][] redisKeys,
@@ -42,10 +27,8 @@ final class BatchCall extends AsyncCommand<byte[], byte[], BatchReply> implement
         final BatchListener listener, final long deadlineNs)
     {
         super(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply,
-            limiter.batchArgs(bySha, redisKeys, incrementsUs, count, nowUs)));
-        this.limiter = limiter;
+            limiter.batchArgs(bySha, redisKeys, incrementsUs, count, nowUs)), limiter, bySha, deadlineNs);
         this.reply = reply;
-        this.bySha = bySha;
         this.redisKeys = redisKeys;
         this.incrementsUs = incrementsUs;
         this.permits = permits;
@@ -53,7 +36,6 @@ final class BatchCall extends AsyncCommand<byte[], byte[], BatchReply> implement
         this.nowUs = nowUs;
         this.codes = codes;
         this.listener = listener;
-        this.deadlineNs = deadlineNs;
     }
 
     static void start(
@@ -72,95 +54,33 @@ final class BatchCall extends AsyncCommand<byte[], byte[], BatchReply> implement
             System.nanoTime() + limiter.timeoutNs));
     }
 
-    private static void launch(final BatchCall call)
+    void cause(final FallbackCause cause)
     {
-        try
-        {
-            call.timeout = SharedTimer.schedule(call, call.deadlineNs - System.nanoTime());
-        }
-        catch (final RuntimeException ex)
-        {
-            call.failed(FallbackCause.ERROR); // the timer refused: the JVM is shutting down
-            return;
-        }
-        try
-        {
-            call.limiter.connection.dispatch(call);
-        }
-        catch (final RuntimeException ex)
-        {
-            call.failed(FallbackCause.ERROR);
-        }
+        reply.cause = cause;
     }
 
-    /** The timeout. */
-    public void run(final Timeout t)
+    boolean noScript()
     {
-        if (STATE.compareAndSet(this, PENDING, DONE))
-        {
-            super.cancel(false);
-            reply.cause = FallbackCause.TIMEOUT;
-            deliver();
-        }
+        return reply.noScript();
     }
 
-    protected void completeResult()
+    void resetReply()
     {
-        super.completeResult();
-        if (!STATE.compareAndSet(this, PENDING, DONE))
-        {
-            return;
-        }
-        cancelTimeout();
-        if (reply.noScript() && bySha)
-        {
-            limiter.countReload();
-            reply.reset();
-            launch(new BatchCall(limiter, reply, false, redisKeys, incrementsUs, permits, count, nowUs, codes,
-                listener, deadlineNs));
-            return;
-        }
-        if (!reply.complete())
-        {
-            reply.cause = FallbackCause.ERROR;
-        }
-        deliver();
+        reply.reset();
     }
 
-    public boolean completeExceptionally(final Throwable ex)
+    ScriptCall<BatchReply> byEval()
     {
-        final boolean first = super.completeExceptionally(ex);
-        failed(ex instanceof io.lettuce.core.RedisCommandTimeoutException ? FallbackCause.TIMEOUT : FallbackCause.ERROR);
-        return first;
+        return new BatchCall(limiter, reply, false, redisKeys, incrementsUs, permits, count, nowUs, codes,
+            listener, deadlineNs);
     }
 
-    public boolean cancel(final boolean mayInterruptIfRunning)
+    boolean usable()
     {
-        final boolean first = super.cancel(mayInterruptIfRunning);
-        failed(FallbackCause.ERROR);
-        return first;
+        return reply.complete();
     }
 
-    private void failed(final FallbackCause cause)
-    {
-        if (STATE.compareAndSet(this, PENDING, DONE))
-        {
-            cancelTimeout();
-            reply.cause = cause;
-            deliver();
-        }
-    }
-
-    private void cancelTimeout()
-    {
-        final Timeout t = timeout;
-        if (null != t)
-        {
-            t.cancel();
-        }
-    }
-
-    private void deliver()
+    void deliver()
     {
         limiter.settleBatch(reply.cause);
         listener.onBatch(limiter.answerBatch(reply, redisKeys, incrementsUs, permits, count, nowUs, codes));
