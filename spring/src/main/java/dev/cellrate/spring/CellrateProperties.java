@@ -81,8 +81,8 @@ public class CellrateProperties
         this.redis = redis;
     }
 
-    /** One named limit. */
-    public static class LimitProperties
+    /** A rate: permits per period, with a burst. */
+    public static class RateProperties
     {
         /** Permits per period, in [1, 1000000000]. */
         private long rate = 0;
@@ -93,6 +93,40 @@ public class CellrateProperties
         /** Permits that may go at once, in [1, 1000000000]; defaults to the rate. */
         private long burst = 0;
 
+        public long getRate()
+        {
+            return rate;
+        }
+
+        public void setRate(final long rate)
+        {
+            this.rate = rate;
+        }
+
+        public Duration getPeriod()
+        {
+            return period;
+        }
+
+        public void setPeriod(final Duration period)
+        {
+            this.period = period;
+        }
+
+        public long getBurst()
+        {
+            return burst;
+        }
+
+        public void setBurst(final long burst)
+        {
+            this.burst = burst;
+        }
+    }
+
+    /** One named limit. */
+    public static class LimitProperties extends RateProperties
+    {
         /** How each request's key is found. */
         private KeyProperties key = new KeyProperties();
 
@@ -146,36 +180,6 @@ public class CellrateProperties
 
         /** For mode charge-after: a response header whose value is the cost (a non-negative integer). */
         private String costHeader;
-
-        public long getRate()
-        {
-            return rate;
-        }
-
-        public void setRate(final long rate)
-        {
-            this.rate = rate;
-        }
-
-        public Duration getPeriod()
-        {
-            return period;
-        }
-
-        public void setPeriod(final Duration period)
-        {
-            this.period = period;
-        }
-
-        public long getBurst()
-        {
-            return burst;
-        }
-
-        public void setBurst(final long burst)
-        {
-            this.burst = burst;
-        }
 
         public KeyProperties getKey()
         {
@@ -329,49 +333,10 @@ public class CellrateProperties
     }
 
     /** A class of keys with a limit of its own. */
-    public static class ClassProperties
+    public static class ClassProperties extends RateProperties
     {
-        /** Permits per period, in [1, 1000000000]. */
-        private long rate = 0;
-
-        /** The period the rate is counted over, in [1ms, 1d]. */
-        private Duration period = Duration.ofSeconds(1);
-
-        /** Permits that may go at once, in [1, 1000000000]; defaults to the rate. */
-        private long burst = 0;
-
         /** The keys of this class (header values, principal names, addresses as text, ...). */
         private List<String> keys = new ArrayList<>();
-
-        public long getRate()
-        {
-            return rate;
-        }
-
-        public void setRate(final long rate)
-        {
-            this.rate = rate;
-        }
-
-        public Duration getPeriod()
-        {
-            return period;
-        }
-
-        public void setPeriod(final Duration period)
-        {
-            this.period = period;
-        }
-
-        public long getBurst()
-        {
-            return burst;
-        }
-
-        public void setBurst(final long burst)
-        {
-            this.burst = burst;
-        }
 
         public List<String> getKeys()
         {
