@@ -7,11 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -23,22 +20,8 @@ import java.util.concurrent.TimeUnit;
 class BatchTest
 {
     private static final long EPOCH_NS = 1_764_000_000_000_000_000L;
-    private static RedisFixture redis;
-    private static StatefulRedisConnection<String, String> admin;
-
-    @BeforeAll
-    static void start() throws Exception
-    {
-        redis = new RedisFixture();
-        admin = redis.client.connect(StringCodec.UTF8);
-    }
-
-    @AfterAll
-    static void stop() throws Exception
-    {
-        admin.close();
-        redis.close();
-    }
+    @RegisterExtension
+    static final SharedRedis redis = new SharedRedis();
 
     @Test
     void eachKeyOfABatchIsDecidedAsTheEngineDecidesItInOneRoundTrip()
@@ -48,7 +31,7 @@ class BatchTest
         final RedisRateLimiter onRedis = RedisRateLimiter.builder(redis.connection, limit, FailPolicy.CLOSED)
             .prefix(prefix).timeoutNs(TimeUnit.SECONDS.toNanos(5)).build();
         final KeyedRateLimiter engine = KeyedRateLimiter.builder(limit).expectedKeys(64).build();
-        admin.sync().hset(prefix + "poisoned", "f", "v");
+        redis.admin.sync().hset(prefix + "poisoned", "f", "v");
         final SplittableRandom random = new SplittableRandom(21);
         final CharSequence[] keys = new CharSequence[32];
         final long[] permits = new long[32];
@@ -59,7 +42,7 @@ class BatchTest
         {
             if (round == 20)
             {
-                admin.sync().scriptFlush(); // the batch is re-sent with EVAL, once
+                redis.admin.sync().scriptFlush(); // the batch is re-sent with EVAL, once
             }
             nowNs += 1_000_000L * random.nextInt(30);
             for (int i = 0; i < 32; i++)
@@ -114,7 +97,7 @@ class BatchTest
         final RedisRateLimiter onRedis = RedisRateLimiter.builder(redis.connection, limit, FailPolicy.CLOSED)
             .prefix(prefix).timeoutNs(TimeUnit.SECONDS.toNanos(5)).build();
         final KeyedRateLimiter engine = KeyedRateLimiter.builder(limit).expectedKeys(64).build();
-        admin.sync().set(prefix + "poisoned", "not a TAT");
+        redis.admin.sync().set(prefix + "poisoned", "not a TAT");
         final CharSequence[] keys = new CharSequence[16];
         final long[] permits = new long[16];
         long nowNs = EPOCH_NS;
@@ -150,7 +133,7 @@ class BatchTest
         final RedisRateLimiter onRedis = RedisRateLimiter.builder(redis.connection, Limit.perSecond(1000, 10),
             FailPolicy.CLOSED).prefix("batch-late:" + System.nanoTime() + ":").timeoutNs(TimeUnit.MILLISECONDS.toNanos(100))
             .build();
-        FaultTest.debugSleep(admin, "1.0");
+        FaultTest.debugSleep(redis.admin, "1.0");
         Thread.sleep(50);
         final long[] codes = new long[4];
         final CompletableFuture<Integer> done = new CompletableFuture<>();

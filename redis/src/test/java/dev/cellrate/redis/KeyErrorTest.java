@@ -8,11 +8,8 @@ import dev.cellrate.Decision;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -27,22 +24,8 @@ import java.util.concurrent.TimeUnit;
 class KeyErrorTest
 {
     private static final long EPOCH_NS = 1_764_000_000_000_000_000L;
-    private static RedisFixture redis;
-    private static StatefulRedisConnection<String, String> admin;
-
-    @BeforeAll
-    static void start() throws Exception
-    {
-        redis = new RedisFixture();
-        admin = redis.client.connect(StringCodec.UTF8);
-    }
-
-    @AfterAll
-    static void stop() throws Exception
-    {
-        admin.close();
-        redis.close();
-    }
+    @RegisterExtension
+    static final SharedRedis redis = new SharedRedis();
 
     @ParameterizedTest
     @EnumSource(FailPolicy.class)
@@ -53,7 +36,7 @@ class KeyErrorTest
         final RedisRateLimiter onRedis = RedisRateLimiter.builder(redis.connection, limit, policy)
             .prefix(prefix).timeoutNs(TimeUnit.SECONDS.toNanos(5)).build();
         final KeyedRateLimiter engine = KeyedRateLimiter.builder(limit).expectedKeys(64).build();
-        final RedisCommands<String, String> sync = admin.sync();
+        final RedisCommands<String, String> sync = redis.admin.sync();
         sync.hset(prefix + "bad", "f", "v");
 
         final Decision decision = new Decision();
@@ -99,7 +82,7 @@ class KeyErrorTest
         final Limit limit = Limit.ofGcra(10_000_000, 40_000_000);
         final RedisRateLimiter onRedis = RedisRateLimiter.builder(redis.connection, limit, policy)
             .prefix(prefix).timeoutNs(TimeUnit.SECONDS.toNanos(5)).build();
-        final RedisCommands<String, String> sync = admin.sync();
+        final RedisCommands<String, String> sync = redis.admin.sync();
         // not a number; a number beyond 2^53 us (no reply integer can hold what Lua makes of it); a fraction; a sign
         final String[] values = {"not a number", "1e300", "9007199254740993", "12.5", "-5", "0x10", ""};
         for (int i = 0; i < values.length; i++)

@@ -8,12 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -27,22 +24,8 @@ import java.util.concurrent.TimeUnit;
 class ScriptTest
 {
     private static final long EPOCH_NS = 1_764_000_000_000_000_000L;
-    private static RedisFixture redis;
-    private static StatefulRedisConnection<String, String> admin;
-
-    @BeforeAll
-    static void start() throws Exception
-    {
-        redis = new RedisFixture();
-        admin = redis.client.connect(StringCodec.UTF8);
-    }
-
-    @AfterAll
-    static void stop() throws Exception
-    {
-        admin.close();
-        redis.close();
-    }
+    @RegisterExtension
+    static final SharedRedis redis = new SharedRedis();
 
     @Test
     void oneKeyPerCellHoldingTheTatInMicrosecondsExpiringAtTheTat()
@@ -53,7 +36,7 @@ class ScriptTest
         final long nowNs = System.currentTimeMillis() * 1_000_000L + 1_234; // sub-us part is floored
         final Decision decision = new Decision();
         assertEquals(Result.ADMITTED, limiter.tryAcquire("user-1", 2, nowNs, decision));
-        final RedisCommands<String, String> sync = admin.sync();
+        final RedisCommands<String, String> sync = redis.admin.sync();
         final long nowUs = nowNs / 1000;
         assertEquals(Long.toString(nowUs + 6_000_000), sync.get("rl:{tenant}:user-1"), "TAT = now + 2 T in us");
         final long pttl = sync.pttl("rl:{tenant}:user-1");
@@ -164,9 +147,9 @@ class ScriptTest
         assertEquals(0, limiter.fallbacks(), "nor were they fallbacks");
 
         // a value the script cannot read, or a key of another type, is answered for that key alone (KeyErrorTest)
-        admin.sync().set("odd:garbage", "not a number");
+        redis.admin.sync().set("odd:garbage", "not a number");
         assertEquals(RedisRateLimiter.REJECTED_KEY_ERROR, limiter.tryAcquire("garbage", 1, EPOCH_NS));
-        admin.sync().lpush("odd:list", "x");
+        redis.admin.sync().lpush("odd:list", "x");
         assertEquals(RedisRateLimiter.REJECTED_KEY_ERROR, limiter.tryAcquire("list", 1, EPOCH_NS));
         assertEquals(0, limiter.fallbacks());
         assertEquals(2, limiter.keyErrors());
@@ -267,6 +250,6 @@ class ScriptTest
     @Test
     void scriptShaIsWhatRedisComputes()
     {
-        assertEquals(GcraScript.sha1(), admin.sync().scriptLoad(new String(GcraScript.SOURCE, StandardCharsets.UTF_8)));
+        assertEquals(GcraScript.sha1(), redis.admin.sync().scriptLoad(new String(GcraScript.SOURCE, StandardCharsets.UTF_8)));
     }
 }
