@@ -4,10 +4,8 @@ import dev.cellrate.KeyClassifier;
 import dev.cellrate.Limit;
 import org.agrona.collections.Long2LongHashMap;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A limit's per-key classes: class 0 is the limit itself, classes 1.. the configured ones in order, each key
@@ -39,20 +37,7 @@ final class KeyClasses implements KeyClassifier
         {
             final String at = prefix + "." + e.getKey();
             final CellrateProperties.ClassProperties c = e.getValue();
-            LimitRegistry.requireRange(at + ".rate", c.getRate(), 1, LimitRegistry.MAX_RATE);
-            final long burst = 0 == c.getBurst() ? c.getRate() : c.getBurst();
-            LimitRegistry.requireRange(at + ".burst", burst, 1, LimitRegistry.MAX_RATE);
-            final Duration period = LimitRegistry.requireDuration(at + ".period", c.getPeriod(), Duration.ofMillis(1),
-                Duration.ofDays(1));
-            try
-            {
-                limits[index] = Limit.of(c.getRate(), period.toNanos(), TimeUnit.NANOSECONDS, burst);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new IllegalArgumentException(at + ": rate, period and burst do not make a limit: " +
-                    ex.getMessage(), ex);
-            }
+            limits[index] = LimitRegistry.limit(at, c);
             final int classIndex = ++index;
             for (int i = 0; i < c.getKeys().size(); i++)
             {

@@ -168,20 +168,7 @@ public final class LimitRegistry implements AutoCloseable
         final NamedLimit.Builder b = new NamedLimit.Builder();
         b.name = name;
         b.clock = clock;
-        requireRange(prefix + ".rate", p.getRate(), 1, MAX_RATE);
-        final long burst = 0 == p.getBurst() ? p.getRate() : p.getBurst();
-        requireRange(prefix + ".burst", burst, 1, MAX_RATE);
-        final Duration period = requireDuration(prefix + ".period", p.getPeriod(), Duration.ofMillis(1),
-            Duration.ofDays(1));
-        try
-        {
-            b.limit = Limit.of(p.getRate(), period.toNanos(), TimeUnit.NANOSECONDS, burst);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new IllegalArgumentException(prefix + ": rate, period and burst do not make a limit: " +
-                ex.getMessage(), ex);
-        }
+        b.limit = limit(prefix, p);
         b.mode = requireNonNull(prefix + ".mode", p.getMode());
         b.filter = p.isFilter();
         b.headers = requireNonNull(prefix + ".headers", p.getHeaders());
@@ -327,6 +314,29 @@ public final class LimitRegistry implements AutoCloseable
                 header + "'");
         }
         return header;
+    }
+
+    /**
+     * The limit of a rate's properties, each checked against its range.
+     *
+     * @throws IllegalArgumentException naming the property (under {@code prefix}) and its range.
+     */
+    static Limit limit(final String prefix, final CellrateProperties.RateProperties p)
+    {
+        requireRange(prefix + ".rate", p.getRate(), 1, MAX_RATE);
+        final long burst = 0 == p.getBurst() ? p.getRate() : p.getBurst();
+        requireRange(prefix + ".burst", burst, 1, MAX_RATE);
+        final Duration period = requireDuration(prefix + ".period", p.getPeriod(), Duration.ofMillis(1),
+            Duration.ofDays(1));
+        try
+        {
+            return Limit.of(p.getRate(), period.toNanos(), TimeUnit.NANOSECONDS, burst);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException(prefix + ": rate, period and burst do not make a limit: " +
+                ex.getMessage(), ex);
+        }
     }
 
     static long requireRange(final String property, final long value, final long min, final long max)
