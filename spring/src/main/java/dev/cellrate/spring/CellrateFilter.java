@@ -138,20 +138,8 @@ public final class CellrateFilter extends OncePerRequestFilter
         }
         finally
         {
-            final long cost = ChargeAfter.cost(limit, response.getStatus(),
-                null == limit.costHeader ? null : response.getHeader(limit.costHeader));
-            if (cost > 0)
-            {
-                final long laterNs = limit.clock.nanoTime();
-                if (null == stringKey)
-                {
-                    limit.local.debit(longKey, cost, laterNs);
-                }
-                else
-                {
-                    limit.local.debit(stringKey, cost, laterNs);
-                }
-            }
+            ChargeAfter.charge(limit, response.getStatus(),
+                null == limit.costHeader ? null : response.getHeader(limit.costHeader), longKey, stringKey);
         }
     }
 

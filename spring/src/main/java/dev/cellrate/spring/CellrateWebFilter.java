@@ -162,20 +162,9 @@ public final class CellrateWebFilter implements WebFilter, Ordered
         {
             final HttpStatus status = null == response.getStatusCode() ? HttpStatus.OK :
                 HttpStatus.resolve(response.getStatusCode().value());
-            final long cost = ChargeAfter.cost(limit, null == status ? 0 : status.value(),
-                null == limit.costHeader ? null : response.getHeaders().getFirst(limit.costHeader));
-            if (cost > 0)
-            {
-                final long laterNs = limit.clock.nanoTime();
-                if (null == stringKey)
-                {
-                    limit.local.debit(longKey, cost, laterNs);
-                }
-                else
-                {
-                    limit.local.debit(stringKey, cost, laterNs);
-                }
-            }
+            ChargeAfter.charge(limit, null == status ? 0 : status.value(),
+                null == limit.costHeader ? null : response.getHeaders().getFirst(limit.costHeader), longKey,
+                stringKey);
             return Mono.empty();
         });
         return chain.filter(exchange);

@@ -25,6 +25,34 @@ final class ChargeAfter
         return status >= 0 && status < limit.chargeStatuses.length && limit.chargeStatuses[status] ? 1 : 0;
     }
 
+    /**
+     * Debit what a finished response costs (see {@link #cost}) from the key's local cell.
+     *
+     * @param limit      the limit.
+     * @param status     the response status.
+     * @param costHeader the cost header's value, or null.
+     * @param longKey    the key, when {@code stringKey} is null.
+     * @param stringKey  the key as text, or null.
+     */
+    static void charge(
+        final NamedLimit limit, final int status, final String costHeader, final long longKey,
+        final CharSequence stringKey)
+    {
+        final long cost = cost(limit, status, costHeader);
+        if (cost > 0)
+        {
+            final long laterNs = limit.clock.nanoTime();
+            if (null == stringKey)
+            {
+                limit.local.debit(longKey, cost, laterNs);
+            }
+            else
+            {
+                limit.local.debit(stringKey, cost, laterNs);
+            }
+        }
+    }
+
     static long parse(final String v)
     {
         final int length = v.length();
