@@ -17,7 +17,6 @@ import io.lettuce.core.protocol.CommandType;
  */
 final class AsyncCall extends ScriptCall<ScriptReply>
 {
-    private final ScriptReply reply;
     private final byte[] redisKey;
     private final long permits;
     private final long incrementUs;
@@ -33,8 +32,7 @@ final class AsyncCall extends ScriptCall<ScriptReply>
         final DecisionListener listener, final LeaseListener leaseListener, final long deadlineNs)
     {
         super(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply,
-            limiter.args(bySha, redisKey, incrementUs, lease, nowUs)), limiter, bySha, deadlineNs);
-        this.reply = reply;
+            limiter.args(bySha, redisKey, incrementUs, lease, nowUs)), reply, limiter, bySha, deadlineNs);
         this.redisKey = redisKey;
         this.permits = permits;
         this.incrementUs = incrementUs;
@@ -65,30 +63,10 @@ final class AsyncCall extends ScriptCall<ScriptReply>
             listener, leaseListener, System.nanoTime() + limiter.timeoutNs));
     }
 
-    void cause(final FallbackCause cause)
-    {
-        reply.cause = cause;
-    }
-
-    boolean noScript()
-    {
-        return reply.noScript();
-    }
-
-    void resetReply()
-    {
-        reply.reset();
-    }
-
     ScriptCall<ScriptReply> byEval()
     {
         return new AsyncCall(limiter, reply, false, redisKey, permits, incrementUs, lease, nowUs, decision,
             listener, leaseListener, deadlineNs);
-    }
-
-    boolean usable()
-    {
-        return reply.complete4() || reply.keyError();
     }
 
     void deliver()

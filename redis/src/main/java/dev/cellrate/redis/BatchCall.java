@@ -12,7 +12,6 @@ import io.lettuce.core.protocol.CommandType;
  */
 final class BatchCall extends ScriptCall<BatchReply>
 {
-    private final BatchReply reply;
     private final byte[][] redisKeys;
     private final long[] incrementsUs;
     private final long[] permits;
@@ -27,8 +26,7 @@ final class BatchCall extends ScriptCall<BatchReply>
         final BatchListener listener, final long deadlineNs)
     {
         super(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply,
-            limiter.batchArgs(bySha, redisKeys, incrementsUs, count, nowUs)), limiter, bySha, deadlineNs);
-        this.reply = reply;
+            limiter.batchArgs(bySha, redisKeys, incrementsUs, count, nowUs)), reply, limiter, bySha, deadlineNs);
         this.redisKeys = redisKeys;
         this.incrementsUs = incrementsUs;
         this.permits = permits;
@@ -54,30 +52,10 @@ final class BatchCall extends ScriptCall<BatchReply>
             System.nanoTime() + limiter.timeoutNs));
     }
 
-    void cause(final FallbackCause cause)
-    {
-        reply.cause = cause;
-    }
-
-    boolean noScript()
-    {
-        return reply.noScript();
-    }
-
-    void resetReply()
-    {
-        reply.reset();
-    }
-
     ScriptCall<BatchReply> byEval()
     {
         return new BatchCall(limiter, reply, false, redisKeys, incrementsUs, permits, count, nowUs, codes,
             listener, deadlineNs);
-    }
-
-    boolean usable()
-    {
-        return reply.complete();
     }
 
     void deliver()

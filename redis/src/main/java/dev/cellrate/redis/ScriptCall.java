@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  *
  * @param <R> the command's output.
  */
-abstract class ScriptCall<R> extends AsyncCommand<byte[], byte[], R> implements TimerTask
+abstract class ScriptCall<R extends ScriptOutput<R>> extends AsyncCommand<byte[], byte[], R> implements TimerTask
 {
     private static final int PENDING = 0;
     private static final int DONE = 1;
@@ -23,34 +23,24 @@ abstract class ScriptCall<R> extends AsyncCommand<byte[], byte[], R> implements 
         AtomicIntegerFieldUpdater.newUpdater(ScriptCall.class, "state");
 
     final RedisRateLimiter limiter;
+    final R reply;
     final long deadlineNs;
     final boolean bySha;
     private volatile int state;
     private Timeout timeout;
 
-    ScriptCall(final Command<byte[], byte[], R> command, final RedisRateLimiter limiter, final boolean bySha,
-        final long deadlineNs)
+    ScriptCall(final Command<byte[], byte[], R> command, final R reply, final RedisRateLimiter limiter,
+        final boolean bySha, final long deadlineNs)
     {
         super(command);
         this.limiter = limiter;
+        this.reply = reply;
         this.bySha = bySha;
         this.deadlineNs = deadlineNs;
     }
 
-    /** Record why the call ends without a usable reply. */
-    abstract void cause(FallbackCause cause);
-
-    /** @return true iff Redis answered NOSCRIPT. */
-    abstract boolean noScript();
-
-    /** Clear the reply for the EVAL call that follows a NOSCRIPT. */
-    abstract void resetReply();
-
     /** @return the same call by EVAL, with the same deadline. */
     abstract ScriptCall<R> byEval();
-
-    /** @return true iff the reply is one the caller can be answered from. */
-    abstract boolean usable();
 
     /** Answer the caller from the reply (or its cause). */
     abstract void deliver();
@@ -83,7 +73,7 @@ abstract class ScriptCall<R> extends AsyncCommand<byte[], byte[], R> implements 
         if (STATE.compareAndSet(this, PENDING, DONE))
         {
             super.cancel(false);
-            cause(FallbackCause.TIMEOUT);
+            reply.cause = FallbackCause.TIMEOUT;
             deliver();
         }
     }
@@ -96,16 +86,16 @@ abstract class ScriptCall<R> extends AsyncCommand<byte[], byte[], R> implements 
             return;
         }
         cancelTimeout();
-        if (noScript() && bySha)
+        if (reply.noScript() && bySha)
         {
             limiter.countReload();
-            resetReply();
+            reply.reset();
             launch(byEval());
             return;
         }
-        if (!usable())
+        if (!reply.usable())
         {
-            cause(FallbackCause.ERROR);
+            reply.cause = FallbackCause.ERROR;
         }
         deliver();
     }
@@ -129,7 +119,7 @@ abstract class ScriptCall<R> extends AsyncCommand<byte[], byte[], R> implements 
         if (STATE.compareAndSet(this, PENDING, DONE))
         {
             cancelTimeout();
-            cause(cause);
+            reply.cause = cause;
             deliver();
         }
     }

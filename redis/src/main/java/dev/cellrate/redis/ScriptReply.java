@@ -1,26 +1,18 @@
 package dev.cellrate.redis;
 
-import io.lettuce.core.output.CommandOutput;
-import io.lettuce.core.codec.ByteArrayCodec;
-
-import java.nio.ByteBuffer;
-
 /**
  * The script's reply for one key, {@code {now_us, retry_after_us, tat_after_us, granted}}, parsed straight into
  * longs, with no boxing and no list: Lettuce needs one output object per command, and this is it.
  */
-final class ScriptReply extends CommandOutput<byte[], byte[], ScriptReply>
+final class ScriptReply extends ScriptOutput<ScriptReply>
 {
     long retryAfterUs = -1;
     long tatAfterUs;
     long nowUs;
     long granted;
-    FallbackCause cause;
-    private int count;
 
     ScriptReply()
     {
-        super(ByteArrayCodec.INSTANCE, null);
         output = this;
     }
 
@@ -36,12 +28,6 @@ final class ScriptReply extends CommandOutput<byte[], byte[], ScriptReply>
             {
             }
         }
-    }
-
-    public void set(final ByteBuffer bytes)
-    {
-        // The script replies integers only; anything else leaves the reply incomplete (a failure).
-        count = Integer.MIN_VALUE;
     }
 
     /**
@@ -61,19 +47,14 @@ final class ScriptReply extends CommandOutput<byte[], byte[], ScriptReply>
         return null == error ? 4 == count && -1 == retryAfterUs : error.startsWith("WRONGTYPE");
     }
 
-    /**
-     * @return true iff Redis answered NOSCRIPT (its script cache no longer holds ours).
-     */
-    boolean noScript()
+    boolean usable()
     {
-        return null != error && error.startsWith("NOSCRIPT");
+        return complete4() || keyError();
     }
 
     void reset()
     {
+        super.reset();
         retryAfterUs = -1;
-        count = 0;
-        error = null;
-        cause = null;
     }
 }
