@@ -3,6 +3,7 @@ package dev.cellrate.spring.bench;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.cellrate.spring.CellrateProperties;
 import dev.cellrate.spring.CellrateRateLimiter;
+import dev.cellrate.spring.HeaderStyle;
 import dev.cellrate.spring.LimitRegistry;
 import io.github.bucket4j.caffeine.Bucket4jCaffeine;
 import org.agrona.concurrent.SystemNanoClock;
@@ -36,6 +37,7 @@ import java.util.concurrent.TimeUnit;
  * client addresses, on
  * <ul>
  *   <li>{@code cellrate}: {@link CellrateRateLimiter} on a local limit;</li>
+ *   <li>{@code cellrateNoHeaders}: the same with {@code headers: none};</li>
  *   <li>{@code bucket4j}: the gateway's own {@link Bucket4jRateLimiter} on Bucket4j's in-memory (Caffeine) proxy
  *       manager, with the same rate and burst;</li>
  *   <li>{@code floor}: {@code Mono.just(new Response(true, headers))}, what the gateway pays with no limiter.</li>
@@ -54,6 +56,7 @@ public class LimiterCostBenchmark
 {
     static final int KEYS = 10_000;
     static final String ROUTE = "backend";
+    static final String QUIET_ROUTE = "quiet";
 
     /** admit: every request admitted; reject: every request after a key's first rejected. */
     @Param({"admit", "reject"})
@@ -88,9 +91,18 @@ public class LimiterCostBenchmark
         limit.setExpectedKeys(2 * KEYS);
         limit.setFilter(false);
         properties.getLimits().put("per-client", limit);
+        final CellrateProperties.LimitProperties quiet = new CellrateProperties.LimitProperties();
+        quiet.setRate(rate);
+        quiet.setPeriod(period);
+        quiet.setBurst(burst);
+        quiet.setExpectedKeys(2 * KEYS);
+        quiet.setFilter(false);
+        quiet.setHeaders(HeaderStyle.NONE);
+        properties.getLimits().put("per-client-quiet", quiet);
         registry = new LimitRegistry(properties, new SystemNanoClock());
         cellrate = new CellrateRateLimiter(registry, configurationService);
         cellrate.getConfig().put(ROUTE, new CellrateRateLimiter.Config().setLimit("per-client").setCost(1));
+        cellrate.getConfig().put(QUIET_ROUTE, new CellrateRateLimiter.Config().setLimit("per-client-quiet").setCost(1));
 
         bucket4j = new Bucket4jRateLimiter(
             Bucket4jCaffeine.<String>builderFor(Caffeine.newBuilder().maximumSize(4 * KEYS)).build().asAsync(),
@@ -102,11 +114,13 @@ public class LimiterCostBenchmark
         for (final String key : keys)
         {
             check(cellrate.isAllowed(ROUTE, key), true);
+            check(cellrate.isAllowed(QUIET_ROUTE, key), true);
             check(bucket4j.isAllowed(ROUTE, key), true);
         }
         for (final String key : keys)
         {
             check(cellrate.isAllowed(ROUTE, key), admit);
+            check(cellrate.isAllowed(QUIET_ROUTE, key), admit);
             check(bucket4j.isAllowed(ROUTE, key), admit);
         }
     }
@@ -150,6 +164,13 @@ public class LimiterCostBenchmark
     public Response cellrate()
     {
         return subscribe(cellrate.isAllowed(ROUTE, nextKey()));
+    }
+
+    /** The same decision with {@code headers: none}: no header fields on admission, only Retry-After on rejection. */
+    @Benchmark
+    public Response cellrateNoHeaders()
+    {
+        return subscribe(cellrate.isAllowed(QUIET_ROUTE, nextKey()));
     }
 
     @Benchmark
