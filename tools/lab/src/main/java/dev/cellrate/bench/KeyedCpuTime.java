@@ -220,33 +220,12 @@ public final class KeyedCpuTime
 
     private long atomic()
     {
-        long sink = 0;
-        for (int i = 0; i < OPS; i++)
-        {
-            sink += counter.incrementAndGet();
-        }
-        return sink;
+        return CounterFloors.incrementAndGet(counter, OPS);
     }
 
     private long getAndCas()
     {
-        final AtomicLong word = casCounter;
-        long sink = 0;
-        for (int i = 0; i < OPS; i++)
-        {
-            long value = word.get();
-            while (true)
-            {
-                final long witness = word.compareAndExchange(value, value + 1);
-                if (witness == value)
-                {
-                    break;
-                }
-                value = witness;
-            }
-            sink += value;
-        }
-        return sink;
+        return CounterFloors.getAndCas(casCounter, OPS);
     }
 
     private void gather()

@@ -121,32 +121,11 @@ public final class SingleCellCpuTime
 
     private long atomicGetCas()
     {
-        long sink = 0;
-        for (int i = 0; i < OPS; i++)
-        {
-            final AtomicLong word = casCounter;
-            long value = word.get();
-            while (true)
-            {
-                final long witness = word.compareAndExchange(value, value + 1);
-                if (witness == value)
-                {
-                    break;
-                }
-                value = witness;
-            }
-            sink += value;
-        }
-        return sink;
+        return CounterFloors.getAndCas(casCounter, OPS);
     }
 
     private long atomic()
     {
-        long sink = 0;
-        for (int i = 0; i < OPS; i++)
-        {
-            sink += counter.incrementAndGet();
-        }
-        return sink;
+        return CounterFloors.incrementAndGet(counter, OPS);
     }
 }
