@@ -13,7 +13,10 @@ import java.util.function.IntToLongFunction;
  */
 final class PairedRounds
 {
-    /** One workload of a program: runs it (a fixed number of operations) and returns a sink value. */
+    /**
+     * A program's workloads: {@code run(w)} runs workload {@code w} (a fixed number of operations) and returns a
+     * sink value.
+     */
     interface Workloads
     {
         long run(int workload);
