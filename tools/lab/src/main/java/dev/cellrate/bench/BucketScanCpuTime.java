@@ -4,9 +4,6 @@ import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
 import java.util.Random;
 
 /**
@@ -83,31 +80,10 @@ public final class BucketScanCpuTime
         final int keys = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         final int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 7;
         final BucketScanCpuTime work = new BucketScanCpuTime(keys);
-        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        final double[][] ns = new double[NAMES.length][rounds];
-        long sink = 0;
-        for (int round = -2; round < rounds; round++)
-        {
-            for (int w = 0; w < NAMES.length; w++)
-            {
-                final long start = threads.getCurrentThreadCpuTime();
-                sink += work.run(w);
-                final double perOp = (threads.getCurrentThreadCpuTime() - start) / (double)OPS;
-                if (round >= 0)
-                {
-                    ns[w][round] = perOp;
-                }
-            }
-        }
+        final PairedRounds measured = PairedRounds.measure(NAMES.length, 2, rounds, w -> OPS, work::run);
         System.out.printf("%,d keys%n", keys);
-        for (int w = 0; w < NAMES.length; w++)
-        {
-            final double[] sorted = ns[w].clone();
-            Arrays.sort(sorted);
-            System.out.printf("%-16s %6.1f cpu-ns/op (%.1f-%.1f, %d rounds)%n", NAMES[w], sorted[rounds / 2], sorted[0],
-                sorted[rounds - 1], rounds);
-        }
-        System.out.println("(keys not in their home bucket, skipped: " + sink + ")");
+        measured.printCpuNs(NAMES, 16, 6);
+        System.out.println("(keys not in their home bucket, skipped: " + measured.sink() + ")");
     }
 
     private long run(final int workload)

@@ -8,8 +8,6 @@ import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -157,36 +155,21 @@ public final class CheckOrderCpuTime
         System.out.println("latest-TAT check: same codes and TATs as AtomicGcra.acquireAt on "
             + checkExact(words + 512, words + 640) + " edge cases");
         final CheckOrderCpuTime work = new CheckOrderCpuTime(words);
-        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        final double[][] ns = new double[NAMES.length][rounds];
-        long sink = 0;
-        for (int round = -3; round < rounds; round++)
-        {
-            for (int w = 0; w < NAMES.length; w++)
-            {
-                final long start = threads.getCurrentThreadCpuTime();
-                sink += work.run(w);
-                final double perOp = (threads.getCurrentThreadCpuTime() - start) / (double)OPS;
-                if (round >= 0)
-                {
-                    ns[w][round] = perOp;
-                }
-            }
-        }
+        final PairedRounds measured = PairedRounds.measure(NAMES.length, 3, rounds, w -> OPS, work::run);
+        final double[] floor = measured.ns(NAMES.length - 1);
         for (int w = 0; w < NAMES.length; w++)
         {
             final double[] ratio = new double[rounds];
             for (int r = 0; r < rounds; r++)
             {
-                ratio[r] = ns[w][r] / ns[NAMES.length - 1][r];
+                ratio[r] = measured.ns(w)[r] / floor[r];
             }
-            final double[] sorted = ns[w].clone();
-            Arrays.sort(sorted);
+            final double[] sorted = PairedRounds.sorted(measured.ns(w));
             Arrays.sort(ratio);
             System.out.printf("%-18s %5.2f cpu-ns/op (%.2f-%.2f); / get + CAS %.2fx (%.2f-%.2f), %d rounds%n", NAMES[w],
                 sorted[rounds / 2], sorted[0], sorted[rounds - 1], ratio[rounds / 2], ratio[0], ratio[rounds - 1], rounds);
         }
-        System.out.println("(sink " + (sink & 1) + ")");
+        System.out.println("(sink " + (measured.sink() & 1) + ")");
     }
 
     private long run(final int workload)

@@ -1,8 +1,5 @@
 package dev.cellrate.bench;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.cellrate.KeyedRateLimiter;
@@ -88,38 +85,20 @@ public final class KeyedCpuTime
 
     private static void measure(final int rounds, final int keyCount)
     {
-        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         final KeyedCpuTime work = new KeyedCpuTime(keyCount);
-        final double[][] ns = new double[NAMES.length][rounds];
-        long sink = 0;
-        for (int round = -1; round < rounds; round++)
-        {
-            for (int w = 0; w < NAMES.length; w++)
-            {
-                final long start = threads.getCurrentThreadCpuTime();
-                sink += work.run(w);
-                final double perOp = (threads.getCurrentThreadCpuTime() - start) / (double)OPS;
-                if (round >= 0)
-                {
-                    ns[w][round] = perOp;
-                }
-            }
-        }
+        final PairedRounds measured = PairedRounds.measure(NAMES.length, 1, rounds, w -> OPS, work::run);
         final double[] median = new double[NAMES.length];
-        System.out.printf("%,d keys%n", keyCount);
         for (int w = 0; w < NAMES.length; w++)
         {
-            final double[] sorted = ns[w].clone();
-            Arrays.sort(sorted);
-            median[w] = sorted[rounds / 2];
-            System.out.printf("%-18s %7.1f cpu-ns/op (%.1f-%.1f, %d rounds)%n",
-                NAMES[w], median[w], sorted[0], sorted[rounds - 1], rounds);
+            median[w] = measured.median(w);
         }
+        System.out.printf("%,d keys%n", keyCount);
+        measured.printCpuNs(NAMES, 18, 7);
         System.out.printf("keys %d: keyed cellrate / randomCas %.2fx; batch32 speed-up over single calls %.2fx, "
             + "the floor's %.2fx; admit cellrate / AtomicLong %.2fx, / get + CAS %.2fx%n", keyCount,
             median[0] / median[1], median[3] / median[4], median[5] / median[6], median[7] / median[8],
             median[7] / median[9]);
-        System.out.println("(sink " + (sink & 1) + ")");
+        System.out.println("(sink " + (measured.sink() & 1) + ")");
     }
 
     private long run(final int workload)
@@ -241,33 +220,12 @@ public final class KeyedCpuTime
 
     private long atomic()
     {
-        long sink = 0;
-        for (int i = 0; i < OPS; i++)
-        {
-            sink += counter.incrementAndGet();
-        }
-        return sink;
+        return CounterFloors.incrementAndGet(counter, OPS);
     }
 
     private long getAndCas()
     {
-        final AtomicLong word = casCounter;
-        long sink = 0;
-        for (int i = 0; i < OPS; i++)
-        {
-            long value = word.get();
-            while (true)
-            {
-                final long witness = word.compareAndExchange(value, value + 1);
-                if (witness == value)
-                {
-                    break;
-                }
-                value = witness;
-            }
-            sink += value;
-        }
-        return sink;
+        return CounterFloors.getAndCas(casCounter, OPS);
     }
 
     private void gather()

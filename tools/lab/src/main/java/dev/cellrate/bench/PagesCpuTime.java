@@ -1,7 +1,5 @@
 package dev.cellrate.bench;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -111,42 +109,24 @@ public final class PagesCpuTime
     public static void main(final String[] args)
     {
         final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
-        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         final PagesCpuTime work = new PagesCpuTime();
         System.out.println(Smaps.report("long-key table", Smaps.tableAddress(work.longLimiter)));
         System.out.println(Smaps.report("byte/string-key table", Smaps.tableAddress(work.byteLimiter)));
         System.out.println(Smaps.report("random-CAS array", work.randomCas.address()));
         System.out.println("process AnonHugePages: " + Smaps.processHugeKb() + " kB");
-        final double[][] ns = new double[NAMES.length][rounds];
-        long sink = 0;
-        for (int round = -1; round < rounds; round++)
-        {
-            for (int w = 0; w < NAMES.length; w++)
-            {
-                final long start = threads.getCurrentThreadCpuTime();
-                sink += work.run(w);
-                final double perOp = (threads.getCurrentThreadCpuTime() - start) / (double)opsOf(w);
-                if (round >= 0)
-                {
-                    ns[w][round] = perOp;
-                }
-            }
-        }
+        final PairedRounds measured = PairedRounds.measure(NAMES.length, 1, rounds, PagesCpuTime::opsOf, work::run);
         final double[] median = new double[NAMES.length];
         for (int w = 0; w < NAMES.length; w++)
         {
-            final double[] sorted = ns[w].clone();
-            Arrays.sort(sorted);
-            median[w] = sorted[rounds / 2];
-            System.out.printf("%-20s %7.1f cpu-ns/op (%.1f-%.1f, %d rounds)%n",
-                NAMES[w], median[w], sorted[0], sorted[rounds - 1], rounds);
+            median[w] = measured.median(w);
         }
+        measured.printCpuNs(NAMES, 20, 7);
         System.out.printf("ratios: long keyed/randomCas %.2fx, long bucket4j/cellrate %.2fx, string bucket4j/cellrate %.2fx, "
             + "bytes bucket4j/cellrate %.2fx, bytes keyed/randomCas %.2fx%n",
             median[0] / median[1], median[3] / median[0], median[5] / median[4], median[9] / median[6], median[6] / median[7]);
         System.out.printf("batch speed-up: 1M long %.2fx, 1M bytes %.2fx, 1k long %.2fx, 1k bytes %.2fx%n",
             median[10] / median[11], median[12] / median[13], median[14] / median[15], median[16] / median[17]);
-        System.out.println("process AnonHugePages at the end: " + Smaps.processHugeKb() + " kB (sink " + (sink & 1) + ")");
+        System.out.println("process AnonHugePages at the end: " + Smaps.processHugeKb() + " kB (sink " + (measured.sink() & 1) + ")");
     }
 
     private static int opsOf(final int workload)

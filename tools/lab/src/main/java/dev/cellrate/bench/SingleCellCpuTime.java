@@ -2,9 +2,6 @@ package dev.cellrate.bench;
 
 import dev.cellrate.RateLimiter;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -50,22 +47,12 @@ public final class SingleCellCpuTime
     public static void main(final String[] args)
     {
         final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
-        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         final SingleCellCpuTime work = new SingleCellCpuTime();
-        final double[][] ns = new double[NAMES.length][rounds];
-        long sink = 0;
-        for (int round = -3; round < rounds; round++)
+        final PairedRounds measured = PairedRounds.measure(NAMES.length, 3, rounds, w -> OPS, work::run);
+        final double[][] ns = new double[NAMES.length][];
+        for (int w = 0; w < NAMES.length; w++)
         {
-            for (int w = 0; w < NAMES.length; w++)
-            {
-                final long start = threads.getCurrentThreadCpuTime();
-                sink += work.run(w);
-                final double perOp = (threads.getCurrentThreadCpuTime() - start) / (double)OPS;
-                if (round >= 0)
-                {
-                    ns[w][round] = perOp;
-                }
-            }
+            ns[w] = measured.ns(w);
         }
         final double[] ratio = new double[rounds];
         final double[] ratioSameNow = new double[rounds];
@@ -86,13 +73,12 @@ public final class SingleCellCpuTime
         print("admit cellrate same now / AtomicLong", ratioSameNow);
         print("admit cellrate / AtomicLong get + CAS", ratioFloor);
         print("AtomicLong get + CAS / AtomicLong", floorRatio);
-        System.out.println("(sink " + (sink & 1) + ")");
+        System.out.println("(sink " + (measured.sink() & 1) + ")");
     }
 
     private static void print(final String name, final double[] values)
     {
-        final double[] sorted = values.clone();
-        Arrays.sort(sorted);
+        final double[] sorted = PairedRounds.sorted(values);
         System.out.printf("%-40s %7.2f (%.2f-%.2f, %d rounds)%n", name, sorted[sorted.length / 2], sorted[0],
             sorted[sorted.length - 1], sorted.length);
     }
@@ -135,32 +121,11 @@ public final class SingleCellCpuTime
 
     private long atomicGetCas()
     {
-        long sink = 0;
-        for (int i = 0; i < OPS; i++)
-        {
-            final AtomicLong word = casCounter;
-            long value = word.get();
-            while (true)
-            {
-                final long witness = word.compareAndExchange(value, value + 1);
-                if (witness == value)
-                {
-                    break;
-                }
-                value = witness;
-            }
-            sink += value;
-        }
-        return sink;
+        return CounterFloors.getAndCas(casCounter, OPS);
     }
 
     private long atomic()
     {
-        long sink = 0;
-        for (int i = 0; i < OPS; i++)
-        {
-            sink += counter.incrementAndGet();
-        }
-        return sink;
+        return CounterFloors.incrementAndGet(counter, OPS);
     }
 }
