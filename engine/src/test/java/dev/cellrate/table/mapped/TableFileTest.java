@@ -151,7 +151,7 @@ final class TableFileTest
         edit(path, header ->
         {
             header.putInt(VERSION_OFFSET, 2);
-            header.putLong(CHECKSUM_OFFSET, TableFile.checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
+            header.putLong(CHECKSUM_OFFSET, TableFileHeader.checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
         });
         assertRefused(path, TestSpecs.small(), "its layout version is 2, and this engine reads version 1 only");
     }
@@ -184,7 +184,7 @@ final class TableFileTest
         edit(path, header ->
         {
             header.putLong(TIMENS_OFFSET, header.getLong(TIMENS_OFFSET) + 5_000_000_000L);
-            header.putLong(TIME_CHECKSUM_OFFSET, TableFile.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
+            header.putLong(TIME_CHECKSUM_OFFSET, TableFileHeader.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
         });
         assertRefused(path, TestSpecs.small(), "processes sharing a table must share a time namespace");
     }
@@ -222,7 +222,7 @@ final class TableFileTest
             header.putLong(ANCHOR_WALL_OFFSET, 7);
             header.putLong(LATEST_MONO_OFFSET, mono);
             header.putLong(LATEST_WALL_OFFSET, wall);
-            header.putLong(LATEST_CHECKSUM_OFFSET, TableFile.checksum(header, LATEST_MONO_OFFSET, LATEST_CHECKSUM_OFFSET));
+            header.putLong(LATEST_CHECKSUM_OFFSET, TableFileHeader.checksum(header, LATEST_MONO_OFFSET, LATEST_CHECKSUM_OFFSET));
         });
     }
 
@@ -269,7 +269,7 @@ final class TableFileTest
         {
             header.putLong(BOOT_ID_HI_OFFSET, 0x1234);
             anchor.apply(header, anchorMonoNs, anchorWallNs);
-            header.putLong(TIME_CHECKSUM_OFFSET, TableFile.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
+            header.putLong(TIME_CHECKSUM_OFFSET, TableFileHeader.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
         });
 
         final long beforeNs = System.nanoTime();
