@@ -226,14 +226,8 @@ public final class KeyedRateLimiterBuilder
         final int bound = validatedProbeBound(slotsPerShard);
         if (null != mappedFile)
         {
-            if (!(clock instanceof SystemNanoClock))
-            {
-                throw new IllegalArgumentException("clock must be the system clock for a mappedFile table (its " +
-                    "words are System.nanoTime values, shared by the host's processes) but was " + clock);
-            }
-            final KeyedRateLimiter limiter = new KeyedRateLimiter(limit, policy, clock, MappedTable.keyedRateLimiter(
-                mappedFile, limit.emissionIntervalNs(), limit.toleranceNs(), policy.ordinal(), shards, slotsPerShard, bound, idleGraceNs, newKeyLagNs(),
-                secretFixed ? new long[] {secret0, secret1} : null, clock));
+            final KeyedRateLimiter limiter =
+                new KeyedRateLimiter(limit, policy, clock, openMapped(MappedTable.KEYED, limit).table());
             limiter.table().fillNewKeys(newKeyLagNs());
             return limiter;
         }
@@ -296,8 +290,38 @@ public final class KeyedRateLimiterBuilder
      */
     public ReconfigurableKeyedRateLimiter buildReconfigurable()
     {
-        refuseMappedFile("a reconfigurable limiter");
+        if (null != mappedFile)
+        {
+            final MappedTable mapped = openMapped(MappedTable.RECONFIGURABLE, limit);
+            mapped.table().fillNewKeys(newKeyLagNs());
+            return new ReconfigurableKeyedRateLimiter(limit, mapped.table(), policy, mapped.limit());
+        }
         return new ReconfigurableKeyedRateLimiter(limit, newTable(true), policy);
+    }
+
+    /**
+     * @param kind   the front's kind of table file.
+     * @param limits every limit of the front, class 0 first.
+     * @return the {@link #mappedFile}'s table, opened (or created) for this builder's configuration.
+     */
+    private MappedTable openMapped(final int kind, final Limit... limits)
+    {
+        final int shards = validatedShardCount();
+        final int slotsPerShard = validatedSlotsPerShard(shards);
+        final int bound = validatedProbeBound(slotsPerShard);
+        if (!(clock instanceof SystemNanoClock))
+        {
+            throw new IllegalArgumentException("clock must be the system clock for a mappedFile table (its " +
+                "words are System.nanoTime values, shared by the host's processes) but was " + clock);
+        }
+        final long[] limitsNs = new long[2 * limits.length];
+        for (int i = 0; i < limits.length; i++)
+        {
+            limitsNs[2 * i] = limits[i].emissionIntervalNs();
+            limitsNs[2 * i + 1] = limits[i].toleranceNs();
+        }
+        return MappedTable.open(mappedFile, kind, limitsNs, policy.ordinal(), shards, slotsPerShard, bound,
+            idleGraceNs, newKeyLagNs(), secretFixed ? new long[] {secret0, secret1} : null, clock);
     }
 
     private void refuseMappedFile(final String front)

@@ -111,6 +111,30 @@ public final class TableFile
         }
     }
 
+    /**
+     * Run {@code action} holding the file's lock (the one opening takes), so that it runs alone among the host's
+     * processes that open or change the file.
+     *
+     * @param path   the file, already open.
+     * @param action what to do.
+     * @throws IllegalStateException naming the file if it cannot be locked.
+     */
+    static void underFileLock(final Path path, final Runnable action)
+    {
+        synchronized (OPENING)
+        {
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                FileLock ignored = channel.lock())
+            {
+                action.run();
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException("cannot lock the keyed-table file " + path + ": " + reason(ex), ex);
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ creation
 
     /**
@@ -193,7 +217,7 @@ public final class TableFile
         }
     }
 
-    private static long initialWord(final int offset, final int slotsOffset)
+    static long initialWord(final int offset, final int slotsOffset)
     {
         if (offset >= slotsOffset)
         {

@@ -44,8 +44,7 @@ final class TableFileHeader
         header.putInt(HEADER_LENGTH_OFFSET, HEADER_LENGTH);
         header.putInt(POLICY_OFFSET, spec.tableFullPolicy);
         header.putLong(FILE_LENGTH_OFFSET, fileLength);
-        header.putLong(EMISSION_OFFSET, spec.emissionIntervalNs);
-        header.putLong(TOLERANCE_OFFSET, spec.toleranceNs);
+        header.putInt(LIMIT_COUNT_OFFSET, spec.limitCount());
         header.putLong(NEW_KEY_LAG_OFFSET, spec.newKeyLagNs);
         header.putLong(IDLE_GRACE_OFFSET, spec.idleGraceNs);
         header.putInt(SHARD_COUNT_OFFSET, spec.shardCount);
@@ -61,6 +60,7 @@ final class TableFileHeader
         writeTimeBase(header, TimeBase.current(), System.nanoTime(), TimeBase.wallNowNs(), 0);
         header.putLong(TIME_STATE_OFFSET, STEADY);
         header.putLong(PID_NS_OFFSET, LockHolder.pidNamespace());
+        HeaderLimits.write(header, spec.limitsNs, 0);
         final ByteBuffer bytes = header.byteBuffer().duplicate();
         bytes.clear();
         return bytes;
@@ -96,10 +96,11 @@ final class TableFileHeader
      */
     static TableSpec spec(final AtomicBuffer header)
     {
-        return new TableSpec(
-            header.getInt(KIND_OFFSET), header.getLong(EMISSION_OFFSET), header.getLong(TOLERANCE_OFFSET),
-            header.getLong(NEW_KEY_LAG_OFFSET), header.getLong(IDLE_GRACE_OFFSET), header.getInt(POLICY_OFFSET),
-            header.getInt(SHARD_COUNT_OFFSET), header.getInt(SLOTS_PER_SHARD_OFFSET), header.getInt(PROBE_BOUND_OFFSET));
+        final long[] limitsNs = new long[2 * header.getInt(LIMIT_COUNT_OFFSET)];
+        HeaderLimits.read(header, limitsNs);
+        return new TableSpec(header.getInt(KIND_OFFSET), limitsNs, header.getLong(NEW_KEY_LAG_OFFSET),
+            header.getLong(IDLE_GRACE_OFFSET), header.getInt(POLICY_OFFSET), header.getInt(SHARD_COUNT_OFFSET),
+            header.getInt(SLOTS_PER_SHARD_OFFSET), header.getInt(PROBE_BOUND_OFFSET));
     }
 
     private static void validate(final Path file, final AtomicBuffer header, final long size)
@@ -124,6 +125,15 @@ final class TableFileHeader
             throw refused(file, "its header is corrupt (checksum 0x" + Long.toHexString(stored) + ", the bytes give 0x" +
                 Long.toHexString(computed) + ")");
         }
+        final int limitCount = header.getInt(LIMIT_COUNT_OFFSET);
+        if (limitCount < 1 || limitCount > MAX_LIMITS)
+        {
+            throw refused(file, "its header is inconsistent: limit count " + limitCount + ", expected 1 to " + MAX_LIMITS);
+        }
+        if (!HeaderLimits.intact(header))
+        {
+            throw refused(file, "its limits are corrupt (the checksum of the copy in use does not match)");
+        }
         final TableSpec inFile = spec(header);
         requireField(file, "header length", header.getInt(HEADER_LENGTH_OFFSET), HEADER_LENGTH);
         requireField(file, "slot length", header.getInt(SLOT_LENGTH_OFFSET), TableLayout.SLOT_LENGTH);
@@ -142,7 +152,18 @@ final class TableFileHeader
         {
             throw refused(file, "it is truncated: " + size + " bytes, and its header describes " + fileLength);
         }
-        if (size > fileLength)
+        final long marksOffset = header.getLongVolatile(MARKS_OFFSET_OFFSET);
+        final long marksEnd = marksOffset(inFile.tableLength()) + marksLength(inFile.shardCount * inFile.slotsPerShard);
+        if (0 != marksOffset)
+        {
+            requireField(file, "high-water marks offset", marksOffset, marksOffset(inFile.tableLength()));
+            if (size < marksEnd)
+            {
+                throw refused(file, "it is truncated: " + size + " bytes, and its header describes " + marksEnd +
+                    " (with its high-water marks)");
+            }
+        }
+        if (size > marksEnd || (size > fileLength && size < marksOffset(inFile.tableLength())))
         {
             throw refused(file, "it is " + size + " bytes, and its header describes " + fileLength +
                 ": not a file this engine wrote");

@@ -12,6 +12,8 @@ final class TableSpec
     final int kind;
     final long emissionIntervalNs;
     final long toleranceNs;
+    /** Every limit's {@code (T, tau)}, limit 0 first: one for most kinds, one per class for a classed table. */
+    final long[] limitsNs;
     final long newKeyLagNs;
     final long idleGraceNs;
     final int tableFullPolicy;
@@ -20,7 +22,9 @@ final class TableSpec
     final int probeBound;
 
     /**
-     * @param kind               the table kind ({@link TableFileLayout#KIND_KEYED_RATE_LIMITER}).
+     * A spec of one limit.
+     *
+     * @param kind               the table kind ({@link TableFileLayout#KIND_KEYED_RATE_LIMITER}, ...).
      * @param emissionIntervalNs the limit's T.
      * @param toleranceNs        the limit's tau.
      * @param newKeyLagNs        the initial fill of new keys (0: full).
@@ -41,15 +45,46 @@ final class TableSpec
         final int slotsPerShard,
         final int probeBound)
     {
+        this(kind, new long[] {emissionIntervalNs, toleranceNs}, newKeyLagNs, idleGraceNs, tableFullPolicy, shardCount,
+            slotsPerShard, probeBound);
+    }
+
+    /**
+     * @param kind            the table kind.
+     * @param limitsNs        every limit's {@code (T, tau)}, limit 0 first; at most {@link TableFileLayout#MAX_LIMITS}.
+     * @param newKeyLagNs     the initial fill of new keys (0: full).
+     * @param idleGraceNs     the idle grace.
+     * @param tableFullPolicy the table-full policy's ordinal.
+     * @param shardCount      shards (validated by the builder).
+     * @param slotsPerShard   slots per shard (validated by the builder).
+     * @param probeBound      the probe bound (validated by the builder).
+     */
+    TableSpec(
+        final int kind,
+        final long[] limitsNs,
+        final long newKeyLagNs,
+        final long idleGraceNs,
+        final int tableFullPolicy,
+        final int shardCount,
+        final int slotsPerShard,
+        final int probeBound)
+    {
         this.kind = kind;
-        this.emissionIntervalNs = emissionIntervalNs;
-        this.toleranceNs = toleranceNs;
+        this.limitsNs = limitsNs.clone();
+        this.emissionIntervalNs = limitsNs[0];
+        this.toleranceNs = limitsNs[1];
         this.newKeyLagNs = newKeyLagNs;
         this.idleGraceNs = idleGraceNs;
         this.tableFullPolicy = tableFullPolicy;
         this.shardCount = shardCount;
         this.slotsPerShard = slotsPerShard;
         this.probeBound = probeBound;
+    }
+
+    /** @return limits in the spec. */
+    int limitCount()
+    {
+        return limitsNs.length / 2;
     }
 
     /** @return bytes of the table region ({@link TableLayout#length}). */
@@ -59,12 +94,12 @@ final class TableSpec
     }
 
     /**
-     * @return {@code 2 (tau + T)}: the largest lag any front leaves on a key (an empty bucket plus a debit's full
+     * @return {@code 2 (tau + T)} of the largest limit: the largest lag any front leaves on a key (an empty bucket plus a debit's full
      * burst of debt, {@code Limit#debtCeilingNs}), so {@code now + maxLag} bounds every TAT written at {@code now}.
      */
     long maxLagNs()
     {
-        return 2 * (toleranceNs + emissionIntervalNs);
+        return HeaderLimits.maxLagNs(limitsNs);
     }
 
     /**
@@ -76,15 +111,25 @@ final class TableSpec
     {
         if (kind != file.kind)
         {
-            return differs("table kind", file.kind, kind);
+            return "table kind: the file holds " + kindName(file.kind) + ", this front is " + kindName(kind);
         }
-        if (emissionIntervalNs != file.emissionIntervalNs)
+        if (limitCount() != file.limitCount())
         {
-            return differs("limit emissionIntervalNs", file.emissionIntervalNs, emissionIntervalNs);
+            return differs("limit count (classes)", file.limitCount(), limitCount());
         }
-        if (toleranceNs != file.toleranceNs)
+        for (int i = 0; i < limitCount(); i++)
         {
-            return differs("limit toleranceNs", file.toleranceNs, toleranceNs);
+            final String limit = (0 == i ? "limit " : "class " + i + " limit ") +
+                (TableFileLayout.KIND_RECONFIGURABLE == kind ? "(the one in use: it changes only by setLimit of a " +
+                "reconfigurable limiter on the file) " : "");
+            if (limitsNs[2 * i] != file.limitsNs[2 * i])
+            {
+                return differs(limit + "emissionIntervalNs", file.limitsNs[2 * i], limitsNs[2 * i]);
+            }
+            if (limitsNs[2 * i + 1] != file.limitsNs[2 * i + 1])
+            {
+                return differs(limit + "toleranceNs", file.limitsNs[2 * i + 1], limitsNs[2 * i + 1]);
+            }
         }
         if (newKeyLagNs != file.newKeyLagNs)
         {
@@ -111,6 +156,27 @@ final class TableSpec
             return differs("probeBound", file.probeBound, probeBound);
         }
         return null;
+    }
+
+    /**
+     * @param kind a table kind.
+     * @return what it names, for messages.
+     */
+    static String kindName(final int kind)
+    {
+        switch (kind)
+        {
+            case TableFileLayout.KIND_KEYED_RATE_LIMITER:
+                return "a keyed limiter's table (a fixed limit, build())";
+            case TableFileLayout.KIND_RECONFIGURABLE:
+                return "a reconfigurable keyed limiter's table (its limit changed by setLimit, buildReconfigurable())";
+            case TableFileLayout.KIND_SHAPER:
+                return "a keyed shaper's table (buildShaper(mode))";
+            case TableFileLayout.KIND_CLASSED:
+                return "a classed keyed limiter's table (buildClassed(...))";
+            default:
+                return "an unknown kind of table (" + kind + ")";
+        }
     }
 
     private static String differs(final String field, final long inFile, final long asked)

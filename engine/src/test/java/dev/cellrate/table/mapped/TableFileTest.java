@@ -139,7 +139,7 @@ final class TableFileTest
     {
         final Path path = directory.resolve("t.table");
         TableFile.open(path, TestSpecs.small(), null);
-        edit(path, header -> header.putLong(TOLERANCE_OFFSET, header.getLong(TOLERANCE_OFFSET) ^ 1));
+        edit(path, header -> header.putLong(IDLE_GRACE_OFFSET, header.getLong(IDLE_GRACE_OFFSET) ^ 1));
         assertRefused(path, TestSpecs.small(), "its header is corrupt (checksum");
     }
 
@@ -150,10 +150,19 @@ final class TableFileTest
         TableFile.open(path, TestSpecs.small(), null);
         edit(path, header ->
         {
-            header.putInt(VERSION_OFFSET, 2);
+            header.putInt(VERSION_OFFSET, 1);
             header.putLong(CHECKSUM_OFFSET, TableFileHeader.checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
         });
-        assertRefused(path, TestSpecs.small(), "its layout version is 2, and this engine reads version 1 only");
+        assertRefused(path, TestSpecs.small(), "its layout version is 1, and this engine reads version 2 only");
+    }
+
+    @Test
+    void damagedLimitsAreRefused() throws Exception
+    {
+        final Path path = directory.resolve("t.table");
+        TableFile.open(path, TestSpecs.small(), null);
+        edit(path, header -> header.putLong(LIMITS_OFFSET, header.getLong(LIMITS_OFFSET) ^ 1));
+        assertRefused(path, TestSpecs.small(), "its limits are corrupt");
     }
 
     @Test
