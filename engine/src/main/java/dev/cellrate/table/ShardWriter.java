@@ -29,7 +29,8 @@ import org.agrona.concurrent.AtomicBuffer;
  * TableLayout#KEY_OFFSET} and {@link TableLayout#LOCK_OFFSET} are 0).
  * <p>
  * High-water marks: one word per slot, in a second buffer allocated at the first refund of the table (tables
- * nobody refunds on never pay for it). {@link #recordLowering} raises a slot's mark to the value a refund is
+ * nobody refunds on never pay for it); for a table shared by processes, in memory they all map
+ * ({@link SharedMarks}), read by a reclaim of any process once any process created them. {@link #recordLowering} raises a slot's mark to the value a refund is
  * about to lower the word from, before that CAS; a slot whose mark is above {@code now - grace} is not idle,
  * whatever its TAT. The mark is never reset: every value it holds was held by the slot, and a reclaim starts
  * the word above it, so an old mark is always below the current key's word.
@@ -46,17 +47,24 @@ final class ShardWriter
     private volatile AtomicBuffer highWaterMarks;
     /** The lock of a table shared by processes, or null: then the lock word is this spin-lock's 0 / 1. */
     private final ShardLock sharedLock;
+    /** The marks of a table shared by processes (null with a null lock: then they are this table's own). */
+    private final SharedMarks sharedMarks;
 
     /**
-     * @param buffer     the table's buffer.
-     * @param geometry   its shape.
-     * @param sharedLock the lock other processes share ({@link SharedTable}), or null for the table's own spin-lock.
+     * @param buffer      the table's buffer.
+     * @param geometry    its shape.
+     * @param sharedLock  the lock other processes share ({@link SharedTable}), or null for the table's own spin-lock.
+     * @param sharedMarks the high-water marks other processes share, or null: of its own if the lock is null,
+     *                    none (no refund gives anything back) otherwise.
      */
-    ShardWriter(final AtomicBuffer buffer, final TableGeometry geometry, final ShardLock sharedLock)
+    ShardWriter(
+        final AtomicBuffer buffer, final TableGeometry geometry, final ShardLock sharedLock,
+        final SharedMarks sharedMarks)
     {
         this.buffer = buffer;
         this.geometry = geometry;
         this.sharedLock = sharedLock;
+        this.sharedMarks = sharedMarks;
     }
 
     /**
@@ -227,13 +235,19 @@ final class ShardWriter
     /**
      * Before a refund lowers the word of the slot at {@code slot} from {@code fromNs}: raise the slot's
      * high-water mark to {@code fromNs} (CAS loop, volatile).
+     *
+     * @return false if the table has no marks and cannot have them (then the word must not be lowered).
      */
-    void recordLowering(final int slot, final long fromNs)
+    boolean recordLowering(final int slot, final long fromNs)
     {
         AtomicBuffer marks = highWaterMarks;
         if (null == marks)
         {
             marks = allocateMarks();
+            if (null == marks)
+            {
+                return false;
+            }
         }
         final int offset = markOffset(slot);
         long markNs = marks.getLongVolatile(offset);
@@ -241,6 +255,7 @@ final class ShardWriter
         {
             markNs = marks.getLongVolatile(offset);
         }
+        return true;
     }
 
     /**
@@ -249,14 +264,31 @@ final class ShardWriter
      */
     long highWaterNs(final int slot)
     {
-        final AtomicBuffer marks = highWaterMarks;
+        AtomicBuffer marks = highWaterMarks;
+        if (null == marks && null != sharedMarks)
+        {
+            try
+            {
+                marks = sharedMarks.ifCreated(); // non-null once any process created them
+            }
+            catch (final IllegalStateException ex)
+            {
+                return Long.MAX_VALUE; // marks that cannot be read: the slot is not idle (fail closed)
+            }
+            highWaterMarks = marks;
+        }
         return null == marks ? TableLayout.NO_HIGH_WATER_NS : marks.getLongVolatile(markOffset(slot));
     }
 
     private synchronized AtomicBuffer allocateMarks()
     {
         AtomicBuffer marks = highWaterMarks;
-        if (null == marks)
+        if (null == marks && null != sharedLock)
+        {
+            marks = null == sharedMarks ? null : sharedMarks.create();
+            highWaterMarks = marks;
+        }
+        else if (null == marks)
         {
             final int length = geometry.slotCount() * Long.BYTES;
             marks = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT);

@@ -209,7 +209,7 @@ public final class SlotTable extends TableReads
         final long secret0, final long secret1, final NanoClock evictionClock)
     {
         this(new TableGeometry(shardCount, slotsPerShard, probeBound, idleGraceNs), secret0, secret1, evictionClock,
-            null, null);
+            null, null, null);
     }
 
     /**
@@ -218,7 +218,7 @@ public final class SlotTable extends TableReads
      */
     SlotTable(
         final TableGeometry geometry, final long secret0, final long secret1, final NanoClock evictionClock,
-        final AtomicBuffer sharedBuffer, final ShardLock sharedLock)
+        final AtomicBuffer sharedBuffer, final ShardLock sharedLock, final SharedMarks sharedMarks)
     {
         super(secret0, secret1, geometry, null != sharedBuffer ? sharedBuffer : freshBuffer(geometry));
         if (null == evictionClock)
@@ -231,7 +231,7 @@ public final class SlotTable extends TableReads
         {
             buffer.verifyAlignment(); // a table already: its words are other processes' too
         }
-        writer = new ShardWriter(buffer, geometry, sharedLock);
+        writer = new ShardWriter(buffer, geometry, sharedLock, sharedMarks);
         if (!shared)
         {
             buffer.putLongVolatile(TableLayout.shardHeaderOffset(0), 0); // the first shard's lock word
@@ -376,7 +376,7 @@ public final class SlotTable extends TableReads
     boolean refund(final long keyWord, final long chargedNs, final long restoredNs)
     {
         final long lowNs = Math.max(restoredNs, FRESH_SLOT_TAT_NS);
-        if (lowNs >= chargedNs || shared)
+        if (lowNs >= chargedNs)
         {
             return false;
         }
@@ -385,9 +385,9 @@ public final class SlotTable extends TableReads
         {
             return false;
         }
-        if (!SlotIndex.isDedicatedCell(tatOffset))
+        if (!SlotIndex.isDedicatedCell(tatOffset) && !writer.recordLowering(tatOffset - TAT_OFFSET, chargedNs))
         {
-            writer.recordLowering(tatOffset - TAT_OFFSET, chargedNs);
+            return false;
         }
         return buffer.compareAndSetLong(tatOffset, chargedNs, lowNs);
     }

@@ -27,9 +27,6 @@ public final class MappedTable
     /** A {@code ClassedKeyedRateLimiter}'s table: one fixed limit per class. */
     public static final int CLASSED = TableFileLayout.KIND_CLASSED;
 
-    /** The most limits (classes) a file holds. */
-    public static final int MAX_LIMITS = TableFileLayout.MAX_LIMITS;
-
     private final SlotTable table;
     private final SharedLimit limit;
 
@@ -76,7 +73,7 @@ public final class MappedTable
         final SharedLimit limit = new SharedLimit(file.path, file.header, spec.limitCount());
         final SharedShardLock lock = new SharedShardLock(file.table, shardCount, slotsPerShard, limit::maxLagNs);
         return new MappedTable(SharedTable.over(shardCount, slotsPerShard, probeBound, idleGraceNs, file.secret0,
-            file.secret1, clock, file.table, lock), limit);
+            file.secret1, clock, file.table, lock, new FileMarks(file.path, file.header, spec)), limit);
     }
 
     /**

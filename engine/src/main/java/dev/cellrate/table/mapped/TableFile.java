@@ -430,6 +430,7 @@ public final class TableFile
         header.putLong(LATEST_MONO_OFFSET, 0);
         header.putLong(LATEST_WALL_OFFSET, 0);
         header.putLong(LATEST_CHECKSUM_OFFSET, 0); // not the checksum of two zeros: no latest anchor
+        header.putLong(MARKS_OFFSET_OFFSET, 0); // no decider paused before the reboot: its marks are not needed
         headerMap.force();
         header.putLongVolatile(TIME_STATE_OFFSET, STEADY);
         headerMap.force();

@@ -51,7 +51,7 @@ final class MappedBuilderTest
     }
 
     @Test
-    void aMappedTableNeedsTheSystemClockAndIsNotAShaper()
+    void aMappedTableNeedsTheSystemClock()
     {
         final Path file = directory.resolve("k.table");
         final IllegalArgumentException clock = assertThrows(IllegalArgumentException.class,
@@ -59,7 +59,8 @@ final class MappedBuilderTest
         assertTrue(clock.getMessage().startsWith("clock must be the system clock for a mappedFile table"),
             clock.getMessage());
         final IllegalArgumentException shaper = assertThrows(IllegalArgumentException.class,
-            () -> KeyedRateLimiter.builder(LIMIT).mappedFile(file).buildShaper(ShaperMode.delay()));
-        assertTrue(shaper.getMessage().startsWith("mappedFile applies to build() only"), shaper.getMessage());
+            () -> KeyedRateLimiter.builder(LIMIT).mappedFile(file).clock(() -> 0).buildShaper(ShaperMode.delay()));
+        assertTrue(shaper.getMessage().startsWith("clock must be the system clock for a mappedFile table"),
+            shaper.getMessage());
     }
 }

@@ -82,7 +82,7 @@ public final class TestMappedRegions
         final NanoClock clock)
     {
         return SharedTable.over(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, seed, clock, region,
-            new SharedShardLock(region, shardCount, slotsPerShard, maxLagNs));
+            new SharedShardLock(region, shardCount, slotsPerShard, maxLagNs), null);
     }
 
     /**
