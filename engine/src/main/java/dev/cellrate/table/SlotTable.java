@@ -101,7 +101,7 @@ public final class SlotTable extends TableReads
 
     private final NanoClock evictionClock;
     private final ShardWriter writer;
-    /** Whether the buffer is shared with other processes ({@link SharedTable}): then no word is ever lowered. */
+    /** Whether the buffer is shared with other processes ({@link SharedTable}): then it is never initialised here. */
     private final boolean shared;
     /** The initial fill of new keys ({@link #fillNewKeys}); 0: they start full. */
     private volatile long newKeyLagNs;

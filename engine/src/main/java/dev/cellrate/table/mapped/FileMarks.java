@@ -41,16 +41,15 @@ final class FileMarks implements SharedMarks
     private volatile AtomicBuffer marks;
 
     /**
-     * @param file   the table file.
-     * @param header its mapped header.
-     * @param spec   its table.
+     * @param opened the table file, open.
      */
-    FileMarks(final Path file, final AtomicBuffer header, final TableSpec spec)
+    FileMarks(final TableFile opened)
     {
-        this.file = file;
-        this.header = header;
-        this.offset = marksOffset(spec.tableLength());
-        this.length = marksLength(spec.shardCount * spec.slotsPerShard);
+        final TableSpec spec = opened.spec;
+        file = opened.path;
+        header = opened.header;
+        offset = marksOffset(spec.tableLength());
+        length = marksLength(spec.shardCount * spec.slotsPerShard);
     }
 
     @Override

@@ -70,10 +70,10 @@ public final class MappedTable
         final TableSpec spec = new TableSpec(kind, limitsNs, newKeyLagNs, idleGraceNs, policyOrdinal, shardCount,
             slotsPerShard, probeBound);
         final TableFile file = TableFile.open(path, spec, fixedSecret);
-        final SharedLimit limit = new SharedLimit(file.path, file.header, spec.limitCount());
+        final SharedLimit limit = new SharedLimit(file);
         final SharedShardLock lock = new SharedShardLock(file.table, shardCount, slotsPerShard, limit::maxLagNs);
         return new MappedTable(SharedTable.over(shardCount, slotsPerShard, probeBound, idleGraceNs, file.secret0,
-            file.secret1, clock, file.table, lock, new FileMarks(file.path, file.header, spec)), limit);
+            file.secret1, clock, file.table, lock, new FileMarks(file)), limit);
     }
 
     /**

@@ -17,11 +17,14 @@ public final class SharedLimit
     private final AtomicBuffer header;
     private final int limitCount;
 
-    SharedLimit(final Path file, final AtomicBuffer header, final int limitCount)
+    /**
+     * @param opened the table file, open.
+     */
+    SharedLimit(final TableFile opened)
     {
-        this.file = file;
-        this.header = header;
-        this.limitCount = limitCount;
+        file = opened.path;
+        header = opened.header;
+        limitCount = opened.spec.limitCount();
     }
 
     /**

@@ -45,8 +45,9 @@ import java.util.Set;
  * process dies), checked in this order, each failure an {@link IllegalStateException} naming the file and what
  * is wrong: readable and writable by this process (a read-only mount or file is refused, never mapped
  * read-only), owner-only permissions, at least a header long, the magic, the layout version, the header's
- * checksum, the header's own geometry against the file's length (a truncated file), the table's configuration
- * against the one asked for (naming the first field that differs), a fixed key-hash secret against the file's,
+ * checksum, the limits' checksum, the header's own geometry against the file's length (a truncated file), the
+ * kind of front, its limits and the table's configuration against the ones asked for (naming the first field that
+ * differs), a fixed key-hash secret against the file's,
  * the time base's checksum and state. Then, if the file was last used on another boot, or a rebase of it was
  * interrupted, the table is rebased ({@link ShardRepair#rebase}).
  * <p>

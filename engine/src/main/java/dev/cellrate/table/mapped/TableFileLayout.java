@@ -77,7 +77,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * names, and the generation again, and retries if it moved ({@link HeaderLimits}). A change cut short by a crash
  * leaves the copy in use whole.
  * <p>
- * The high-water marks of refunds ({@link SharedMarks}) are one word per slot after the table, at
+ * The high-water marks of refunds ({@link FileMarks}) are one word per slot after the table, at
  * {@link #marksOffset}: the file is extended by them at its first refund, and {@link #MARKS_OFFSET_OFFSET} is set
  * once they are written.
  */

@@ -9,6 +9,10 @@ import dev.cellrate.table.TableLayout;
  */
 final class TableSpec
 {
+    /** The table configuration and geometry, in the order a difference is reported. */
+    private static final String[] CONFIGURATION_FIELDS = {"initial fill (new-key lag ns)", "idleGraceNs",
+        "tableFullPolicy (ordinal)", "shardCount", "slotsPerShard", "probeBound"};
+
     final int kind;
     final long emissionIntervalNs;
     final long toleranceNs;
@@ -20,34 +24,6 @@ final class TableSpec
     final int shardCount;
     final int slotsPerShard;
     final int probeBound;
-
-    /**
-     * A spec of one limit.
-     *
-     * @param kind               the table kind ({@link TableFileLayout#KIND_KEYED_RATE_LIMITER}, ...).
-     * @param emissionIntervalNs the limit's T.
-     * @param toleranceNs        the limit's tau.
-     * @param newKeyLagNs        the initial fill of new keys (0: full).
-     * @param idleGraceNs        the idle grace.
-     * @param tableFullPolicy    the table-full policy's ordinal.
-     * @param shardCount         shards (validated by the builder).
-     * @param slotsPerShard      slots per shard (validated by the builder).
-     * @param probeBound         the probe bound (validated by the builder).
-     */
-    TableSpec(
-        final int kind,
-        final long emissionIntervalNs,
-        final long toleranceNs,
-        final long newKeyLagNs,
-        final long idleGraceNs,
-        final int tableFullPolicy,
-        final int shardCount,
-        final int slotsPerShard,
-        final int probeBound)
-    {
-        this(kind, new long[] {emissionIntervalNs, toleranceNs}, newKeyLagNs, idleGraceNs, tableFullPolicy, shardCount,
-            slotsPerShard, probeBound);
-    }
 
     /**
      * @param kind            the table kind.
@@ -117,43 +93,33 @@ final class TableSpec
         {
             return differs("limit count (classes)", file.limitCount(), limitCount());
         }
+        final String[] fields = new String[2 * limitCount()];
         for (int i = 0; i < limitCount(); i++)
         {
             final String limit = (0 == i ? "limit " : "class " + i + " limit ") +
                 (TableFileLayout.KIND_RECONFIGURABLE == kind ? "(the one in use: it changes only by setLimit of a " +
                 "reconfigurable limiter on the file) " : "");
-            if (limitsNs[2 * i] != file.limitsNs[2 * i])
+            fields[2 * i] = limit + "emissionIntervalNs";
+            fields[2 * i + 1] = limit + "toleranceNs";
+        }
+        final String limits = firstDifference(fields, file.limitsNs, limitsNs);
+        return null != limits ? limits : firstDifference(CONFIGURATION_FIELDS, file.configuration(), configuration());
+    }
+
+    /** @return the values of {@link #CONFIGURATION_FIELDS}, in that order. */
+    private long[] configuration()
+    {
+        return new long[] {newKeyLagNs, idleGraceNs, tableFullPolicy, shardCount, slotsPerShard, probeBound};
+    }
+
+    private static String firstDifference(final String[] fields, final long[] inFile, final long[] asked)
+    {
+        for (int i = 0; i < fields.length; i++)
+        {
+            if (inFile[i] != asked[i])
             {
-                return differs(limit + "emissionIntervalNs", file.limitsNs[2 * i], limitsNs[2 * i]);
+                return differs(fields[i], inFile[i], asked[i]);
             }
-            if (limitsNs[2 * i + 1] != file.limitsNs[2 * i + 1])
-            {
-                return differs(limit + "toleranceNs", file.limitsNs[2 * i + 1], limitsNs[2 * i + 1]);
-            }
-        }
-        if (newKeyLagNs != file.newKeyLagNs)
-        {
-            return differs("initial fill (new-key lag ns)", file.newKeyLagNs, newKeyLagNs);
-        }
-        if (idleGraceNs != file.idleGraceNs)
-        {
-            return differs("idleGraceNs", file.idleGraceNs, idleGraceNs);
-        }
-        if (tableFullPolicy != file.tableFullPolicy)
-        {
-            return differs("tableFullPolicy (ordinal)", file.tableFullPolicy, tableFullPolicy);
-        }
-        if (shardCount != file.shardCount)
-        {
-            return differs("shardCount", file.shardCount, shardCount);
-        }
-        if (slotsPerShard != file.slotsPerShard)
-        {
-            return differs("slotsPerShard", file.slotsPerShard, slotsPerShard);
-        }
-        if (probeBound != file.probeBound)
-        {
-            return differs("probeBound", file.probeBound, probeBound);
         }
         return null;
     }

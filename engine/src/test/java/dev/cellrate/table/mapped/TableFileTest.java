@@ -95,11 +95,11 @@ final class TableFileTest
     {
         final Path path = directory.resolve("t.table");
         TableFile.open(path, TestSpecs.small(), null);
-        final TableSpec slower = new TableSpec(KIND_KEYED_RATE_LIMITER, 2 * TestSpecs.T_NS, TestSpecs.TAU_NS, 0,
+        final TableSpec slower = new TableSpec(KIND_KEYED_RATE_LIMITER, new long[] {2 * TestSpecs.T_NS, TestSpecs.TAU_NS}, 0,
             1_000_000_000L, 0, TestSpecs.SHARDS, TestSpecs.SLOTS_PER_SHARD, 64);
         assertRefused(path, slower, "limit emissionIntervalNs: the file has 1000000, this limiter asks for 2000000");
         assertRefused(path, TestSpecs.sized(128), "slotsPerShard: the file has 64, this limiter asks for 128");
-        final TableSpec otherPolicy = new TableSpec(KIND_KEYED_RATE_LIMITER, TestSpecs.T_NS, TestSpecs.TAU_NS, 0,
+        final TableSpec otherPolicy = new TableSpec(KIND_KEYED_RATE_LIMITER, new long[] {TestSpecs.T_NS, TestSpecs.TAU_NS}, 0,
             1_000_000_000L, 2, TestSpecs.SHARDS, TestSpecs.SLOTS_PER_SHARD, 64);
         assertRefused(path, otherPolicy, "tableFullPolicy (ordinal): the file has 0, this limiter asks for 2");
         final IllegalStateException secret = assertThrows(IllegalStateException.class,
