@@ -267,7 +267,7 @@ public final class LimiterStats
      *
      * @return the weight of one sample (1: every rejection is added, exact Space-Saving).
      */
-    public long topKeysSampleEvery()
+    long topKeysSampleEvery()
     {
         return sampleWeight;
     }
@@ -296,7 +296,7 @@ public final class LimiterStats
      * @param kind a sampled kind.
      * @return its counter id.
      */
-    public synchronized int gauge(final StatKind kind)
+    synchronized int gauge(final StatKind kind)
     {
         if (kind.isOutcome() || StatKind.TOP_KEYS == kind)
         {
@@ -315,7 +315,7 @@ public final class LimiterStats
      * @param counterId the counter from {@link #gauge(StatKind)}.
      * @param value     the value.
      */
-    public void set(final int counterId, final long value)
+    void set(final int counterId, final long value)
     {
         values.putLongRelease(CountersReader.counterOffset(counterId), value);
     }
@@ -339,7 +339,7 @@ public final class LimiterStats
     /**
      * @return the limiter's id in its file.
      */
-    public int limiterId()
+    int limiterId()
     {
         return limiterId;
     }
@@ -347,7 +347,7 @@ public final class LimiterStats
     /**
      * @return stripes per outcome.
      */
-    public int stripes()
+    int stripes()
     {
         return stripeMask + 1;
     }

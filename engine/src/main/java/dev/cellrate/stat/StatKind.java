@@ -42,7 +42,7 @@ public enum StatKind
     TOP_KEYS("top-rejected-keys", false, false);
 
     /** Type ids are {@code TYPE_ID_BASE + ordinal()}. */
-    public static final int TYPE_ID_BASE = 0x4352_0000;
+    static final int TYPE_ID_BASE = 0x4352_0000;
 
     private static final StatKind[] VALUES = values();
 
@@ -84,7 +84,7 @@ public enum StatKind
     /**
      * @return this kind's Agrona counter type id.
      */
-    public int typeId()
+    int typeId()
     {
         return TYPE_ID_BASE + ordinal();
     }
@@ -93,7 +93,7 @@ public enum StatKind
      * @param typeId an Agrona counter type id.
      * @return the kind, or null if the counter is not a cellrate statistic.
      */
-    public static StatKind ofTypeId(final int typeId)
+    static StatKind ofTypeId(final int typeId)
     {
         final int index = typeId - TYPE_ID_BASE;
         return index >= 0 && index < VALUES.length ? VALUES[index] : null;

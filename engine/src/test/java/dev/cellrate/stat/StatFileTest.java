@@ -412,8 +412,9 @@ final class StatFileTest
 
                     final List<StatReader.Sketch> sketches = reader.sketches();
                     assertEquals(List.of(
-                        new StatReader.Sketch(0, "api", 0, 4, 2),
-                        new StatReader.Sketch(1, "solo", TopKeys.length(4, 2), 2, 1)), sketches);
+                        new StatReader.Sketch(0, "api", 0, 4, 2).toString(),
+                        new StatReader.Sketch(1, "solo", TopKeys.length(4, 2), 2, 1).toString()),
+                        sketches.stream().map(StatReader.Sketch::toString).toList());
 
                     // Known calls, read back by the other side: values summed over the stripes.
                     api.record(Result.ADMITTED);
