@@ -296,7 +296,7 @@ final class StatFileTest
     }
 
     /**
-     * What another process reading a {@link StatFile} sees (issue 15, PIT survivors of {@code dev.cellrate.stat}):
+     * What another process reading a {@link StatFile} sees (the cases PIT finds in {@code dev.cellrate.stat}):
      * the header words of {@link StatLayout} at their offsets, in the machine's byte order; one Agrona counter per
      * outcome and stripe with its key and label, in registration order; sketches at consecutive offsets; a file of
      * a newer minor version read (statistics it does not know skipped), another major version or a truncated file
