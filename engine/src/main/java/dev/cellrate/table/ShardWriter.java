@@ -48,14 +48,13 @@ final class ShardWriter
     private final ShardLock sharedLock;
 
     /**
-     * @param buffer     the table's buffer.
-     * @param geometry   its shape.
+     * @param index      the table's lock-free side: its buffer and geometry are this writer's.
      * @param sharedLock the lock other processes share ({@link SharedTable}), or null for the table's own spin-lock.
      */
-    ShardWriter(final AtomicBuffer buffer, final TableGeometry geometry, final ShardLock sharedLock)
+    ShardWriter(final SlotIndex index, final ShardLock sharedLock)
     {
-        this.buffer = buffer;
-        this.geometry = geometry;
+        this.buffer = index.buffer;
+        this.geometry = index.geometry;
         this.sharedLock = sharedLock;
     }
 

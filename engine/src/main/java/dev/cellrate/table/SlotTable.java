@@ -231,7 +231,7 @@ public final class SlotTable extends TableReads
         {
             buffer.verifyAlignment(); // a table already: its words are other processes' too
         }
-        writer = new ShardWriter(buffer, geometry, sharedLock);
+        writer = new ShardWriter(index, sharedLock);
         if (!shared)
         {
             buffer.putLongVolatile(TableLayout.shardHeaderOffset(0), 0); // the first shard's lock word
