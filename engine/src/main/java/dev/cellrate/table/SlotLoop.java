@@ -322,6 +322,24 @@ public abstract class SlotLoop<H>
     }
 
     /**
+     * Give time back to a key: lower the key's word by at most {@code decrementNs}, never below {@code nowNs}
+     * (so never beyond a full bucket) and never below the reclaim floor of its shard (every value an earlier key
+     * of any slot of that shard held is at or below it, so a paused decider of an earlier key of the key's slot
+     * never finds its value again: docs/keyed-table.md, "ABA"). The value lowered from is recorded in the
+     * slot's high-water mark first, as for {@link #refund}. A key with no cell (a full bucket) gets nothing; a
+     * table shared with other processes never lowers a word and gives nothing. Lock-free, allocation-free.
+     *
+     * @param keyWord     the key word.
+     * @param decrementNs the most to give back, {@code n * T} for n permits; below 1 gives nothing.
+     * @param nowNs       the time of the refund.
+     * @return the ns given back, in [0, decrementNs].
+     */
+    public final long refundAtMost(final long keyWord, final long decrementNs, final long nowNs)
+    {
+        return table.refundBounded(keyWord, decrementNs, nowNs);
+    }
+
+    /**
      * The CAS succeeded: the key's cell went from {@code tatBeforeNs} to {@code tatAfterNs}.
      *
      * @param holder      the caller's holder.
