@@ -19,18 +19,8 @@ final class DecisionFill extends CellLoop<Decision>
         this.limit = limit;
     }
 
-    protected long admitted(
-        final Decision decision,
-        final long tatBeforeNs,
-        final long tatAfterNs,
-        final long incrementNs,
-        final long nowNs)
+    protected void decided(final Decision decision, final long code, final long tatNs, final long nowNs)
     {
-        return DecisionLoop.fill(decision, Result.ADMITTED, tatAfterNs, nowNs, limit, Result.ADMITTED);
-    }
-
-    protected long rejected(final Decision decision, final long code, final long tatNs, final long nowNs)
-    {
-        return DecisionLoop.fill(decision, code, tatNs, nowNs, limit, code);
+        DecisionLoop.fill(decision, code, tatNs, nowNs, limit, code);
     }
 }

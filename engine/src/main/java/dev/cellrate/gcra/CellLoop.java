@@ -10,9 +10,11 @@ import org.agrona.UnsafeApi;
  * supplies only what it does with the outcome, as HdrHistogram's {@code recordSingleValue} calls
  * {@code incrementCountAtIndex}:
  * <ul>
- *     <li>{@link #admitted}: the answer after the front's charge landed (fill a holder; charge the next leg of
- *     a composite and refund this one if that leg rejects);</li>
- *     <li>{@link #rejected}: the answer to a rejection (fill a holder);</li>
+ *     <li>{@link #decided}: fill the caller's holder from the outcome (a {@code Decision} under the front's
+ *     limit);</li>
+ *     <li>{@link #admitted}: the answer after the front's charge landed (charge the next leg of a composite and
+ *     refund this one if that leg rejects);</li>
+ *     <li>{@link #rejected}: the answer to a rejection;</li>
  *     <li>{@link #updatedTatNs}: the word an {@link #update} writes (a debit's bounded charge, a rewrite);</li>
  *     <li>{@link #stale}: checked after each read of the word (the first and every lost CAS's witness),
  *     whether the call should end, so that the front decides again under settings that changed meanwhile.</li>
@@ -71,44 +73,10 @@ public abstract class CellLoop<H>
      * @param holder      passed to the steps unchanged (may be null).
      * @return what {@link #admitted} or {@link #rejected} returned, or {@link #STALE}.
      */
-    public final long charge(
-        final Object base,
-        final long address,
-        final long incrementNs,
-        final long ceilingNs,
-        final long nowNs,
-        final H holder)
+    public final long charge(final Object base, final long address, final long incrementNs, final long ceilingNs,
+        final long nowNs, final H holder)
     {
-        long tatNs = UnsafeApi.getLongAcquire(base, address);
-        while (true)
-        {
-            if (stale(holder))
-            {
-                return STALE;
-            }
-            final long baseNs = Math.max(tatNs, nowNs);
-            long nextTatNs = baseNs + incrementNs;
-            final long dueNs = nextTatNs - nowNs;
-            if (nextTatNs <= baseNs || dueNs <= 0)
-            {
-                final long code = incrementNs < 1 ? Result.NEVER : Gcra.decide(tatNs, nowNs, incrementNs, ceilingNs);
-                if (Result.ADMITTED != code)
-                {
-                    return rejected(holder, code, tatNs, nowNs);
-                }
-                nextTatNs = baseNs + incrementNs;
-            }
-            else if (dueNs > ceilingNs)
-            {
-                return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
-            }
-            final long witnessNs = UnsafeApi.compareAndExchangeLong(base, address, tatNs, nextTatNs);
-            if (witnessNs == tatNs)
-            {
-                return admitted(holder, tatNs, nextTatNs, incrementNs, nowNs);
-            }
-            tatNs = witnessNs;
-        }
+        return loop(base, address, incrementNs, ceilingNs, nowNs, holder, true);
     }
 
     /**
@@ -123,13 +91,23 @@ public abstract class CellLoop<H>
      * @param holder      passed to the steps unchanged (may be null).
      * @return what {@link #admitted} returned, or {@link #STALE}.
      */
-    public final long update(
+    public final long update(final Object base, final long address, final long incrementNs, final long ceilingNs,
+        final long nowNs, final H holder)
+    {
+        return loop(base, address, incrementNs, ceilingNs, nowNs, holder, false);
+    }
+
+    /**
+     * The loop: {@code decide} is a constant at each of its two callers, so each inlined copy keeps one branch.
+     */
+    private long loop(
         final Object base,
         final long address,
         final long incrementNs,
         final long ceilingNs,
         final long nowNs,
-        final H holder)
+        final H holder,
+        final boolean decide)
     {
         long tatNs = UnsafeApi.getLongAcquire(base, address);
         while (true)
@@ -138,7 +116,31 @@ public abstract class CellLoop<H>
             {
                 return STALE;
             }
-            final long nextTatNs = updatedTatNs(holder, tatNs, nowNs, incrementNs, ceilingNs);
+            long nextTatNs;
+            if (decide)
+            {
+                final long baseNs = Math.max(tatNs, nowNs);
+                nextTatNs = baseNs + incrementNs;
+                final long dueNs = nextTatNs - nowNs;
+                if (nextTatNs <= baseNs || dueNs <= 0)
+                {
+                    final long code =
+                        incrementNs < 1 ? Result.NEVER : Gcra.decide(tatNs, nowNs, incrementNs, ceilingNs);
+                    if (Result.ADMITTED != code)
+                    {
+                        return rejected(holder, code, tatNs, nowNs);
+                    }
+                    nextTatNs = baseNs + incrementNs;
+                }
+                else if (dueNs > ceilingNs)
+                {
+                    return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
+                }
+            }
+            else
+            {
+                nextTatNs = updatedTatNs(holder, tatNs, nowNs, incrementNs, ceilingNs);
+            }
             final long witnessNs = UnsafeApi.compareAndExchangeLong(base, address, tatNs, nextTatNs);
             if (witnessNs == tatNs)
             {
@@ -149,7 +151,8 @@ public abstract class CellLoop<H>
     }
 
     /**
-     * The front's answer once its charge landed. Default: {@link Result#ADMITTED}.
+     * The front's answer once its charge landed. Default: {@link #decided} with {@link Result#ADMITTED} and the
+     * word written, then {@link Result#ADMITTED}.
      *
      * @param holder      the caller's holder (may be null).
      * @param tatBeforeNs the word the charge replaced.
@@ -161,11 +164,13 @@ public abstract class CellLoop<H>
     protected long admitted(
         final H holder, final long tatBeforeNs, final long tatAfterNs, final long incrementNs, final long nowNs)
     {
+        decided(holder, Result.ADMITTED, tatAfterNs, nowNs);
         return Result.ADMITTED;
     }
 
     /**
-     * The front's answer to a rejection (nothing was written). Default: {@code code}.
+     * The front's answer to a rejection (nothing was written). Default: {@link #decided} with the code and the
+     * word seen, then {@code code}.
      *
      * @param holder the caller's holder (may be null).
      * @param code   a positive retry-after in ns, or {@link Result#NEVER}.
@@ -175,7 +180,21 @@ public abstract class CellLoop<H>
      */
     protected long rejected(final H holder, final long code, final long tatNs, final long nowNs)
     {
+        decided(holder, code, tatNs, nowNs);
         return code;
+    }
+
+    /**
+     * What the default {@link #admitted} and {@link #rejected} do with the outcome before answering its code
+     * (fill the caller's holder). Default: nothing.
+     *
+     * @param holder the caller's holder (may be null).
+     * @param code   the decision's code.
+     * @param tatNs  the word after the decision (unchanged if rejected).
+     * @param nowNs  the time of the request.
+     */
+    protected void decided(final H holder, final long code, final long tatNs, final long nowNs)
+    {
     }
 
     /**

@@ -49,21 +49,9 @@ public final class ReconfigurableRateLimiter implements Limiter
             this.limit = limit;
         }
 
-        protected long admitted(
-            final Decision decision,
-            final long tatBeforeNs,
-            final long tatAfterNs,
-            final long incrementNs,
-            final long nowNs)
-        {
-            decision.set(Result.ADMITTED, tatAfterNs, nowNs, limit);
-            return Result.ADMITTED;
-        }
-
-        protected long rejected(final Decision decision, final long code, final long tatNs, final long nowNs)
+        protected void decided(final Decision decision, final long code, final long tatNs, final long nowNs)
         {
             decision.set(code, tatNs, nowNs, limit);
-            return code;
         }
     }
 
