@@ -73,6 +73,16 @@ final class GcraDecider implements Decider
         return clock.nanoTime();
     }
 
+    public boolean hashedKeys()
+    {
+        return true;
+    }
+
+    public boolean textKeys()
+    {
+        return false;
+    }
+
     /**
      * @return multi-descriptor requests with different hits whose later descriptor was refused by a race after
      * every peek admitted, leaving the earlier ones charged.

@@ -99,6 +99,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
 
     private final Decider decider;
     private final boolean hashKeys;
+    private final boolean textKeys;
     private final DescriptorKey descriptorKey;
     private final Map<String, RuleStats> stats = new ConcurrentHashMap<>();
     private final StatFile statFile;
@@ -141,7 +142,8 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         this.statFile = statFile;
         this.overflowStats = new RuleStats("", "_overflow", statFile);
         this.decider = decider;
-        this.hashKeys = decider instanceof GcraDecider;
+        this.hashKeys = decider.hashedKeys();
+        this.textKeys = decider.textKeys();
         this.descriptorKey = new DescriptorKey();
         this.answers = new Answers(globalShadowMode, headers);
         apply(config);
@@ -425,7 +427,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
                 {
                     plan.keys[i] = descriptorKey.hash(domain, descriptor, shared[i]);
                 }
-                else
+                if (textKeys)
                 {
                     plan.keyTexts[i] = DescriptorKey.text(domain, descriptor, shared[i]);
                 }
