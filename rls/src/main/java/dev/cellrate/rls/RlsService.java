@@ -62,14 +62,17 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     public static final int MAX_OVERRIDE_KEYS = 16_384;
     /** The full key of an override rule starts with this. */
     static final String OVERRIDE_PREFIX = "override.";
-    /** Most statistics keys (detailed_metric and override keys multiply them); past it, one overflow key. */
-    public static final int MAX_STATS_KEYS = 10_000;
+    /**
+     * Most statistics keys (detailed_metric and override keys multiply them); past it, one overflow key. Each
+     * holds {@value RuleStats#COUNTERS_PER_KEY} of the stat file's {@link #ENGINE_COUNTERS} counters.
+     */
+    public static final int MAX_STATS_KEYS = 1_300;
 
     /**
-     * Counters of the engine's stat file: 7 per statistics key (one stripe per outcome), so the first ~1,100
-     * statistics keys also get the engine's decision counters.
+     * Counters of the engine's stat file: {@value RuleStats#COUNTERS_PER_KEY} per statistics key (the hit counts
+     * and the decision outcomes, one stripe each), room for {@link #MAX_STATS_KEYS} keys and the overflow key.
      */
-    public static final int ENGINE_COUNTERS = 8192;
+    public static final int ENGINE_COUNTERS = 16_384;
 
     /** Which rate-limit headers a response carries. */
     public enum Headers
@@ -484,7 +487,14 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         {
             return overflowStats;
         }
-        return stats.computeIfAbsent(key, k -> new RuleStats(domain, k, statFile));
+        try
+        {
+            return stats.computeIfAbsent(key, k -> new RuleStats(domain, k, statFile));
+        }
+        catch (final IllegalStateException full)
+        {
+            return overflowStats; // the stat file has no room left (keys added concurrently past the bound)
+        }
     }
 
     /**
