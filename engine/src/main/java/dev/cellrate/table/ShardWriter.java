@@ -42,42 +42,21 @@ final class ShardWriter
     private static final int NO_CANDIDATE = -1;
 
     private final AtomicBuffer buffer;
-    private final int slotsOffset;
-    private final int slotsPerShard;
-    private final int probeBound;
-    private final long idleGraceNs;
-    private final int slotCount;
+    private final TableGeometry geometry;
     private volatile AtomicBuffer highWaterMarks;
     /** The lock of a table shared by processes, or null: then the lock word is this spin-lock's 0 / 1. */
     private final ShardLock sharedLock;
 
-    ShardWriter(
-        final AtomicBuffer buffer,
-        final int slotsOffset,
-        final int slotsPerShard,
-        final int probeBound,
-        final long idleGraceNs,
-        final int slotCount)
+    /**
+     * @param buffer     the table's buffer.
+     * @param geometry   its shape.
+     * @param sharedLock the lock other processes share ({@link SharedTable}), or null for the table's own spin-lock.
+     */
+    ShardWriter(final AtomicBuffer buffer, final TableGeometry geometry, final ShardLock sharedLock)
     {
-        this(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs, slotCount, null);
-    }
-
-    ShardWriter(
-        final AtomicBuffer buffer,
-        final int slotsOffset,
-        final int slotsPerShard,
-        final int probeBound,
-        final long idleGraceNs,
-        final int slotCount,
-        final ShardLock sharedLock)
-    {
-        this.sharedLock = sharedLock;
         this.buffer = buffer;
-        this.slotsOffset = slotsOffset;
-        this.slotsPerShard = slotsPerShard;
-        this.probeBound = probeBound;
-        this.idleGraceNs = idleGraceNs;
-        this.slotCount = slotCount;
+        this.geometry = geometry;
+        this.sharedLock = sharedLock;
     }
 
     /**
@@ -136,9 +115,9 @@ final class ShardWriter
             while (true)
             {
                 int candidate = NO_CANDIDATE;
-                for (int probe = 0; probe < probeBound; probe++)
+                for (int probe = 0; probe < geometry.probeBound; probe++)
                 {
-                    final int slot = slotOffset(shard, wrap(home + probe));
+                    final int slot = geometry.probeSlot(shard, home, probe);
                     final long key = buffer.getLong(slot);
                     if (EMPTY_KEY == key)
                     {
@@ -221,8 +200,8 @@ final class ShardWriter
         int reclaimed = 0;
         for (int i = 0; i < visit; i++)
         {
-            final int slot = slotOffset(shard, cursor);
-            cursor = wrap(cursor + 1);
+            final int slot = geometry.slotOffset(shard, cursor);
+            cursor = geometry.wrap(cursor + 1);
             final long key = buffer.getLong(slot);
             if (EMPTY_KEY != key && TOMBSTONE_KEY != key &&
                 reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs,
@@ -279,8 +258,9 @@ final class ShardWriter
         AtomicBuffer marks = highWaterMarks;
         if (null == marks)
         {
-            marks = CellArray.allocateBuffer(slotCount * Long.BYTES, CellLayout.CELL_ALIGNMENT);
-            for (int offset = 0; offset < slotCount * Long.BYTES; offset += Long.BYTES)
+            final int length = geometry.slotCount() * Long.BYTES;
+            marks = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT);
+            for (int offset = 0; offset < length; offset += Long.BYTES)
             {
                 marks.putLong(offset, TableLayout.NO_HIGH_WATER_NS);
             }
@@ -291,7 +271,7 @@ final class ShardWriter
 
     private int markOffset(final int slot)
     {
-        return ((slot - slotsOffset) / TableLayout.SLOT_LENGTH) * Long.BYTES;
+        return geometry.slotIndex(slot) * Long.BYTES;
     }
 
     /**
@@ -303,13 +283,10 @@ final class ShardWriter
         return null == marks ? 0 : marks.capacity();
     }
 
-    /**
-     * @param evictionNs the time eviction may use (already bounded by the table's clock).
-     * @return the newest TAT that counts as idle: {@code evictionNs - grace}, saturated.
-     */
+    /** @see TableGeometry#idleBeforeNs */
     long idleBeforeNs(final long evictionNs)
     {
-        return Math.max(evictionNs, Long.MIN_VALUE + idleGraceNs) - idleGraceNs;
+        return geometry.idleBeforeNs(evictionNs);
     }
 
     /** Take the insert lock of the shard whose header is at {@code header} (spin, see {@link #backOff}). */
@@ -357,16 +334,5 @@ final class ShardWriter
             Thread.onSpinWait();
         }
         return spins;
-    }
-
-    private int slotOffset(final int shard, final int index)
-    {
-        return TableLayout.slotOffset(slotsOffset, slotsPerShard, shard, index);
-    }
-
-    /** index in [0, 2 * slotsPerShard) (a home plus a probe below the bound) back into the shard. */
-    private int wrap(final int index)
-    {
-        return index >= slotsPerShard ? index - slotsPerShard : index;
     }
 }

@@ -88,6 +88,12 @@ public abstract class SlotLoop<H>
     /** The table this loop decides on. */
     protected final SlotTable table;
 
+    /** The table's lock-free side, read by the decision path. */
+    private final SlotIndex index;
+
+    /** {@link SlotIndex#matchMask} of a classed table. */
+    private final long classedMask;
+
     /** {@link #CHARGE_SLOW}, read from an instance field (see there). */
     private final MethodHandle chargeSlow = CHARGE_SLOW;
 
@@ -102,6 +108,8 @@ public abstract class SlotLoop<H>
             throw new IllegalArgumentException("table must not be null");
         }
         this.table = table;
+        this.index = table.index();
+        this.classedMask = index.matchMask(true);
     }
 
     /**
@@ -123,8 +131,8 @@ public abstract class SlotLoop<H>
         // acquire: same line) and the CAS, all on raw addresses. Everything else (a key past its home line, an
         // absent or reserved key, a lost CAS, the saturating GCRA cases) goes to chargeSlow, which decides from
         // scratch.
-        final SlotTable table = this.table;
-        final long slot = table.slotIn(keyWord);
+        final SlotIndex index = this.index;
+        final long slot = index.slotIn(keyWord, -1L);
         if (0 != slot && Long.MIN_VALUE != nowNs)
         {
             final long tatNs = UnsafeApi.getLongAcquire(null, slot + TAT_OFFSET);
@@ -146,7 +154,7 @@ public abstract class SlotLoop<H>
                 {
                     return admitted(holder, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
                 }
-                table.countCasRetry(keyWord);
+                index.countCasRetry(keyWord);
             }
         }
         return callChargeSlow(keyWord, incrementNs, ceilingNs, nowNs, holder);
@@ -202,10 +210,10 @@ public abstract class SlotLoop<H>
             final int tatOffset = table.findClassedSlot(keyWord);
             if (SlotTable.NO_CELL != tatOffset)
             {
-                final long storedWord = table.classedWordAt(tatOffset, keyWord);
+                final long storedWord = table.index().storedWordAt(tatOffset, keyWord, classedMask);
                 if (TableLayout.EMPTY_KEY != storedWord)
                 {
-                    final int classIndex = table.classOfStoredWord(storedWord);
+                    final int classIndex = table.index().classOfStoredWord(storedWord);
                     final long incrementNs = classIncrementNs(classIndex, permits);
                     final long tatNs = table.loadTat(tatOffset, storedWord);
                     final long baseNs = Math.max(tatNs, nowNs);
@@ -258,10 +266,10 @@ public abstract class SlotLoop<H>
                     return tableFull(holder, incrementNs, nowNs);
                 }
             }
-            final long storedWord = table.classedWordAt(tatOffset, keyWord);
+            final long storedWord = table.index().storedWordAt(tatOffset, keyWord, classedMask);
             if (TableLayout.EMPTY_KEY != storedWord)
             {
-                final int classIndex = table.classOfStoredWord(storedWord);
+                final int classIndex = table.index().classOfStoredWord(storedWord);
                 final long incrementNs = classIncrementNs(classIndex, permits);
                 if (incrementNs < 1)
                 {

@@ -1,5 +1,6 @@
 package dev.cellrate.rls;
 
+import dev.cellrate.redis.RedisServer;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import org.junit.jupiter.api.Test;
@@ -27,12 +28,12 @@ class RedisModeTest
     @Test
     void twoReplicasShareOneLimitThroughRedis() throws Exception
     {
-        try (RedisProcess redis = new RedisProcess())
+        try (RedisServer redis = RedisServer.start())
         {
             final Path directory = Files.createTempDirectory("rls-config");
             Files.writeString(directory.resolve("c.yaml"), CONFIG, StandardCharsets.UTF_8);
             final RlsServer.Options options = Rls.options(directory);
-            options.redisUri = redis.uri();
+            options.redisUri = redis.url();
             options.redisTimeoutMs = 2_000;
             try (Rls one = new Rls(options, null); Rls two = new Rls(options, null))
             {
