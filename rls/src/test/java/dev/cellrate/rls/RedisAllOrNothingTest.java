@@ -1,5 +1,6 @@
 package dev.cellrate.rls;
 
+import dev.cellrate.redis.RedisServer;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import io.lettuce.core.RedisClient;
@@ -32,12 +33,12 @@ class RedisAllOrNothingTest
         "  - key: shadow\n    shadow_mode: true\n    rate_limit:\n      unit: hour\n      requests_per_unit: 1\n" +
         "  - key: none\n    rate_limit:\n      unit: hour\n      requests_per_unit: 0\n";
 
-    private static Rls replica(final RedisProcess redis, final String config) throws Exception
+    private static Rls replica(final RedisServer redis, final String config) throws Exception
     {
         final Path directory = Files.createTempDirectory("rls-config");
         Files.writeString(directory.resolve("c.yaml"), config, StandardCharsets.UTF_8);
         final RlsServer.Options options = Rls.options(directory);
-        options.redisUri = redis.uri();
+        options.redisUri = redis.url();
         options.redisTimeoutMs = 5_000;
         return new Rls(options, null);
     }
@@ -50,7 +51,7 @@ class RedisAllOrNothingTest
     @Test
     void aRefusedRequestTakesNothingFromItsOtherDescriptors() throws Exception
     {
-        try (RedisProcess redis = new RedisProcess(); Rls rls = replica(redis, CONFIG))
+        try (RedisServer redis = RedisServer.start(); Rls rls = replica(redis, CONFIG))
         {
             for (int i = 0; i < 3; i++)
             {
@@ -91,7 +92,7 @@ class RedisAllOrNothingTest
     @Test
     void theSameDescriptorTwiceInOneRequestIsChargedTwice() throws Exception
     {
-        try (RedisProcess redis = new RedisProcess(); Rls rls = replica(redis, CONFIG))
+        try (RedisServer redis = RedisServer.start(); Rls rls = replica(redis, CONFIG))
         {
             assertEquals(Code.OK, rls.call("d", d("user", "twice"), d("user", "twice")).getOverallCode());
             final RateLimitResponse second = rls.call("d", d("user", "twice"), d("user", "twice"));
@@ -106,7 +107,7 @@ class RedisAllOrNothingTest
         final String config = "domain: d\ndescriptors:\n" +
             "  - key: user\n    rate_limit:\n      unit: hour\n      requests_per_unit: 20\n" +
             "  - key: route\n    rate_limit:\n      unit: hour\n      requests_per_unit: 50\n";
-        try (RedisProcess redis = new RedisProcess(); Rls one = replica(redis, config); Rls two = replica(redis, config))
+        try (RedisServer redis = RedisServer.start(); Rls one = replica(redis, config); Rls two = replica(redis, config))
         {
             final AtomicInteger admitted = new AtomicInteger();
             final List<Thread> threads = new ArrayList<>();
@@ -138,10 +139,10 @@ class RedisAllOrNothingTest
     @Test
     void aFlushedScriptIsSentAgain() throws Exception
     {
-        try (RedisProcess redis = new RedisProcess(); Rls rls = replica(redis, CONFIG))
+        try (RedisServer redis = RedisServer.start(); Rls rls = replica(redis, CONFIG))
         {
             assertEquals(Code.OK, rls.call("d", d("user", "f"), d("route", "f")).getOverallCode());
-            final RedisClient client = RedisClient.create(redis.uri());
+            final RedisClient client = RedisClient.create(redis.url());
             try (StatefulRedisConnection<String, String> c = client.connect(StringCodec.UTF8))
             {
                 c.sync().scriptFlush();
@@ -161,12 +162,12 @@ class RedisAllOrNothingTest
     {
         final Path directory = Files.createTempDirectory("rls-config");
         Files.writeString(directory.resolve("c.yaml"), CONFIG, StandardCharsets.UTF_8);
-        final RedisProcess redis = new RedisProcess();
+        final RedisServer redis = RedisServer.start();
         final RlsServer.Options closed = Rls.options(directory);
-        closed.redisUri = redis.uri();
+        closed.redisUri = redis.url();
         closed.redisTimeoutMs = 200;
         final RlsServer.Options local = Rls.options(directory);
-        local.redisUri = redis.uri();
+        local.redisUri = redis.url();
         local.redisTimeoutMs = 200;
         local.redisFailPolicy = dev.cellrate.redis.FailPolicy.LOCAL;
         try (Rls c = new Rls(closed, null); Rls l = new Rls(local, null))
