@@ -60,6 +60,8 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     public static final int MAX_OVERRIDES = 64;
     /** Descriptors each override's table holds at most (64 tables of about 350 KB at most). */
     public static final int MAX_OVERRIDE_KEYS = 16_384;
+    /** Field number of {@code is_negative_hits} in Envoy's {@code RateLimitDescriptor}. */
+    static final int IS_NEGATIVE_HITS_FIELD = 4;
     /** The full key of an override rule starts with this. */
     static final String OVERRIDE_PREFIX = "override.";
     /**
@@ -374,6 +376,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             {
                 plan.hits[i] = requestHits;
             }
+            plan.refund[i] = isNegativeHits(descriptor);
             if (descriptor.hasLimit())
             {
                 final Unit unit = Unit.of(descriptor.getLimit().getUnit());
@@ -437,6 +440,25 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             }
         }
         return null;
+    }
+
+    /**
+     * Envoy's {@code RateLimitDescriptor.is_negative_hits} (a bool, field {@value #IS_NEGATIVE_HITS_FIELD}), which
+     * the generated classes in use predate: protobuf keeps it among the descriptor's unknown fields. A varint that
+     * is not 0 (the last one, as protobuf reads a repeated scalar) means true; any other wire type means false.
+     *
+     * @param descriptor a descriptor.
+     * @return true if its hits are a refund.
+     */
+    static boolean isNegativeHits(final RateLimitDescriptor descriptor)
+    {
+        final com.google.protobuf.UnknownFieldSet unknown = descriptor.getUnknownFields();
+        if (!unknown.hasField(IS_NEGATIVE_HITS_FIELD))
+        {
+            return false;
+        }
+        final List<Long> varints = unknown.getField(IS_NEGATIVE_HITS_FIELD).getVarintList();
+        return !varints.isEmpty() && 0 != varints.get(varints.size() - 1);
     }
 
     private RuleState override(final Snapshot s, final String domain, final Unit unit, final long requestsPerUnit)
