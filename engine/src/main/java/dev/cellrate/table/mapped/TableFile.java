@@ -199,7 +199,10 @@ public final class TableFile
         }
     }
 
-    /** The table's initial words: zero, except the TAT of every dedicated cell and every slot (a fresh slot). */
+    /**
+     * The table's initial words: zero, except the TAT of every dedicated cell and slot (fresh) and every shard's
+     * reclaim floor (none).
+     */
     private static void writeInitialTable(final FileChannel channel, final TableSpec spec) throws IOException
     {
         final int length = spec.tableLength();
@@ -224,6 +227,11 @@ public final class TableFile
         {
             return (offset - slotsOffset) % TableLayout.SLOT_LENGTH == TableLayout.TAT_OFFSET ?
                 TableLayout.FRESH_SLOT_TAT_NS : 0;
+        }
+        if (offset >= TableLayout.SHARD_HEADERS_OFFSET)
+        {
+            return (offset - TableLayout.SHARD_HEADERS_OFFSET) % TableLayout.SHARD_HEADER_LENGTH ==
+                TableLayout.RECLAIM_FLOOR_OFFSET ? TableLayout.NO_HIGH_WATER_NS : 0;
         }
         final boolean dedicatedTat = offset == TableLayout.EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET ||
             offset == TableLayout.TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET ||
