@@ -4,10 +4,10 @@ import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandType;
 
 /**
- * The decisions of concurrent synchronous callers sent together by a {@link Coalescer}: one script call (the
+ * The decisions of concurrent callers sent together by a {@link Coalescer}: one script call (the
  * batch form of the script, server time) that decides each key in order on its own cell, exactly as the one-key
  * calls one after the other would. On the reply, each decision whose caller still waits gets its own key's
- * answer; on a failure or the call's timeout, its cause. A NOSCRIPT reply hands the call to EVAL with the time
+ * answer (a synchronous caller is woken, an asynchronous one called back on this I/O thread); on a failure or the call's timeout, its cause. A NOSCRIPT reply hands the call to EVAL with the time
  * left, as for any other call.
  */
 final class CoalescedCall extends ScriptCall<CoalescedReply>

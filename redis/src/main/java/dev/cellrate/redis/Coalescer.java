@@ -4,14 +4,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Sends the synchronous server-time decisions of concurrent callers together, so that many callers on one
- * connection cost Redis one script call per group instead of one per decision.
+ * Sends the server-time decisions of concurrent callers together (synchronous and asynchronous), so that many
+ * callers on one connection cost Redis one script call per group instead of one per decision.
  * <p>
  * Algorithm: a caller pushes its {@link PendingDecision} on a lock-free stack, then tries to send. While fewer
  * than {@value #MAX_IN_FLIGHT} combined calls are in flight, the sender takes the whole stack at once and sends it
  * as one {@link CoalescedCall} (in arrival order, up to {@link RedisRateLimiter#MAX_BATCH} keys a call); otherwise
  * it leaves its decision on the stack, and the I/O thread that receives the next reply sends what has gathered
- * before it wakes that reply's callers. A lone caller therefore finds nothing in flight and leaves at once (one
+ * before it answers that reply's callers. A lone caller therefore finds nothing in flight and leaves at once (one
  * round trip, as an uncombined call); callers that arrive while calls are in flight wait at most for one of them
  * to come back, and meanwhile join one group. No timer, no lock, and no caller waits for another caller's thread.
  * <p>

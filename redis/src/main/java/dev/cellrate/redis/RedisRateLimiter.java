@@ -664,16 +664,27 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
             reply.cause = refusal;
             return reply;
         }
-        final PendingDecision pending = new PendingDecision(redisKey, incrementUs, Thread.currentThread());
+        final BlockingDecision pending = new BlockingDecision(redisKey, incrementUs, Thread.currentThread());
         coalescer.submit(pending);
         pending.await(startNs + timeoutNs);
-        final ScriptReply reply = pending.reply;
+        judge(pending.reply);
+        return pending.reply;
+    }
+
+    /** The code of a coalesced decision whose reply (or cause) is in: judged for the breaker, then answered. */
+    long finish(final ScriptReply reply, final byte[] redisKey, final long permits, final Decision decision)
+    {
+        judge(reply);
+        return answer(reply, redisKey, permits, SERVER_TIME, decision);
+    }
+
+    private void judge(final ScriptReply reply)
+    {
         if (null == reply.cause && !reply.complete4() && !reply.keyError())
         {
             reply.cause = FallbackCause.ERROR;
         }
         judge(reply.cause);
-        return reply;
     }
 
     /**
@@ -868,6 +879,19 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         if (incrementUs < 1 || Long.MIN_VALUE == nowUs)
         {
             listener.onDecision(never(nowUs, decision));
+            return;
+        }
+        if (SERVER_TIME == nowUs && null != coalescer)
+        {
+            final FallbackCause refusal = refusal();
+            if (null != refusal)
+            {
+                final ScriptReply reply = new ScriptReply();
+                reply.cause = refusal;
+                listener.onDecision(answer(reply, redisKey, permits, nowUs, decision));
+                return;
+            }
+            new ListenedDecision(this, redisKey, permits, incrementUs, decision, listener).start(coalescer);
             return;
         }
         AsyncCall.start(this, redisKey, permits, incrementUs, 0, nowUs, decision, listener, null);
