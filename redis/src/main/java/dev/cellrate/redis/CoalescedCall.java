@@ -55,8 +55,8 @@ final class CoalescedCall extends ScriptCall<CoalescedReply>
         {
             limiter.countRoundTrip();
         }
-        coalescer.sent(); // the next combined call leaves before these callers wake
         final boolean complete = null == reply.cause && reply.complete();
+        RuntimeException thrown = null;
         for (int i = 0; i < decisions.length; i++)
         {
             final PendingDecision decision = decisions[i];
@@ -70,8 +70,20 @@ final class CoalescedCall extends ScriptCall<CoalescedReply>
                 {
                     decision.reply.cause = null == reply.cause ? FallbackCause.ERROR : reply.cause;
                 }
-                decision.release();
+                try
+                {
+                    decision.release();
+                }
+                catch (final RuntimeException ex) // a listener threw: the other callers are still answered
+                {
+                    thrown = null == thrown ? ex : thrown;
+                }
             }
+        }
+        coalescer.sent(); // after the answers: callers that come back meanwhile join the next combined call
+        if (null != thrown)
+        {
+            throw thrown;
         }
     }
 }

@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * Algorithm: a caller pushes its {@link PendingDecision} on a lock-free stack, then tries to send. While fewer
  * than {@value #MAX_IN_FLIGHT} combined calls are in flight, the sender takes the whole stack at once and sends it
  * as one {@link CoalescedCall} (in arrival order, up to {@link RedisRateLimiter#MAX_BATCH} keys a call); otherwise
- * it leaves its decision on the stack, and the I/O thread that receives the next reply sends what has gathered
- * before it answers that reply's callers. A lone caller therefore finds nothing in flight and leaves at once (one
+ * it leaves its decision on the stack, and the I/O thread that receives the next reply answers that reply's
+ * callers and then sends what has gathered, which by then often holds those callers' next decisions too (with
+ * 64 callers the groups settle near 32 decisions each). A lone caller therefore finds nothing in flight and leaves at once (one
  * round trip, as an uncombined call); callers that arrive while calls are in flight wait at most for one of them
  * to come back, and meanwhile join one group. No timer, no lock, and no caller waits for another caller's thread.
  * <p>

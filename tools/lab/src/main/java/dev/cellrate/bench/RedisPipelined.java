@@ -156,12 +156,19 @@ public final class RedisPipelined
             measure(callers[c], threads[c], Math.min(phaseNs, TimeUnit.SECONDS.toNanos(2)));
         }
         final double[][] rates = new double[rounds][callers.length];
+        final double[][] perTrip = new double[rounds][callers.length];
         for (int round = 0; round < rounds; round++)
         {
             for (int c = 0; c < callers.length; c++)
             {
+                final RedisRateLimiter counted = 6 == c ? oneCommandEach : 2 == c || 3 == c ? null : cellrate;
+                final long tripsBefore = null == counted ? 0 : counted.roundTrips();
+                final long startNs = System.nanoTime();
                 rates[round][c] = measure(callers[c], threads[c], phaseNs);
-                System.out.printf("round %d  %-32s %,12.0f decisions/s%n", round + 1, names[c], rates[round][c]);
+                final double decisions = rates[round][c] * (System.nanoTime() - startNs) / 1e9;
+                perTrip[round][c] = null == counted ? Double.NaN : decisions / (counted.roundTrips() - tripsBefore);
+                System.out.printf("round %d  %-32s %,12.0f decisions/s  %6.1f decisions per round trip%n", round + 1,
+                    names[c], rates[round][c], perTrip[round][c]);
             }
         }
         System.out.printf("%nmedians over %d rounds of %d s per configuration (load average now %s):%n", rounds,
@@ -169,7 +176,8 @@ public final class RedisPipelined
         for (int c = 0; c < callers.length; c++)
         {
             final int column = c;
-            System.out.printf("  %-32s %,12.0f decisions/s%n", names[c], median(rounds, r -> rates[r][column]));
+            System.out.printf("  %-32s %,12.0f decisions/s  %6.1f decisions per round trip%n", names[c],
+                median(rounds, r -> rates[r][column]), median(rounds, r -> perTrip[r][column]));
         }
         report("64 sync callers / 1 sync caller (goal >= 5)", rounds, r -> rates[r][1] / rates[r][0]);
         report("cellrate / bucket4j, 64 callers (goal >= 3)", rounds, r -> rates[r][1] / rates[r][2]);
