@@ -40,6 +40,12 @@ public final class TestFronts
         throw new IllegalArgumentException("not a keyed front: " + front);
     }
 
+    public static KeyedRateLimiter keyedRateLimiter(
+        final Limit limit, final TableFullPolicy policy, final NanoClock clock, final SlotTable table)
+    {
+        return new KeyedRateLimiter(limit, policy, clock, table);
+    }
+
     public static KeyedShaper keyedShaper(
         final Limit limit, final ShaperMode mode, final SlotTable table, final NanoClock clock)
     {
