@@ -393,6 +393,61 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
         return debitWord(table.keyWord(key, offset, length), permits, nowNs);
     }
 
+    /**
+     * Give permits back to a key (a request that did not happen after all, Envoy's negative hits): the key's
+     * TAT goes down by {@code permits * T}, but never below {@code nowNs}, so a refund never makes credit beyond
+     * a full bucket, and never below a value an earlier key of the key's slot held, so it can never reach a key
+     * that took the slot over ({@link SlotLoop#refundAtMost}; the argument: docs/keyed-table.md, "ABA"). A key
+     * with no cell is a full bucket: it gets nothing, and no cell is claimed. A table in a mapped file never
+     * lowers a word: it gives nothing. Lock-free, allocation-free.
+     *
+     * @param key     the key.
+     * @param permits the permits to give back, &ge; 1.
+     * @param nowNs   the time, ns.
+     * @return the time given back in ns, in [0, permits &times; T] (0: nothing to give back), or
+     * {@link Result#NEVER} if {@code permits < 1}.
+     */
+    public long refund(final long key, final long permits, final long nowNs)
+    {
+        return refundWord(table.keyWord(key), permits, nowNs);
+    }
+
+    /**
+     * @param key     the key, as its UTF-8 bytes.
+     * @param permits the permits to give back, &ge; 1.
+     * @param nowNs   the time, ns.
+     * @return as {@link #refund(long, long, long)}.
+     */
+    public long refund(final CharSequence key, final long permits, final long nowNs)
+    {
+        return refundWord(table.keyWord(key), permits, nowNs);
+    }
+
+    /**
+     * @param key     the key's bytes.
+     * @param offset  the first byte.
+     * @param length  the number of bytes.
+     * @param permits the permits to give back, &ge; 1.
+     * @param nowNs   the time, ns.
+     * @return as {@link #refund(long, long, long)}.
+     * @throws IndexOutOfBoundsException if the range is not inside the array.
+     */
+    public long refund(final byte[] key, final int offset, final int length, final long permits, final long nowNs)
+    {
+        return refundWord(table.keyWord(key, offset, length), permits, nowNs);
+    }
+
+    private long refundWord(final long keyWord, final long permits, final long nowNs)
+    {
+        if (permits < 1)
+        {
+            return Result.NEVER;
+        }
+        final long decrementNs = permits > Long.MAX_VALUE / emissionIntervalNs ?
+            Long.MAX_VALUE : permits * emissionIntervalNs;
+        return step.refundAtMost(keyWord, decrementNs, nowNs);
+    }
+
     private long peekWord(final long keyWord, final long incrementNs, final long nowNs)
     {
         // An absent key (or one mid-reclaim) reads as a new key would start at nowNs: the initial fill, or

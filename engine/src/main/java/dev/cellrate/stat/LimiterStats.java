@@ -298,7 +298,7 @@ public final class LimiterStats
      */
     synchronized int gauge(final StatKind kind)
     {
-        if (kind.isOutcome() || StatKind.TOP_KEYS == kind)
+        if (kind.isOutcome() || StatKind.TOP_KEYS == kind || kind.isHits())
         {
             throw new IllegalArgumentException("not a sampled statistic: " + kind);
         }

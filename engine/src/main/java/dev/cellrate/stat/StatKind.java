@@ -39,7 +39,17 @@ public enum StatKind
     /** Sampled: largest release lateness seen, ns. */
     MAX_LATENESS_NS("max-lateness-ns", false, false),
     /** A top-rejected-keys sketch: the counter's value is the sketch's offset in the sketch region. */
-    TOP_KEYS("top-rejected-keys", false, false);
+    TOP_KEYS("top-rejected-keys", false, false),
+    /** Hits ({@link HitStats}): every hit decided, in permits (a request's cost), whatever the outcome. */
+    TOTAL_HITS("total-hits", false, true),
+    /** Hits: the hits the limit refused, including those a shadow mode let through. */
+    OVER_LIMIT("over-limit", false, true),
+    /** Hits: the admitted hits above the near-limit share of the limit's capacity. */
+    NEAR_LIMIT("near-limit", false, true),
+    /** Hits: the hits the limit admitted. */
+    WITHIN_LIMIT("within-limit", false, true),
+    /** Hits: the hits the limit refused that a shadow mode let through. */
+    SHADOW_MODE("shadow-mode", false, true);
 
     /** Type ids are {@code TYPE_ID_BASE + ordinal()}. */
     static final int TYPE_ID_BASE = 0x4352_0000;
@@ -71,6 +81,14 @@ public enum StatKind
     public boolean isOutcome()
     {
         return outcome;
+    }
+
+    /**
+     * @return true for a count of hits ({@link HitStats}: striped, added to on the decision path by the cost).
+     */
+    public boolean isHits()
+    {
+        return ordinal() >= TOTAL_HITS.ordinal();
     }
 
     /**

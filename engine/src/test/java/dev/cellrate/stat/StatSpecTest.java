@@ -286,7 +286,8 @@ final class StatSpecTest
     {
         final String[] labels = { "admitted", "rejected", "never-fit", "table-full-rejected", "table-full-admitted",
             "other-rejected", "would-reject", "live-keys", "evictions", "table-full-events", "cas-retries",
-            "queue-depth", "release-outstanding", "released", "max-lateness-ns", "top-rejected-keys" };
+            "queue-depth", "release-outstanding", "released", "max-lateness-ns", "top-rejected-keys", "total-hits",
+            "over-limit", "near-limit", "within-limit", "shadow-mode" };
         final StatKind[] kinds = StatKind.values();
         assertEquals(labels.length, kinds.length);
         for (int i = 0; i < kinds.length; i++)
