@@ -52,7 +52,7 @@ public enum StatKind
     SHADOW_MODE("shadow-mode", false, true);
 
     /** Type ids are {@code TYPE_ID_BASE + ordinal()}. */
-    public static final int TYPE_ID_BASE = 0x4352_0000;
+    static final int TYPE_ID_BASE = 0x4352_0000;
 
     private static final StatKind[] VALUES = values();
 
@@ -102,7 +102,7 @@ public enum StatKind
     /**
      * @return this kind's Agrona counter type id.
      */
-    public int typeId()
+    int typeId()
     {
         return TYPE_ID_BASE + ordinal();
     }
@@ -111,7 +111,7 @@ public enum StatKind
      * @param typeId an Agrona counter type id.
      * @return the kind, or null if the counter is not a cellrate statistic.
      */
-    public static StatKind ofTypeId(final int typeId)
+    static StatKind ofTypeId(final int typeId)
     {
         final int index = typeId - TYPE_ID_BASE;
         return index >= 0 && index < VALUES.length ? VALUES[index] : null;

@@ -4,6 +4,7 @@ import static dev.cellrate.table.TableLayout.EMPTY_KEY;
 import static dev.cellrate.table.TableLayout.EVICTIONS_OFFSET;
 import static dev.cellrate.table.TableLayout.LIVE_KEYS_OFFSET;
 import static dev.cellrate.table.TableLayout.RECLAIMING;
+import static dev.cellrate.table.TableLayout.RECLAIM_FLOOR_OFFSET;
 import static dev.cellrate.table.TableLayout.SWEEP_CURSOR_OFFSET;
 import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
 import static dev.cellrate.table.TableLayout.TAT_OFFSET;
@@ -23,7 +24,9 @@ import org.agrona.concurrent.AtomicBuffer;
  * slot gets its TAT raised (release) before its key (release); a reclaimed idle slot goes TAT X to
  * {@link TableLayout#RECLAIMING} (CAS), then its high-water mark is checked (volatile), then key (release),
  * TAT max(now - grace + 1, the initial fill) (release), which is above X and the mark (both &le; now - grace:
- * the slot was idle). See the ABA argument in {@link SlotTable}.
+ * the slot was idle); a reclaim of a table of one process also raises its shard's reclaim floor
+ * ({@link TableLayout#RECLAIM_FLOOR_OFFSET}) to its idle-before time before the key. See the ABA argument in
+ * {@link SlotTable}.
  * <p>
  * Addresses: a slot's offset is its key word's and a shard header's offset its lock word's ({@link
  * TableLayout#KEY_OFFSET} and {@link TableLayout#LOCK_OFFSET} are 0).
@@ -48,14 +51,13 @@ final class ShardWriter
     private final ShardLock sharedLock;
 
     /**
-     * @param buffer     the table's buffer.
-     * @param geometry   its shape.
+     * @param index      the table's lock-free side: its buffer and geometry are this writer's.
      * @param sharedLock the lock other processes share ({@link SharedTable}), or null for the table's own spin-lock.
      */
-    ShardWriter(final AtomicBuffer buffer, final TableGeometry geometry, final ShardLock sharedLock)
+    ShardWriter(final SlotIndex index, final ShardLock sharedLock)
     {
-        this.buffer = buffer;
-        this.geometry = geometry;
+        this.buffer = index.buffer;
+        this.geometry = index.geometry;
         this.sharedLock = sharedLock;
     }
 
@@ -164,7 +166,7 @@ final class ShardWriter
             buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) + 1);
             return true;
         }
-        if (!reclaim(slot, tatNs, keyWord, idleBeforeNs, firstTatNs))
+        if (!reclaim(slot, header, tatNs, keyWord, idleBeforeNs, firstTatNs))
         {
             return false;
         }
@@ -173,7 +175,8 @@ final class ShardWriter
     }
 
     private boolean reclaim(
-        final int slot, final long tatNs, final long newKey, final long idleBeforeNs, final long firstTatNs)
+        final int slot, final int header, final long tatNs, final long newKey, final long idleBeforeNs,
+        final long firstTatNs)
     {
         // tatNs was read under the shard lock, which every reclaim holds from its CAS to RECLAIMING to the word
         // it leaves: it is never RECLAIMING here.
@@ -187,6 +190,11 @@ final class ShardWriter
         {
             buffer.putLongRelease(slot + TAT_OFFSET, tatNs);
             return false;
+        }
+        if (null == sharedLock && buffer.getLong(header + RECLAIM_FLOOR_OFFSET) < idleBeforeNs)
+        {
+            // Before the key (release, as the key): a refund that finds the new key sees the floor.
+            buffer.putLongRelease(header + RECLAIM_FLOOR_OFFSET, idleBeforeNs);
         }
         buffer.putLongRelease(slot, newKey);
         // Above the old word and the mark: both are <= idleBeforeNs here (checked above).
@@ -204,7 +212,7 @@ final class ShardWriter
             cursor = geometry.wrap(cursor + 1);
             final long key = buffer.getLong(slot);
             if (EMPTY_KEY != key && TOMBSTONE_KEY != key &&
-                reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs,
+                reclaim(slot, header, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs,
                     TableLayout.FRESH_SLOT_TAT_NS))
             {
                 reclaimed++;

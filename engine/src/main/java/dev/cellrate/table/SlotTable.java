@@ -8,6 +8,7 @@ import static dev.cellrate.table.TableLayout.EVICTIONS_OFFSET;
 import static dev.cellrate.table.TableLayout.FRESH_SLOT_TAT_NS;
 import static dev.cellrate.table.TableLayout.LIVE_KEYS_OFFSET;
 import static dev.cellrate.table.TableLayout.OVERFLOW_CELL_OFFSET;
+import static dev.cellrate.table.TableLayout.RECLAIM_FLOOR_OFFSET;
 import static dev.cellrate.table.TableLayout.SHARD_SHIFT;
 import static dev.cellrate.table.TableLayout.SLOT_LENGTH;
 import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
@@ -231,7 +232,7 @@ public final class SlotTable extends TableReads
         {
             buffer.verifyAlignment(); // a table already: its words are other processes' too
         }
-        writer = new ShardWriter(buffer, geometry, sharedLock);
+        writer = new ShardWriter(index, sharedLock);
         if (!shared)
         {
             buffer.putLongVolatile(TableLayout.shardHeaderOffset(0), 0); // the first shard's lock word
@@ -246,6 +247,10 @@ public final class SlotTable extends TableReads
         buffer.putLong(EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
         buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
         buffer.putLong(OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
+        for (int shard = 0; shard < geometry.shardCount(); shard++)
+        {
+            buffer.putLong(TableLayout.shardHeaderOffset(shard) + RECLAIM_FLOOR_OFFSET, TableLayout.NO_HIGH_WATER_NS);
+        }
         for (int slot = geometry.slotsOffset; slot < length; slot += SLOT_LENGTH)
         {
             buffer.putLong(slot + TAT_OFFSET, FRESH_SLOT_TAT_NS);
@@ -390,6 +395,43 @@ public final class SlotTable extends TableReads
             writer.recordLowering(tatOffset - TAT_OFFSET, chargedNs);
         }
         return buffer.compareAndSetLong(tatOffset, chargedNs, lowNs);
+    }
+
+    /**
+     * The bounded refund (see {@link SlotLoop#refundAtMost}): lower the key's word by at most
+     * {@code decrementNs}, never below the floor {@code max(nowNs, reclaim floor of its shard + 1)}; validated
+     * load, high-water mark, CAS, again if a decision or another refund changed the word meanwhile.
+     *
+     * @return the ns given back, in [0, decrementNs].
+     */
+    long refundBounded(final long keyWord, final long decrementNs, final long nowNs)
+    {
+        final int tatOffset = findSlot(keyWord);
+        if (NO_CELL == tatOffset || decrementNs < 1 || shared)
+        {
+            return 0;
+        }
+        final long reclaimFloorNs = buffer.getLongAcquire(
+            TableLayout.shardHeaderOffset(geometry.shardOf(keyWord)) + RECLAIM_FLOOR_OFFSET);
+        final long floorNs = Math.max(Math.max(nowNs, reclaimFloorNs + 1), FRESH_SLOT_TAT_NS);
+        while (true)
+        {
+            final long tatNs = index.loadTat(tatOffset, keyWord);
+            if (STALE == tatNs || tatNs <= floorNs)
+            {
+                return 0; // the slot left the key (absent: a full bucket), or nothing above the floor to give
+            }
+            final long roomNs = tatNs - floorNs; // negative iff the true difference overflowed: more than any cost
+            final long givenNs = roomNs < 0 ? decrementNs : Math.min(decrementNs, roomNs);
+            if (!SlotIndex.isDedicatedCell(tatOffset))
+            {
+                writer.recordLowering(tatOffset - TAT_OFFSET, tatNs);
+            }
+            if (buffer.compareAndSetLong(tatOffset, tatNs, tatNs - givenNs))
+            {
+                return givenNs;
+            }
+        }
     }
 
     /**

@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What a user of the observing fronts, the sampler and the kinds sees (issue 15, PIT survivors of
+ * What a user of the observing fronts, the sampler and the kinds sees (the cases PIT finds in
  * {@code dev.cellrate.stat}): every observed front answers as the front it wraps and counts, string keys go into
  * the sketch as their FNV-1a word, the sampler copies every statistic of every source it takes, the kinds'
  * labels and type ids, threads spread over stripes, and a reader that waits for a late writer.
