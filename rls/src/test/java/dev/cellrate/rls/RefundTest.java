@@ -54,6 +54,15 @@ class RefundTest
     }
 
     @Test
+    void embeddedGcraRefunds() throws Exception
+    {
+        try (Rls rls = Rls.start(RlsServer.Mode.GCRA, CONFIG))
+        {
+            refundsGiveBackNeverBeyondAFullBucket(rls);
+        }
+    }
+
+    @Test
     void redisRefunds() throws Exception
     {
         try (RedisServer redis = RedisServer.start())
