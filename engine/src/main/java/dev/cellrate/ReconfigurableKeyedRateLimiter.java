@@ -204,9 +204,9 @@ public final class ReconfigurableKeyedRateLimiter extends TableFront implements 
 
     /**
      * @param key the key.
-     * @return the TAT of its cell, or {@link SlotTable#STALE} if it has none (tests, diagnostics).
+     * @return the TAT of its cell, or {@link SlotTable#STALE} if it has none (tests, through {@code TestFronts}).
      */
-    public long tatNs(final long key)
+    long tatNs(final long key)
     {
         return table.tatNs(table.keyWord(key));
     }

@@ -99,4 +99,14 @@ public final class TestFronts
     {
         return new SingleThreadedRateLimiter(limit, cells, cellIndex, clock);
     }
+
+    public static long tatNs(final ClassedKeyedRateLimiter limiter, final long key)
+    {
+        return limiter.tatNs(key);
+    }
+
+    public static long tatNs(final ReconfigurableKeyedRateLimiter limiter, final long key)
+    {
+        return limiter.tatNs(key);
+    }
 }
