@@ -45,7 +45,7 @@ public final class SharedTable
         {
             throw new IllegalArgumentException("a shared table needs its lock and a buffer of its geometry's length");
         }
-        return new SlotTable(shardCount, slotsPerShard, probeBound, idleGraceNs, secret0, secret1, evictionClock,
-            buffer, lock);
+        return new SlotTable(new TableGeometry(shardCount, slotsPerShard, probeBound, idleGraceNs), secret0, secret1,
+            evictionClock, buffer, lock);
     }
 }

@@ -52,7 +52,9 @@ class RedisModeTest
                 assertTrue(fresh.getStatuses(0).getDurationUntilReset().getSeconds() >= 359);
 
                 assertEquals(Code.OK, one.call("d", withHits(d("k", "other"), 0)).getOverallCode(),
-                    "a check asks nothing of Redis");
+                    "a check of one permit");
+                assertEquals(9, one.call("d", withHits(d("k", "other"), 0)).getStatuses(0).getLimitRemaining(),
+                    "a check charges nothing");
                 assertEquals(Code.OVER_LIMIT, one.call("d", withHits(d("k", "other"), 11)).getOverallCode());
                 assertEquals(20, one.admitted(20, "d", d("u", "x")), "unlimited never reaches Redis");
                 assertEquals(3, two.admitted(3, "d", d("s", "x")), "shadow mode answers OK");
