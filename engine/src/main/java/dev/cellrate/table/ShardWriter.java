@@ -4,6 +4,7 @@ import static dev.cellrate.table.TableLayout.EMPTY_KEY;
 import static dev.cellrate.table.TableLayout.EVICTIONS_OFFSET;
 import static dev.cellrate.table.TableLayout.LIVE_KEYS_OFFSET;
 import static dev.cellrate.table.TableLayout.RECLAIMING;
+import static dev.cellrate.table.TableLayout.RECLAIM_FLOOR_OFFSET;
 import static dev.cellrate.table.TableLayout.SWEEP_CURSOR_OFFSET;
 import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
 import static dev.cellrate.table.TableLayout.TAT_OFFSET;
@@ -23,13 +24,16 @@ import org.agrona.concurrent.AtomicBuffer;
  * slot gets its TAT raised (release) before its key (release); a reclaimed idle slot goes TAT X to
  * {@link TableLayout#RECLAIMING} (CAS), then its high-water mark is checked (volatile), then key (release),
  * TAT max(now - grace + 1, the initial fill) (release), which is above X and the mark (both &le; now - grace:
- * the slot was idle). See the ABA argument in {@link SlotTable}.
+ * the slot was idle); a reclaim also raises its shard's reclaim floor
+ * ({@link TableLayout#RECLAIM_FLOOR_OFFSET}) to its idle-before time before the key. See the ABA argument in
+ * {@link SlotTable}.
  * <p>
  * Addresses: a slot's offset is its key word's and a shard header's offset its lock word's ({@link
  * TableLayout#KEY_OFFSET} and {@link TableLayout#LOCK_OFFSET} are 0).
  * <p>
  * High-water marks: one word per slot, in a second buffer allocated at the first refund of the table (tables
- * nobody refunds on never pay for it). {@link #recordLowering} raises a slot's mark to the value a refund is
+ * nobody refunds on never pay for it); for a table shared by processes, in memory they all map
+ * ({@link SharedMarks}), read by a reclaim of any process once any process created them. {@link #recordLowering} raises a slot's mark to the value a refund is
  * about to lower the word from, before that CAS; a slot whose mark is above {@code now - grace} is not idle,
  * whatever its TAT. The mark is never reset: every value it holds was held by the slot, and a reclaim starts
  * the word above it, so an old mark is always below the current key's word.
@@ -42,42 +46,25 @@ final class ShardWriter
     private static final int NO_CANDIDATE = -1;
 
     private final AtomicBuffer buffer;
-    private final int slotsOffset;
-    private final int slotsPerShard;
-    private final int probeBound;
-    private final long idleGraceNs;
-    private final int slotCount;
+    private final TableGeometry geometry;
     private volatile AtomicBuffer highWaterMarks;
     /** The lock of a table shared by processes, or null: then the lock word is this spin-lock's 0 / 1. */
     private final ShardLock sharedLock;
+    /** The marks of a table shared by processes (null with a null lock: then they are this table's own). */
+    private final SharedMarks sharedMarks;
 
-    ShardWriter(
-        final AtomicBuffer buffer,
-        final int slotsOffset,
-        final int slotsPerShard,
-        final int probeBound,
-        final long idleGraceNs,
-        final int slotCount)
+    /**
+     * @param index       the table's lock-free side: its buffer and geometry are this writer's.
+     * @param sharedLock  the lock other processes share ({@link SharedTable}), or null for the table's own spin-lock.
+     * @param sharedMarks the high-water marks other processes share, or null: of its own if the lock is null,
+     *                    none (no refund gives anything back) otherwise.
+     */
+    ShardWriter(final SlotIndex index, final ShardLock sharedLock, final SharedMarks sharedMarks)
     {
-        this(buffer, slotsOffset, slotsPerShard, probeBound, idleGraceNs, slotCount, null);
-    }
-
-    ShardWriter(
-        final AtomicBuffer buffer,
-        final int slotsOffset,
-        final int slotsPerShard,
-        final int probeBound,
-        final long idleGraceNs,
-        final int slotCount,
-        final ShardLock sharedLock)
-    {
+        this.buffer = index.buffer;
+        this.geometry = index.geometry;
         this.sharedLock = sharedLock;
-        this.buffer = buffer;
-        this.slotsOffset = slotsOffset;
-        this.slotsPerShard = slotsPerShard;
-        this.probeBound = probeBound;
-        this.idleGraceNs = idleGraceNs;
-        this.slotCount = slotCount;
+        this.sharedMarks = sharedMarks;
     }
 
     /**
@@ -136,9 +123,9 @@ final class ShardWriter
             while (true)
             {
                 int candidate = NO_CANDIDATE;
-                for (int probe = 0; probe < probeBound; probe++)
+                for (int probe = 0; probe < geometry.probeBound; probe++)
                 {
-                    final int slot = slotOffset(shard, wrap(home + probe));
+                    final int slot = geometry.probeSlot(shard, home, probe);
                     final long key = buffer.getLong(slot);
                     if (EMPTY_KEY == key)
                     {
@@ -185,7 +172,7 @@ final class ShardWriter
             buffer.putLongRelease(header + LIVE_KEYS_OFFSET, buffer.getLong(header + LIVE_KEYS_OFFSET) + 1);
             return true;
         }
-        if (!reclaim(slot, tatNs, keyWord, idleBeforeNs, firstTatNs))
+        if (!reclaim(slot, header, tatNs, keyWord, idleBeforeNs, firstTatNs))
         {
             return false;
         }
@@ -194,7 +181,8 @@ final class ShardWriter
     }
 
     private boolean reclaim(
-        final int slot, final long tatNs, final long newKey, final long idleBeforeNs, final long firstTatNs)
+        final int slot, final int header, final long tatNs, final long newKey, final long idleBeforeNs,
+        final long firstTatNs)
     {
         // tatNs was read under the shard lock, which every reclaim holds from its CAS to RECLAIMING to the word
         // it leaves: it is never RECLAIMING here.
@@ -209,6 +197,11 @@ final class ShardWriter
             buffer.putLongRelease(slot + TAT_OFFSET, tatNs);
             return false;
         }
+        if (buffer.getLong(header + RECLAIM_FLOOR_OFFSET) < idleBeforeNs)
+        {
+            // Before the key (release, as the key): a refund that finds the new key sees the floor.
+            buffer.putLongRelease(header + RECLAIM_FLOOR_OFFSET, idleBeforeNs);
+        }
         buffer.putLongRelease(slot, newKey);
         // Above the old word and the mark: both are <= idleBeforeNs here (checked above).
         buffer.putLongRelease(slot + TAT_OFFSET, Math.max(idleBeforeNs + 1, firstTatNs));
@@ -221,11 +214,11 @@ final class ShardWriter
         int reclaimed = 0;
         for (int i = 0; i < visit; i++)
         {
-            final int slot = slotOffset(shard, cursor);
-            cursor = wrap(cursor + 1);
+            final int slot = geometry.slotOffset(shard, cursor);
+            cursor = geometry.wrap(cursor + 1);
             final long key = buffer.getLong(slot);
             if (EMPTY_KEY != key && TOMBSTONE_KEY != key &&
-                reclaim(slot, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs,
+                reclaim(slot, header, buffer.getLongVolatile(slot + TAT_OFFSET), TOMBSTONE_KEY, idleBeforeNs,
                     TableLayout.FRESH_SLOT_TAT_NS))
             {
                 reclaimed++;
@@ -248,13 +241,19 @@ final class ShardWriter
     /**
      * Before a refund lowers the word of the slot at {@code slot} from {@code fromNs}: raise the slot's
      * high-water mark to {@code fromNs} (CAS loop, volatile).
+     *
+     * @return false if the table has no marks and cannot have them (then the word must not be lowered).
      */
-    void recordLowering(final int slot, final long fromNs)
+    boolean recordLowering(final int slot, final long fromNs)
     {
         AtomicBuffer marks = highWaterMarks;
         if (null == marks)
         {
             marks = allocateMarks();
+            if (null == marks)
+            {
+                return false;
+            }
         }
         final int offset = markOffset(slot);
         long markNs = marks.getLongVolatile(offset);
@@ -262,6 +261,7 @@ final class ShardWriter
         {
             markNs = marks.getLongVolatile(offset);
         }
+        return true;
     }
 
     /**
@@ -270,17 +270,35 @@ final class ShardWriter
      */
     long highWaterNs(final int slot)
     {
-        final AtomicBuffer marks = highWaterMarks;
+        AtomicBuffer marks = highWaterMarks;
+        if (null == marks && null != sharedMarks)
+        {
+            try
+            {
+                marks = sharedMarks.ifCreated(); // non-null once any process created them
+            }
+            catch (final IllegalStateException ex)
+            {
+                return Long.MAX_VALUE; // marks that cannot be read: the slot is not idle (fail closed)
+            }
+            highWaterMarks = marks;
+        }
         return null == marks ? TableLayout.NO_HIGH_WATER_NS : marks.getLongVolatile(markOffset(slot));
     }
 
     private synchronized AtomicBuffer allocateMarks()
     {
         AtomicBuffer marks = highWaterMarks;
-        if (null == marks)
+        if (null == marks && null != sharedLock)
         {
-            marks = CellArray.allocateBuffer(slotCount * Long.BYTES, CellLayout.CELL_ALIGNMENT);
-            for (int offset = 0; offset < slotCount * Long.BYTES; offset += Long.BYTES)
+            marks = null == sharedMarks ? null : sharedMarks.create();
+            highWaterMarks = marks;
+        }
+        else if (null == marks)
+        {
+            final int length = geometry.slotCount() * Long.BYTES;
+            marks = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT);
+            for (int offset = 0; offset < length; offset += Long.BYTES)
             {
                 marks.putLong(offset, TableLayout.NO_HIGH_WATER_NS);
             }
@@ -291,7 +309,7 @@ final class ShardWriter
 
     private int markOffset(final int slot)
     {
-        return ((slot - slotsOffset) / TableLayout.SLOT_LENGTH) * Long.BYTES;
+        return geometry.slotIndex(slot) * Long.BYTES;
     }
 
     /**
@@ -303,13 +321,10 @@ final class ShardWriter
         return null == marks ? 0 : marks.capacity();
     }
 
-    /**
-     * @param evictionNs the time eviction may use (already bounded by the table's clock).
-     * @return the newest TAT that counts as idle: {@code evictionNs - grace}, saturated.
-     */
+    /** @see TableGeometry#idleBeforeNs */
     long idleBeforeNs(final long evictionNs)
     {
-        return Math.max(evictionNs, Long.MIN_VALUE + idleGraceNs) - idleGraceNs;
+        return geometry.idleBeforeNs(evictionNs);
     }
 
     /** Take the insert lock of the shard whose header is at {@code header} (spin, see {@link #backOff}). */
@@ -357,16 +372,5 @@ final class ShardWriter
             Thread.onSpinWait();
         }
         return spins;
-    }
-
-    private int slotOffset(final int shard, final int index)
-    {
-        return TableLayout.slotOffset(slotsOffset, slotsPerShard, shard, index);
-    }
-
-    /** index in [0, 2 * slotsPerShard) (a home plus a probe below the bound) back into the shard. */
-    private int wrap(final int index)
-    {
-        return index >= slotsPerShard ? index - slotsPerShard : index;
     }
 }

@@ -74,7 +74,7 @@ public final class RlsServer implements AutoCloseable
             redisClient = RedisClient.create(options.redisUri);
             redisConnection = redisClient.connect(ByteArrayCodec.INSTANCE);
             decider = new RedisDecider(redisConnection, options.redisFailPolicy, options.redisPrefix,
-                TimeUnit.MILLISECONDS.toNanos(options.redisTimeoutMs));
+                TimeUnit.MILLISECONDS.toNanos(options.redisTimeoutMs), options.keysPerRule, options.clock);
         }
         else
         {
@@ -95,10 +95,7 @@ public final class RlsServer implements AutoCloseable
             .addService(service.definition())
             .addService(health.getHealthService())
             .maxInboundMessageSize(1 << 20);
-        if (null == options.redisUri)
-        {
-            builder.directExecutor(); // decisions never block: answer on the event loop
-        }
+        builder.directExecutor(); // decisions never block (Redis calls are asynchronous): answer on the event loop
         grpc = builder.build().start();
         health.setStatus("", HealthCheckResponse.ServingStatus.SERVING);
         health.setStatus("envoy.service.ratelimit.v3.RateLimitService", HealthCheckResponse.ServingStatus.SERVING);

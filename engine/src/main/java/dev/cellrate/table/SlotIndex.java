@@ -1,0 +1,285 @@
+package dev.cellrate.table;
+
+import static dev.cellrate.table.TableLayout.CAS_RETRIES_OFFSET;
+import static dev.cellrate.table.TableLayout.EMPTY_KEY;
+import static dev.cellrate.table.TableLayout.EMPTY_KEY_CELL_OFFSET;
+import static dev.cellrate.table.TableLayout.RECLAIMING;
+import static dev.cellrate.table.TableLayout.SHARD_SHIFT;
+import static dev.cellrate.table.TableLayout.SLOT_LENGTH;
+import static dev.cellrate.table.TableLayout.TAT_OFFSET;
+import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
+import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
+
+import dev.cellrate.layout.CellLayout;
+import org.agrona.UnsafeApi;
+import org.agrona.concurrent.AtomicBuffer;
+
+/**
+ * The lock-free side of a {@link SlotTable}: finding a key's cell (plain or classed words), the validated load
+ * of its TAT, the CAS, and the counters in the shard headers. Nothing here changes a key word (that is
+ * {@link ShardWriter}'s, under the shard lock).
+ * <p>
+ * The decision path reads and CASes raw addresses ({@link #address} is byte 0 of the buffer): every offset it
+ * uses comes from this class's own arithmetic, so it skips the buffer's bounds checks, its interface type check
+ * and the reload of its fields after every acquire load.
+ * <p>
+ * Matching a key: a plain table's slot matches when its word equals the key word. A classed table's stored word
+ * carries the class in the shard bits ({@link SlotTable}, "Classes"), so its slot matches when the words agree
+ * outside those bits ({@link #matchMask} {@code false}) and the stored word is neither EMPTY nor TOMBSTONE.
+ */
+final class SlotIndex
+{
+    /** {@link #find} result: the key has no cell. */
+    static final int NO_CELL = -1;
+
+    /** {@link #loadTat} result: the slot left the key or is mid-reclaim ({@link SlotTable#STALE}). */
+    static final long STALE = SlotTable.STALE;
+
+    final AtomicBuffer buffer;
+    final long address;
+    final TableGeometry geometry;
+    private final int shardMask;
+    private final long classFieldMask;
+    private final int slotsPerShard;
+    private final int probeBound;
+    private final int buckets;
+    private final boolean bucketScan;
+    private final int slotsOffset;
+
+    SlotIndex(final AtomicBuffer buffer, final TableGeometry geometry)
+    {
+        this.buffer = buffer;
+        this.address = buffer.addressOffset();
+        this.geometry = geometry;
+        this.shardMask = geometry.shardMask;
+        this.classFieldMask = geometry.classFieldMask;
+        this.slotsPerShard = geometry.slotsPerShard;
+        this.probeBound = geometry.probeBound;
+        this.buckets = geometry.buckets;
+        this.bucketScan = geometry.bucketScan;
+        this.slotsOffset = geometry.slotsOffset;
+    }
+
+    /**
+     * @param classed whether the table stores classed words.
+     * @return the bits a stored word must share with the key word to be the key's: all of them, or all but the
+     * shard bits (where a classed word keeps its class).
+     */
+    long matchMask(final boolean classed)
+    {
+        return classed ? ~classFieldMask : -1L;
+    }
+
+    /**
+     * Find the key's cell without inserting (lock-free). A plain key word EMPTY or TOMBSTONE has a dedicated cell
+     * in the table header; a classed stored word is never either, so a classed lookup ({@code matchMask != -1})
+     * always probes.
+     *
+     * @param keyWord   the key word.
+     * @param matchMask {@link #matchMask} of the table's kind.
+     * @return the offset of the cell's TAT word, or {@link #NO_CELL}.
+     */
+    int find(final long keyWord, final long matchMask)
+    {
+        if (-1L == matchMask && (keyWord + 1 >>> 1) == 0)
+        {
+            return (EMPTY_KEY == keyWord ? EMPTY_KEY_CELL_OFFSET : TOMBSTONE_KEY_CELL_OFFSET) + CellLayout.TAT_OFFSET;
+        }
+        final TableGeometry geometry = this.geometry;
+        final int shard = geometry.shardOf(keyWord);
+        final int home = geometry.home(keyWord);
+        for (int probe = 0; probe != probeBound; probe++)
+        {
+            final int slot = geometry.probeSlot(shard, home, probe);
+            final long key = UnsafeApi.getLongAcquire(null, address + slot);
+            if (EMPTY_KEY == key)
+            {
+                return NO_CELL;
+            }
+            if (((key ^ keyWord) & matchMask) == 0 && TOMBSTONE_KEY != key)
+            {
+                return slot + TAT_OFFSET;
+            }
+        }
+        return NO_CELL;
+    }
+
+    /**
+     * The stored word of the cell at {@code tatOffset} (acquire), if it is still the key's under
+     * {@code matchMask}: for a plain table the key word itself, for a classed table the word with its class.
+     * The TAT must then be loaded with {@link #loadTat} against this word, which validates key and class together.
+     *
+     * @return the stored word, or {@link TableLayout#EMPTY_KEY} if the slot no longer holds the key.
+     */
+    long storedWordAt(final int tatOffset, final long keyWord, final long matchMask)
+    {
+        if (isDedicatedCell(tatOffset))
+        {
+            return keyWord; // a reserved word's own cell: never reclaimed
+        }
+        final long key = UnsafeApi.getLongAcquire(null, address + tatOffset - TAT_OFFSET);
+        return TOMBSTONE_KEY != key && ((key ^ keyWord) & matchMask) == 0 ? key : EMPTY_KEY;
+    }
+
+    /**
+     * @param storedWord a classed word returned by {@link #storedWordAt}.
+     * @return its class.
+     */
+    int classOfStoredWord(final long storedWord)
+    {
+        return (int)((storedWord >>> SHARD_SHIFT) & shardMask) - 1;
+    }
+
+    /** @return the address of the key's home slot: the first slot of its bucket, one cache line. */
+    long homeLine(final long keyWord)
+    {
+        final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
+        final int home = TableLayout.homeIndex(keyWord, buckets) * TableGeometry.BUCKET_SLOTS;
+        return address + TableLayout.slotOffset(slotsOffset, slotsPerShard, shard, home);
+    }
+
+    /**
+     * The decision path's lookup of a present key: the address of the key's slot if it is in its home bucket
+     * (the one cache line a decision touches), else 0, and then the caller goes the general way ({@link #find}:
+     * a reserved word, a key that spilled past its home line, an absent key, a shard smaller than a bucket).
+     * The four key words are read plain and compared under {@code matchMask} without any branch; the hit is only
+     * a candidate until the caller's validated load confirms it (a key is in at most one slot at a time).
+     *
+     * @param keyWord   the key word.
+     * @param matchMask {@link #matchMask} of the table's kind.
+     * @return the slot's address (its key word; the TAT is at {@code + TAT_OFFSET}), or 0.
+     */
+    long slotIn(final long keyWord, final long matchMask)
+    {
+        if (!bucketScan || (keyWord + 1 >>> 1) == 0)
+        {
+            return 0; // a shard smaller than a bucket, or EMPTY_KEY / TOMBSTONE_KEY (their own cells if plain)
+        }
+        final long line = homeLine(keyWord);
+        final long k0 = UnsafeApi.getLong(null, line);
+        final long k1 = UnsafeApi.getLong(null, line + SLOT_LENGTH);
+        final long k2 = UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH);
+        final long k3 = UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH);
+        // No branch on which slot matched: a branch that depends on the line that just missed is mispredicted
+        // about every other decision (the match is at any of the four slots), and the flush also throws away
+        // the next decision's load that the core had already started, so misses stop overlapping (the
+        // random-CAS baseline has no such branch). The slot is chosen by its index in the line, so even words
+        // that matched twice (a key swept and inserted again between these plain reads, or EMPTY words under a
+        // classed mask) give a slot of this line; the validated load then decides whether it is the key's.
+        final long m0 = matches(k0, keyWord, matchMask);
+        final long m1 = matches(k1, keyWord, matchMask);
+        final long m2 = matches(k2, keyWord, matchMask);
+        final long m3 = matches(k3, keyWord, matchMask);
+        final long slotInLine = (m1 & 1) | (m2 & 2) | (m3 & 3);
+        return (m0 | m1 | m2 | m3) & (line + slotInLine * SLOT_LENGTH);
+    }
+
+    /**
+     * @return all ones if {@code a} and {@code b} agree on {@code mask}, else 0, without a branch: with
+     * x = (a ^ b) &amp; mask, {@code (x - 1) & ~x} has its sign bit set iff x == 0.
+     */
+    private static long matches(final long a, final long b, final long mask)
+    {
+        final long x = (a ^ b) & mask;
+        return ((x - 1) & ~x) >> 63;
+    }
+
+    /**
+     * Validated load: the TAT (acquire), then the key again (acquire).
+     *
+     * @param tatOffset  from {@link #find} or an insert.
+     * @param storedWord the word the slot must still hold (for a plain table, the key word).
+     * @return the TAT, or {@link #STALE} if the slot no longer holds {@code storedWord} or is mid-reclaim.
+     */
+    long loadTat(final int tatOffset, final long storedWord)
+    {
+        final long tatAddress = address + tatOffset;
+        final long tatNs = UnsafeApi.getLongAcquire(null, tatAddress);
+        if (isDedicatedCell(tatOffset))
+        {
+            return tatNs;
+        }
+        if (RECLAIMING == tatNs || UnsafeApi.getLongAcquire(null, tatAddress - TAT_OFFSET) != storedWord)
+        {
+            return STALE;
+        }
+        return tatNs;
+    }
+
+    /**
+     * CAS the TAT word (volatile); a failure is counted as a CAS retry in the slot's shard.
+     *
+     * @param tatOffset  from {@link #find} or an insert.
+     * @param expectedNs a value returned by {@link #loadTat}.
+     * @param nextNs     the new value.
+     * @return the witness: {@code expectedNs} iff the word was swapped.
+     */
+    long compareAndExchangeTat(final int tatOffset, final long expectedNs, final long nextNs)
+    {
+        final long witnessNs = UnsafeApi.compareAndExchangeLong(null, address + tatOffset, expectedNs, nextNs);
+        if (witnessNs != expectedNs)
+        {
+            buffer.getAndAddLong(headerOf(tatOffset) + CAS_RETRIES_OFFSET, 1);
+        }
+        return witnessNs;
+    }
+
+    /**
+     * Count a CAS a decision lost on the key's slot from {@link #slotIn} as a retry of the slot's shard, which
+     * is the key's (the home line is in the key's shard).
+     */
+    void countCasRetry(final long keyWord)
+    {
+        buffer.getAndAddLong(TableLayout.shardHeaderOffset(geometry.shardOf(keyWord)) + CAS_RETRIES_OFFSET, 1);
+    }
+
+    /**
+     * Whether a TAT offset (from {@link #find}) is one of the two dedicated cells' rather than a slot's: a
+     * dedicated cell's TAT is at offset 0 of a cell-aligned cell ({@link CellLayout#TAT_OFFSET}), a slot's at
+     * {@link TableLayout#TAT_OFFSET} (8) of a 16-byte slot in a 16-aligned array, so bit 3 tells them apart.
+     */
+    static boolean isDedicatedCell(final int tatOffset)
+    {
+        return 0 == (tatOffset & TAT_OFFSET);
+    }
+
+    /**
+     * @return the slot index of a TAT offset from {@link #find} in [0, slotCount), or -2 for a dedicated cell.
+     */
+    int slotIndexOf(final int tatOffset)
+    {
+        return isDedicatedCell(tatOffset) ? -2 : geometry.slotIndex(tatOffset - TAT_OFFSET);
+    }
+
+    /** @return a counter of the shard headers, summed over shards (volatile reads). */
+    long sumHeaders(final int fieldOffset)
+    {
+        long sum = 0;
+        for (int shard = 0; shard <= shardMask; shard++)
+        {
+            sum += buffer.getLongVolatile(TableLayout.shardHeaderOffset(shard) + fieldOffset);
+        }
+        return sum;
+    }
+
+    /** @return how many slots hold exactly this word (racy). */
+    int countSlots(final long keyWord)
+    {
+        int count = 0;
+        final int end = geometry.length();
+        for (int offset = slotsOffset; offset < end; offset += SLOT_LENGTH)
+        {
+            if (buffer.getLongAcquire(offset) == keyWord)
+            {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private int headerOf(final int tatOffset)
+    {
+        final int shard = isDedicatedCell(tatOffset) ? 0 : geometry.slotIndex(tatOffset - TAT_OFFSET) / slotsPerShard;
+        return TableLayout.shardHeaderOffset(shard);
+    }
+}
