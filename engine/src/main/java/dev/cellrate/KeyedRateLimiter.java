@@ -2,15 +2,11 @@ package dev.cellrate;
 
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.Gcra;
-import dev.cellrate.DecisionLoop;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
-import org.agrona.UnsafeApi;
 import org.agrona.concurrent.NanoClock;
-
-import java.util.Objects;
 
 /**
  * A thread-safe, allocation-free GCRA limiter per key (client IP, API key, user, account, route) over a
@@ -49,18 +45,6 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
     private final long ceilingNs;
     private final TableFullPolicy policy;
     private final NanoClock clock;
-
-    /**
-     * Keys whose lines a batch touches before deciding them: more misses than the core's fill buffers hold
-     * (10-16), so the queue of misses never drains while a group's touches issue, and 64 lines (4 KB) stay in L1
-     * until decided. 64 was faster than 16, 32 and 128 per key (docs/benchmarks.md, "Batch: group size and spill
-     * touches").
-     */
-    private static final int BATCH_GROUP = 64;
-
-    /** Consumes the batch touches (see {@link #decideBatch}); written only if they xor to this sentinel. */
-    private static final long TOUCH_SENTINEL = 0x5EED_7011_C0DE_F00DL;
-    private long touchSink;
 
     KeyedRateLimiter(
         final Limit limit,
@@ -222,13 +206,13 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
     public void tryAcquire(
         final long[] keys, final int count, final long permits, final long nowNs, final long[] codesOut)
     {
-        checkBatch(count, keys.length, codesOut.length);
+        KeyedBatch.check(count, keys.length, codesOut.length);
         final SlotTable table = this.table;
         for (int i = 0; i < count; i++)
         {
             codesOut[i] = table.keyWord(keys[i]);
         }
-        decideBatch(count, limit.incrementNs(permits), nowNs, codesOut);
+        KeyedBatch.decide(step, table, count, limit.incrementNs(permits), ceilingNs, nowNs, codesOut);
     }
 
     /**
@@ -252,10 +236,10 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
         final byte[] keys, final int[] offsets, final int[] lengths, final int count, final long permits,
         final long nowNs, final long[] codesOut)
     {
-        checkBatch(count, Math.min(offsets.length, lengths.length), codesOut.length);
-        touchKeys(keys, BufferUtil.ARRAY_BASE_OFFSET, keys.length, offsets, lengths, count, codesOut);
+        KeyedBatch.check(count, Math.min(offsets.length, lengths.length), codesOut.length);
+        KeyedBatch.touchKeys(keys, BufferUtil.ARRAY_BASE_OFFSET, keys.length, offsets, lengths, count, codesOut);
         table.keyWords(keys, offsets, lengths, count, codesOut);
-        decideBatch(count, limit.incrementNs(permits), nowNs, codesOut);
+        KeyedBatch.decide(step, table, count, limit.incrementNs(permits), ceilingNs, nowNs, codesOut);
     }
 
     /**
@@ -275,10 +259,10 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
         final DirectBuffer keys, final int[] offsets, final int[] lengths, final int count, final long permits,
         final long nowNs, final long[] codesOut)
     {
-        checkBatch(count, Math.min(offsets.length, lengths.length), codesOut.length);
-        touchKeys(keys.byteArray(), keys.addressOffset(), keys.capacity(), offsets, lengths, count, codesOut);
+        KeyedBatch.check(count, Math.min(offsets.length, lengths.length), codesOut.length);
+        KeyedBatch.touchKeys(keys.byteArray(), keys.addressOffset(), keys.capacity(), offsets, lengths, count, codesOut);
         table.keyWords(keys, offsets, lengths, count, codesOut);
-        decideBatch(count, limit.incrementNs(permits), nowNs, codesOut);
+        KeyedBatch.decide(step, table, count, limit.incrementNs(permits), ceilingNs, nowNs, codesOut);
     }
 
     /**
@@ -307,10 +291,6 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
         return table.sweep(nowNs, maxSlots);
     }
 
-
-
-
-
     /**
      * @return the TAT of the key's cell, or {@link SlotTable#STALE} if the key has no cell (tests, diagnostics).
      */
@@ -318,7 +298,6 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
     {
         return table.tatNs(keyWord);
     }
-
 
     /**
      * @return the limit of every key.
@@ -414,6 +393,62 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
         return debitWord(table.keyWord(key, offset, length), permits, nowNs);
     }
 
+    /**
+     * Give permits back to a key (a request that did not happen after all, Envoy's negative hits): the key's
+     * TAT goes down by {@code permits * T}, but never below {@code nowNs}, so a refund never makes credit beyond
+     * a full bucket, and never below a value an earlier key of the key's slot held, so it can never reach a key
+     * that took the slot over ({@link SlotLoop#refundAtMost}; the argument: docs/keyed-table.md, "ABA"). A key
+     * with no cell is a full bucket: it gets nothing, and no cell is claimed. On a table in a mapped file the
+     * refund is the file's, seen by every process on it. Lock-free, allocation-free (the first refund on a mapped
+     * file writes its high-water marks into the file once).
+     *
+     * @param key     the key.
+     * @param permits the permits to give back, &ge; 1.
+     * @param nowNs   the time, ns.
+     * @return the time given back in ns, in [0, permits &times; T] (0: nothing to give back), or
+     * {@link Result#NEVER} if {@code permits < 1}.
+     */
+    public long refund(final long key, final long permits, final long nowNs)
+    {
+        return refundWord(table.keyWord(key), permits, nowNs);
+    }
+
+    /**
+     * @param key     the key, as its UTF-8 bytes.
+     * @param permits the permits to give back, &ge; 1.
+     * @param nowNs   the time, ns.
+     * @return as {@link #refund(long, long, long)}.
+     */
+    public long refund(final CharSequence key, final long permits, final long nowNs)
+    {
+        return refundWord(table.keyWord(key), permits, nowNs);
+    }
+
+    /**
+     * @param key     the key's bytes.
+     * @param offset  the first byte.
+     * @param length  the number of bytes.
+     * @param permits the permits to give back, &ge; 1.
+     * @param nowNs   the time, ns.
+     * @return as {@link #refund(long, long, long)}.
+     * @throws IndexOutOfBoundsException if the range is not inside the array.
+     */
+    public long refund(final byte[] key, final int offset, final int length, final long permits, final long nowNs)
+    {
+        return refundWord(table.keyWord(key, offset, length), permits, nowNs);
+    }
+
+    private long refundWord(final long keyWord, final long permits, final long nowNs)
+    {
+        if (permits < 1)
+        {
+            return Result.NEVER;
+        }
+        final long decrementNs = permits > Long.MAX_VALUE / emissionIntervalNs ?
+            Long.MAX_VALUE : permits * emissionIntervalNs;
+        return step.refundAtMost(keyWord, decrementNs, nowNs);
+    }
+
     private long peekWord(final long keyWord, final long incrementNs, final long nowNs)
     {
         // An absent key (or one mid-reclaim) reads as a new key would start at nowNs: the initial fill, or
@@ -450,73 +485,6 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
             }
         }
         return Gcra.retryAfterNs(table.tatNs(keyWord), nowNs, emissionIntervalNs, ceilingNs);
-    }
-
-    /**
-     * Second half of a batch: {@code codes[0 .. count)} hold the key words. Group by group of
-     * {@link #BATCH_GROUP} keys: touch every key's home line (one plain load each, no fence between them, so
-     * the misses of the group are in flight together), then decide the group's keys in order on lines that
-     * arrived, overwriting each word with its code. (A pass touching the next line of keys not in their home
-     * line was measured to cost more per key, in its own scan of the home line and
-     * address of the next one, than the ~13% of misses it takes out of the decision pass saved.) The touched values are folded into one comparison the compiler cannot drop, so
-     * the touches stay loads.
-     */
-    private void decideBatch(final int count, final long incrementNs, final long nowNs, final long[] codes)
-    {
-        final SlotTable table = this.table;
-        long touched = 0;
-        for (int from = 0; from < count; from += BATCH_GROUP)
-        {
-            final int to = Math.min(count, from + BATCH_GROUP);
-            for (int i = from; i < to; i++)
-            {
-                touched ^= table.touch(codes[i]);
-            }
-            for (int i = from; i < to; i++)
-            {
-                codes[i] = charge(codes[i], incrementNs, nowNs, null);
-            }
-        }
-        if (TOUCH_SENTINEL == touched)
-        {
-            touchSink = touched;
-        }
-    }
-
-    /**
-     * First pass of a byte-key batch over {@code capacity} bytes at {@code address} of {@code base} (a
-     * {@code byte[]} with the array base offset, or {@code null} with an off-heap address, as
-     * {@link SlotTable#keyWords} reads them): check every key's range against {@code [0, capacity)}, throwing
-     * the {@link IndexOutOfBoundsException} the hash pass would throw for the first bad key (so before any key is
-     * decided), and load the first and last byte of every non-empty key, with no fence between them, so the
-     * misses on key bytes that are not in the cache (keys gathered in a large buffer) are in flight together
-     * instead of one per hash: the hash's ~150 instructions leave no room in the core's window for the next
-     * key's miss. The loaded bytes go to {@code codesOut[i]}, which the hash pass overwrites with the key word:
-     * a store the compiler cannot drop, so the touches stay loads.
-     */
-    private static void touchKeys(
-        final Object base, final long address, final int capacity, final int[] offsets, final int[] lengths,
-        final int count, final long[] codesOut)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            final int offset = offsets[i];
-            final int length = lengths[i];
-            Objects.checkFromIndexSize(offset, length, capacity);
-            if (0 != length)
-            {
-                final long first = address + offset;
-                codesOut[i] = UnsafeApi.getByte(base, first) + UnsafeApi.getByte(base, first + length - 1);
-            }
-        }
-    }
-
-    private static void checkBatch(final int count, final int keys, final int codes)
-    {
-        if (count < 0 || count > keys || count > codes)
-        {
-            throw new IndexOutOfBoundsException("count must be in [0, " + Math.min(keys, codes) + "] but was " + count);
-        }
     }
 
     private long charge(final long keyWord, final long incrementNs, final long nowNs, final Decision decision)

@@ -143,8 +143,7 @@ final class SlotIndex
      * (the one cache line a decision touches), else 0, and then the caller goes the general way ({@link #find}:
      * a reserved word, a key that spilled past its home line, an absent key, a shard smaller than a bucket).
      * The four key words are read plain and compared under {@code matchMask} without any branch; the hit is only
-     * a candidate until the caller's validated load confirms it. A key is in at most one slot, so a hit anywhere
-     * in the line is the key's slot.
+     * a candidate until the caller's validated load confirms it (a key is in at most one slot at a time).
      *
      * @param keyWord   the key word.
      * @param matchMask {@link #matchMask} of the table's kind.
@@ -164,11 +163,15 @@ final class SlotIndex
         // No branch on which slot matched: a branch that depends on the line that just missed is mispredicted
         // about every other decision (the match is at any of the four slots), and the flush also throws away
         // the next decision's load that the core had already started, so misses stop overlapping (the
-        // random-CAS baseline has no such branch). At most one slot matches: the OR is that slot, or 0. A
-        // classed EMPTY or TOMBSTONE slot can match under the mask here; the validated load rejects it.
-        return (line & matches(k0, keyWord, matchMask)) | ((line + SLOT_LENGTH) & matches(k1, keyWord, matchMask)) |
-            ((line + 2 * SLOT_LENGTH) & matches(k2, keyWord, matchMask)) |
-            ((line + 3 * SLOT_LENGTH) & matches(k3, keyWord, matchMask));
+        // random-CAS baseline has no such branch). The slot is chosen by its index in the line, so even words
+        // that matched twice (a key swept and inserted again between these plain reads, or EMPTY words under a
+        // classed mask) give a slot of this line; the validated load then decides whether it is the key's.
+        final long m0 = matches(k0, keyWord, matchMask);
+        final long m1 = matches(k1, keyWord, matchMask);
+        final long m2 = matches(k2, keyWord, matchMask);
+        final long m3 = matches(k3, keyWord, matchMask);
+        final long slotInLine = (m1 & 1) | (m2 & 2) | (m3 & 3);
+        return (m0 | m1 | m2 | m3) & (line + slotInLine * SLOT_LENGTH);
     }
 
     /**

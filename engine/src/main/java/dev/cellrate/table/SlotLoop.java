@@ -13,36 +13,44 @@ import dev.cellrate.gcra.Gcra;
 import org.agrona.UnsafeApi;
 
 /**
- * The keyed slot loop, written once: find or claim the key's cell in a {@link SlotTable}, validated load, GCRA
- * decision, CAS, and the table's ABA rules; each keyed front supplies only what it does with the outcome
- * ({@link #admitted}, {@link #rejected}, {@link #tableFull}), as HdrHistogram's {@code recordSingleValue}
- * calls {@code incrementCountAtIndex}.
+ * The keyed slot loop, written once for plain and classed words: find or claim the key's cell in a
+ * {@link SlotTable}, validated load, GCRA decision, CAS, and the table's ABA rules; each keyed front supplies
+ * only its steps: the increment and ceiling of a class ({@link #classIncrementNs}, {@link #classCeilingNs}; a
+ * plain charge brings its own), and what it does with the outcome ({@link #admitted}, {@link #rejected},
+ * {@link #tableFull}, or the classed forms {@link #admittedClassed}, {@link #rejectedClassed}), as
+ * HdrHistogram's {@code recordSingleValue} calls {@code incrementCountAtIndex}. Plain charges
+ * ({@link #charge}) and classed ones ({@link #chargeClassed}) run the same body.
  * <p>
  * Algorithm (a present key is decided on one validated load and one CAS):
  * <pre>
- *   cost outside [1, ceiling]                          -&gt; rejected(NEVER)       (nothing claimed)
- *   off = find(k)                                      absent and now + I past Long.MAX_VALUE
+ *   off = find(k)                                      absent: class needed and not given -&gt; CLASS_NEEDED
+ *                                                      cost outside [1, ceiling], or now + I past Long.MAX_VALUE
  *                                                      -&gt; rejected(NEVER)       (nothing claimed)
- *   off = claim(k)                                     none -&gt; tableFull
- *   tat = loadTat(off, k)                              STALE (slot left k, or mid-reclaim): back off, again
+ *   off = claim(k, class)                              none -&gt; tableFull
+ *   w   = the stored word (a classed word carries the class of the cell)
+ *   tat = loadTat(off, w)                              STALE (slot left k, or mid-reclaim): back off, again
+ *   I, ceiling = the steps' for the class of w
  *   loop: retry = Gcra.retryAfterNs(tat, now, I, ceiling) &gt; 0 -&gt; rejected(retry)
  *         next  = max(tat, now) + I                    unrepresentable -&gt; rejected(NEVER)
  *         CAS(off, tat, next) succeeded                -&gt; admitted(tat, next)
- *         else tat = loadTat(off, k)                   (never the CAS witness: it is not validated)
+ *         else tat = loadTat(off, w)                   (never the CAS witness: it is not validated)
  * </pre>
+ * A plain table's stored word is the key word; a classed table's is the key word with its class in the shard
+ * bits ({@link SlotTable}, "Classes"), read before the TAT and validated after it, so a TAT is decided only
+ * under the class stored with it.
+ * <p>
  * ABA rules, enforced here and in {@link SlotTable} only: every CAS of a decision raises the word; the only
- * way to lower it is {@link #refund}, which records the value it lowers from in the slot's high-water mark
- * before lowering, so a reclaim never restarts a slot at or below a value a paused decider may still hold
- * (the argument: {@code docs/keyed-table.md}, "ABA").
+ * way to lower it is {@link #refund} (or the table's bounded refund), which records the value it lowers from in
+ * the slot's high-water mark before lowering, so a reclaim never restarts a slot at or below a value a paused
+ * decider may still hold (the argument: {@code docs/keyed-table.md}, "ABA").
  * <p>
  * A new key at {@code nowNs = Long.MIN_VALUE} starts full: the table's fresh TAT is
  * {@link TableLayout#FRESH_SLOT_TAT_NS} ({@code Long.MIN_VALUE + 1}, since {@code Long.MIN_VALUE} marks a slot
- * mid-reclaim), which the loop reads as {@link CellArray#FRESH_TAT_NS} ({@code Long.MIN_VALUE}) whenever the charge can be written above it
- * (any increment &ge; 2 ns).
+ * mid-reclaim), which the loop reads as {@link CellArray#FRESH_TAT_NS} ({@code Long.MIN_VALUE}) whenever the
+ * charge can be written above it (any increment &ge; 2 ns).
  * <p>
  * Subclasses are final nested classes of their front, held in a field of their exact type, so that once
- * {@link #charge} is inlined the three steps are bound statically (no type profile shared between fronts).
- * Allocation-free; thread-safe if the steps are.
+ * {@link #charge} is inlined the steps are bound statically (no type profile shared between fronts). Allocation-free; thread-safe if the steps are.
  *
  * @param <H> the caller-owned holder a front fills (a {@code Decision}, a {@code Reservation}, the keys of a
  *            composite), or {@code Object} if none; may be null.
@@ -58,17 +66,20 @@ public abstract class SlotLoop<H>
      */
     public static final long CLASS_NEEDED = Long.MIN_VALUE;
 
-    /** {@link #chargeClassed}'s {@code insertClass} when the caller has not computed the key's class. */
+    /**
+     * {@link #chargeClassed}'s {@code insertClass} when the caller has not computed the key's class, and the class
+     * a plain charge hands to the classed steps.
+     */
     public static final int UNKNOWN_CLASS = -1;
 
     /**
      * {@link #chargeSlow}, called through a handle held in an instance field so that the JIT never inlines it
      * into {@link #charge}: C2 does not treat an instance field as a constant, so the handle is opaque and the
      * call stays a call. Inlined, the slow path (insert, saturating GCRA, back-off) made every compiled
-     * caller of {@code charge} too big to be inlined into its own callers ("already compiled into a big
-     * method"), and the present-key path paid a call, a frame and spills per decision (docs/benchmarks.md,
-     * "Issue 14, second round"). The slow path pays an indirect call instead: it is taken by new keys,
-     * spilled keys (about 13% at the designed load), lost CASes and odd inputs.
+     * caller of {@code charge} too big to be inlined into its own callers, and the present-key path paid a
+     * call, a frame and spills per decision (docs/benchmarks.md, "Where the time goes"). The slow path pays an
+     * indirect call instead: it is taken by new keys, keys spilled past their home line, lost CASes and odd
+     * inputs.
      */
     private static final MethodHandle CHARGE_SLOW;
 
@@ -76,8 +87,8 @@ public abstract class SlotLoop<H>
     {
         try
         {
-            CHARGE_SLOW = MethodHandles.lookup().findVirtual(SlotLoop.class, "chargeSlow",
-                MethodType.methodType(long.class, long.class, long.class, long.class, long.class, Object.class));
+            CHARGE_SLOW = MethodHandles.lookup().findVirtual(SlotLoop.class, "chargeSlow", MethodType.methodType(
+                long.class, long.class, long.class, long.class, long.class, Object.class, int.class, boolean.class));
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -113,8 +124,8 @@ public abstract class SlotLoop<H>
     }
 
     /**
-     * Decide one charge of {@code incrementNs} on the key's cell at {@code nowNs} and hand the outcome to the
-     * front's step.
+     * Decide one charge of {@code incrementNs} on the key's cell of a plain table at {@code nowNs} and hand the
+     * outcome to the front's step.
      *
      * @param keyWord     from {@link SlotTable#keyWord}.
      * @param incrementNs {@code n * T}, in [1, ceilingNs]; anything below 1 is NEVER.
@@ -126,65 +137,14 @@ public abstract class SlotLoop<H>
     public final long charge(
         final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
     {
-        // The present-key path touches one cache line: the key's home bucket (SlotTable.slotIn: four key words
-        // compared without a branch per slot), then the validated load (the TAT, acquire, then the key again,
-        // acquire: same line) and the CAS, all on raw addresses. Everything else (a key past its home line, an
-        // absent or reserved key, a lost CAS, the saturating GCRA cases) goes to chargeSlow, which decides from
-        // scratch.
-        final SlotIndex index = this.index;
-        final long slot = index.slotIn(keyWord, -1L);
-        if (0 != slot && Long.MIN_VALUE != nowNs)
-        {
-            final long tatNs = UnsafeApi.getLongAcquire(null, slot + TAT_OFFSET);
-            // GCRA in three operations: next = max(TAT, t) + I and due = next - t = lag + I. If next did not
-            // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
-            // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what Gcra.retryAfterNs
-            // and Gcra.nextTatNs compute, without their saturation cases, which go to chargeSlow).
-            final long baseNs = Math.max(tatNs, nowNs);
-            final long nextTatNs = baseNs + incrementNs;
-            final long dueNs = nextTatNs - nowNs;
-            if (nextTatNs > baseNs && dueNs > 0 && RECLAIMING != tatNs &&
-                UnsafeApi.getLongAcquire(null, slot) == keyWord)
-            {
-                if (dueNs > ceilingNs)
-                {
-                    return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
-                }
-                if (UnsafeApi.compareAndExchangeLong(null, slot + TAT_OFFSET, tatNs, nextTatNs) == tatNs)
-                {
-                    return admitted(holder, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
-                }
-                index.countCasRetry(keyWord);
-            }
-        }
-        return callChargeSlow(keyWord, incrementNs, ceilingNs, nowNs, holder);
-    }
-
-    private long callChargeSlow(
-        final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
-    {
-        try
-        {
-            return (long)chargeSlow.invokeExact(this, keyWord, incrementNs, ceilingNs, nowNs, (Object)holder);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            throw ex;
-        }
-        catch (final Throwable ex)
-        {
-            throw new IllegalStateException(ex);
-        }
+        return decide(keyWord, incrementNs, ceilingNs, nowNs, holder, UNKNOWN_CLASS, false);
     }
 
     /**
      * Classed tables (see {@link SlotTable}, "Classes"): decide {@code permits} on the key's cell under the
-     * limit of the class stored with the cell. The class is read from the stored word the TAT is validated
-     * against ({@link SlotTable#classedWordAt}, {@link SlotTable#loadTat}), so the decision is made under the
-     * class of the cell it charges, never a reclaimed slot's previous class; the CAS and the ABA rule are the
-     * table's, as in {@link #charge}. The step supplies the class's increment and ceiling
-     * ({@link #classIncrementNs}, {@link #classCeilingNs}) and receives the outcome with the class
-     * ({@link #admittedClassed}, {@link #rejectedClassed}, {@link #tableFull}).
+     * limit of the class stored with the cell, through the same body as {@link #charge}: the steps supply the
+     * class's increment and ceiling ({@link #classIncrementNs}, {@link #classCeilingNs}) and receive the outcome with the
+     * class ({@link #admittedClassed}, {@link #rejectedClassed}, {@link #tableFull}).
      *
      * @param keyWord     from {@link SlotTable#keyWord}.
      * @param permits     the cost.
@@ -203,106 +163,91 @@ public abstract class SlotLoop<H>
         {
             return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
-        final SlotTable table = this.table;
-        if (Long.MIN_VALUE != nowNs)
+        return decide(keyWord, permits, 0, nowNs, holder, insertClass, true);
+    }
+
+    /**
+     * The one body. The present-key path touches one cache line: the key's home bucket ({@link SlotIndex#slotIn}:
+     * four key words compared without a branch per slot), then the validated load (for a classed table the
+     * stored word first, acquire; the TAT, acquire; then the word again, acquire: same line) and the CAS, all on
+     * raw addresses. Everything else (a key past its home line, an absent or reserved key, a lost CAS, the
+     * saturating GCRA cases) goes to {@link #chargeSlow}, which decides from scratch.
+     *
+     * @param amount       a plain charge's increment, or a classed charge's permits (the steps turn it into one).
+     * @param ceilingArgNs a plain charge's ceiling (a classed charge's comes from {@link #classCeilingNs}).
+     * @param classed      whether the table holds classed words: a constant of each entry point, so that once
+     *                     {@link #charge} or {@link #chargeClassed} is inlined the other kind's code folds away.
+     */
+    private long decide(
+        final long keyWord, final long amount, final long ceilingArgNs, final long nowNs, final H holder,
+        final int insertClass, final boolean classed)
+    {
+        final long slot = index.slotIn(keyWord, classed ? classedMask : -1L);
+        if (0 != slot && Long.MIN_VALUE != nowNs)
         {
-            // A present key on one validated load and one CAS, as in charge (the cases left out go the long way).
-            final int tatOffset = table.findClassedSlot(keyWord);
-            if (SlotTable.NO_CELL != tatOffset)
+            final long storedWord = classed ? UnsafeApi.getLongAcquire(null, slot) : keyWord;
+            if (!classed || isClassedWord(storedWord, keyWord))
             {
-                final long storedWord = table.index().storedWordAt(tatOffset, keyWord, classedMask);
-                if (TableLayout.EMPTY_KEY != storedWord)
+                final int classIndex = classed ? index.classOfStoredWord(storedWord) : UNKNOWN_CLASS;
+                final long incrementNs = classed ? classIncrementNs(classIndex, amount) : amount;
+                final long tatNs = UnsafeApi.getLongAcquire(null, slot + TAT_OFFSET);
+                // GCRA in three operations: next = max(TAT, t) + I and due = next - t = lag + I. If next did not
+                // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
+                // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what
+                // Gcra.retryAfterNs and Gcra.nextTatNs compute, without their saturation cases, which go to
+                // chargeSlow).
+                final long baseNs = Math.max(tatNs, nowNs);
+                final long nextTatNs = baseNs + incrementNs;
+                final long dueNs = nextTatNs - nowNs;
+                if (nextTatNs > baseNs && dueNs > 0 && RECLAIMING != tatNs &&
+                    UnsafeApi.getLongAcquire(null, slot) == storedWord)
                 {
-                    final int classIndex = table.index().classOfStoredWord(storedWord);
-                    final long incrementNs = classIncrementNs(classIndex, permits);
-                    final long tatNs = table.loadTat(tatOffset, storedWord);
-                    final long baseNs = Math.max(tatNs, nowNs);
-                    final long nextTatNs = baseNs + incrementNs;
-                    final long dueNs = nextTatNs - nowNs;
-                    if (nextTatNs > baseNs && dueNs > 0 && SlotTable.STALE != tatNs)
+                    final long ceilingNs = classed ? classCeilingNs(classIndex) : ceilingArgNs;
+                    if (dueNs > ceilingNs)
                     {
-                        final long ceilingNs = classCeilingNs(classIndex);
-                        if (dueNs > ceilingNs)
-                        {
-                            return rejectedClassed(holder, classIndex, dueNs - ceilingNs, tatNs, nowNs);
-                        }
-                        if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
-                        {
-                            return admittedClassed(holder, classIndex, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
-                        }
+                        return rejectedClassed(holder, classIndex, dueNs - ceilingNs, tatNs, nowNs);
                     }
+                    if (UnsafeApi.compareAndExchangeLong(null, slot + TAT_OFFSET, tatNs, nextTatNs) == tatNs)
+                    {
+                        return admittedClassed(holder, classIndex, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
+                    }
+                    index.countCasRetry(keyWord);
                 }
             }
         }
-        return chargeClassedSlow(keyWord, permits, nowNs, holder, insertClass);
+        return callChargeSlow(keyWord, amount, ceilingArgNs, nowNs, holder, insertClass, classed);
     }
 
-    private long chargeClassedSlow(
-        final long keyWord, final long permits, final long nowNs, final H holder, final int insertClass)
+    /**
+     * @return whether {@code storedWord}, read from a slot that matched {@code keyWord} under the classed mask, is
+     * still the key's: it agrees outside the class field and is neither EMPTY nor TOMBSTONE.
+     */
+    private boolean isClassedWord(final long storedWord, final long keyWord)
     {
-        final SlotTable table = this.table;
-        int spins = 0;
-        while (true)
+        return ((storedWord ^ keyWord) & classedMask) == 0 && (storedWord + 1 >>> 1) != 0;
+    }
+
+    private long callChargeSlow(
+        final long keyWord, final long amount, final long ceilingArgNs, final long nowNs, final H holder,
+        final int insertClass, final boolean classed)
+    {
+        try
         {
-            int tatOffset = table.findClassedSlot(keyWord);
-            if (SlotTable.NO_CELL == tatOffset)
-            {
-                if (insertClass < 0)
-                {
-                    return CLASS_NEEDED;
-                }
-                if (insertClass >= table.classCapacity())
-                {
-                    return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
-                }
-                final long incrementNs = classIncrementNs(insertClass, permits);
-                if (incrementNs < 1 || nowNs > Long.MAX_VALUE - incrementNs)
-                {
-                    return rejectedClassed(holder, insertClass, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
-                }
-                tatOffset = table.insertClassedSlot(keyWord, insertClass, nowNs);
-                if (SlotTable.FULL == tatOffset)
-                {
-                    return tableFull(holder, incrementNs, nowNs);
-                }
-            }
-            final long storedWord = table.index().storedWordAt(tatOffset, keyWord, classedMask);
-            if (TableLayout.EMPTY_KEY != storedWord)
-            {
-                final int classIndex = table.index().classOfStoredWord(storedWord);
-                final long incrementNs = classIncrementNs(classIndex, permits);
-                if (incrementNs < 1)
-                {
-                    return rejectedClassed(holder, classIndex, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
-                }
-                final long ceilingNs = classCeilingNs(classIndex);
-                long tatNs = table.loadTat(tatOffset, storedWord);
-                while (SlotTable.STALE != tatNs)
-                {
-                    final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? CellArray.FRESH_TAT_NS : tatNs;
-                    final long retryAfterNs = Gcra.retryAfterNs(decidedNs, nowNs, incrementNs, ceilingNs);
-                    if (retryAfterNs > 0)
-                    {
-                        return rejectedClassed(holder, classIndex, retryAfterNs, decidedNs, nowNs);
-                    }
-                    final long nextTatNs = Gcra.nextTatNs(decidedNs, nowNs, incrementNs);
-                    if (Gcra.UNREPRESENTABLE == nextTatNs)
-                    {
-                        return rejectedClassed(holder, classIndex, Result.NEVER, decidedNs, nowNs);
-                    }
-                    if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
-                    {
-                        return admittedClassed(holder, classIndex, keyWord, decidedNs, nextTatNs, incrementNs, nowNs);
-                    }
-                    tatNs = table.loadTat(tatOffset, storedWord);
-                }
-            }
-            spins = ShardWriter.backOff(spins);
+            return (long)chargeSlow.invokeExact(
+                this, keyWord, amount, ceilingArgNs, nowNs, (Object)holder, insertClass, classed);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
         }
     }
 
     /**
-     * Classed steps: the TAT increment of {@code permits} under class {@code classIndex}.
+     * Classed step: the TAT increment of {@code permits} under class {@code classIndex}.
      *
      * @param classIndex a class stored in the table (or given to {@link #chargeClassed} to insert).
      * @param permits    the cost, &ge; 1.
@@ -314,7 +259,7 @@ public abstract class SlotLoop<H>
     }
 
     /**
-     * Classed steps: {@code &tau; + T} of class {@code classIndex}.
+     * Classed step: {@code &tau; + T} of class {@code classIndex}.
      *
      * @param classIndex a class stored in the table.
      * @return the class's ceiling.
@@ -325,10 +270,10 @@ public abstract class SlotLoop<H>
     }
 
     /**
-     * Classed steps: {@link #admitted} with the class that decided (by default, {@link #admitted}).
+     * Step: {@link #admitted} with the class that decided (by default, {@link #admitted}).
      *
      * @param holder      the caller's holder.
-     * @param classIndex  the class of the cell.
+     * @param classIndex  the class of the cell ({@link #UNKNOWN_CLASS} on a plain table).
      * @param keyWord     the key word.
      * @param tatBeforeNs as {@link #admitted}.
      * @param tatAfterNs  as {@link #admitted}.
@@ -344,10 +289,10 @@ public abstract class SlotLoop<H>
     }
 
     /**
-     * Classed steps: {@link #rejected} with the class that decided (by default, {@link #rejected}).
+     * Step: {@link #rejected} with the class that decided (by default, {@link #rejected}).
      *
      * @param holder       the caller's holder.
-     * @param classIndex   the class of the cell, or {@link #UNKNOWN_CLASS} (a cost below 1).
+     * @param classIndex   the class of the cell, or {@link #UNKNOWN_CLASS} (a plain table, or a cost below 1).
      * @param retryAfterNs as {@link #rejected}.
      * @param tatNs        as {@link #rejected}.
      * @param nowNs        the time of the request.
@@ -374,6 +319,24 @@ public abstract class SlotLoop<H>
     protected final boolean refund(final long keyWord, final long chargedNs, final long restoredNs)
     {
         return table.refund(keyWord, chargedNs, restoredNs);
+    }
+
+    /**
+     * Give time back to a key: lower the key's word by at most {@code decrementNs}, never below {@code nowNs}
+     * (so never beyond a full bucket) and never below the reclaim floor of its shard (every value an earlier key
+     * of any slot of that shard held is at or below it, so a paused decider of an earlier key of the key's slot
+     * never finds its value again: docs/keyed-table.md, "ABA"). The value lowered from is recorded in the
+     * slot's high-water mark first, as for {@link #refund}. A key with no cell (a full bucket) gets nothing; a
+     * table shared with other processes never lowers a word and gives nothing. Lock-free, allocation-free.
+     *
+     * @param keyWord     the key word.
+     * @param decrementNs the most to give back, {@code n * T} for n permits; below 1 gives nothing.
+     * @param nowNs       the time of the refund.
+     * @return the ns given back, in [0, decrementNs].
+     */
+    public final long refundAtMost(final long keyWord, final long decrementNs, final long nowNs)
+    {
+        return table.refundBounded(keyWord, decrementNs, nowNs);
     }
 
     /**
@@ -412,48 +375,69 @@ public abstract class SlotLoop<H>
     protected abstract long tableFull(H holder, long incrementNs, long nowNs);
 
     private long chargeSlow(
-        final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
+        final long keyWord, final long amount, final long ceilingArgNs, final long nowNs, final H holder,
+        final int insertClass, final boolean classed)
     {
-        if (incrementNs < 1)
-        {
-            return rejected(holder, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
-        }
         final SlotTable table = this.table;
+        final SlotIndex index = this.index;
+        final long matchMask = classed ? classedMask : -1L;
         int spins = 0;
         while (true)
         {
-            int tatOffset = table.findSlot(keyWord);
-            if (SlotTable.NO_CELL == tatOffset)
+            int tatOffset = index.find(keyWord, matchMask);
+            if (SlotIndex.NO_CELL == tatOffset)
             {
-                if (nowNs > Long.MAX_VALUE - incrementNs)
+                if (classed && insertClass < 0)
                 {
-                    return rejected(holder, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                    return CLASS_NEEDED;
                 }
-                tatOffset = table.insertSlot(keyWord, nowNs);
+                if (classed && insertClass >= table.classCapacity())
+                {
+                    return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                }
+                final int classIndex = classed ? insertClass : UNKNOWN_CLASS;
+                final long incrementNs = classed ? classIncrementNs(classIndex, amount) : amount;
+                if (incrementNs < 1 || nowNs > Long.MAX_VALUE - incrementNs)
+                {
+                    return rejectedClassed(holder, classIndex, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                }
+                tatOffset = classed ?
+                    table.insertClassedSlot(keyWord, insertClass, nowNs) : table.insertSlot(keyWord, nowNs);
                 if (SlotTable.FULL == tatOffset)
                 {
                     return tableFull(holder, incrementNs, nowNs);
                 }
             }
-            long tatNs = table.loadTat(tatOffset, keyWord);
-            while (SlotTable.STALE != tatNs)
+            final long storedWord = classed ? index.storedWordAt(tatOffset, keyWord, matchMask) : keyWord;
+            if (!classed || TableLayout.EMPTY_KEY != storedWord)
             {
-                final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? CellArray.FRESH_TAT_NS : tatNs;
-                final long retryAfterNs = Gcra.retryAfterNs(decidedNs, nowNs, incrementNs, ceilingNs);
-                if (retryAfterNs > 0)
+                final int classIndex = classed ? index.classOfStoredWord(storedWord) : UNKNOWN_CLASS;
+                final long incrementNs = classed ? classIncrementNs(classIndex, amount) : amount;
+                if (incrementNs < 1)
                 {
-                    return rejected(holder, retryAfterNs, decidedNs, nowNs);
+                    return rejectedClassed(holder, classIndex, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
-                final long nextTatNs = Gcra.nextTatNs(decidedNs, nowNs, incrementNs);
-                if (Gcra.UNREPRESENTABLE == nextTatNs)
+                final long ceilingNs = classed ? classCeilingNs(classIndex) : ceilingArgNs;
+                long tatNs = index.loadTat(tatOffset, storedWord);
+                while (SlotTable.STALE != tatNs)
                 {
-                    return rejected(holder, Result.NEVER, decidedNs, nowNs);
+                    final long decidedNs = startsFull(tatNs, nowNs, incrementNs) ? CellArray.FRESH_TAT_NS : tatNs;
+                    final long retryAfterNs = Gcra.retryAfterNs(decidedNs, nowNs, incrementNs, ceilingNs);
+                    if (retryAfterNs > 0)
+                    {
+                        return rejectedClassed(holder, classIndex, retryAfterNs, decidedNs, nowNs);
+                    }
+                    final long nextTatNs = Gcra.nextTatNs(decidedNs, nowNs, incrementNs);
+                    if (Gcra.UNREPRESENTABLE == nextTatNs)
+                    {
+                        return rejectedClassed(holder, classIndex, Result.NEVER, decidedNs, nowNs);
+                    }
+                    if (index.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
+                    {
+                        return admittedClassed(holder, classIndex, keyWord, decidedNs, nextTatNs, incrementNs, nowNs);
+                    }
+                    tatNs = index.loadTat(tatOffset, storedWord);
                 }
-                if (table.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
-                {
-                    return admitted(holder, keyWord, decidedNs, nextTatNs, incrementNs, nowNs);
-                }
-                tatNs = table.loadTat(tatOffset, keyWord);
             }
             spins = ShardWriter.backOff(spins);
         }

@@ -8,6 +8,7 @@ import static dev.cellrate.table.TableLayout.EVICTIONS_OFFSET;
 import static dev.cellrate.table.TableLayout.FRESH_SLOT_TAT_NS;
 import static dev.cellrate.table.TableLayout.LIVE_KEYS_OFFSET;
 import static dev.cellrate.table.TableLayout.OVERFLOW_CELL_OFFSET;
+import static dev.cellrate.table.TableLayout.RECLAIM_FLOOR_OFFSET;
 import static dev.cellrate.table.TableLayout.SHARD_SHIFT;
 import static dev.cellrate.table.TableLayout.SLOT_LENGTH;
 import static dev.cellrate.table.TableLayout.TABLE_FULL_OFFSET;
@@ -101,7 +102,7 @@ public final class SlotTable extends TableReads
 
     private final NanoClock evictionClock;
     private final ShardWriter writer;
-    /** Whether the buffer is shared with other processes ({@link SharedTable}): then no word is ever lowered. */
+    /** Whether the buffer is shared with other processes ({@link SharedTable}): then it is never initialised here. */
     private final boolean shared;
     /** The initial fill of new keys ({@link #fillNewKeys}); 0: they start full. */
     private volatile long newKeyLagNs;
@@ -209,7 +210,7 @@ public final class SlotTable extends TableReads
         final long secret0, final long secret1, final NanoClock evictionClock)
     {
         this(new TableGeometry(shardCount, slotsPerShard, probeBound, idleGraceNs), secret0, secret1, evictionClock,
-            null, null);
+            null, null, null);
     }
 
     /**
@@ -218,7 +219,7 @@ public final class SlotTable extends TableReads
      */
     SlotTable(
         final TableGeometry geometry, final long secret0, final long secret1, final NanoClock evictionClock,
-        final AtomicBuffer sharedBuffer, final ShardLock sharedLock)
+        final AtomicBuffer sharedBuffer, final ShardLock sharedLock, final SharedMarks sharedMarks)
     {
         super(secret0, secret1, geometry, null != sharedBuffer ? sharedBuffer : freshBuffer(geometry));
         if (null == evictionClock)
@@ -231,7 +232,7 @@ public final class SlotTable extends TableReads
         {
             buffer.verifyAlignment(); // a table already: its words are other processes' too
         }
-        writer = new ShardWriter(buffer, geometry, sharedLock);
+        writer = new ShardWriter(index, sharedLock, sharedMarks);
         if (!shared)
         {
             buffer.putLongVolatile(TableLayout.shardHeaderOffset(0), 0); // the first shard's lock word
@@ -246,6 +247,10 @@ public final class SlotTable extends TableReads
         buffer.putLong(EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
         buffer.putLong(TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
         buffer.putLong(OVERFLOW_CELL_OFFSET + CellLayout.TAT_OFFSET, FRESH_SLOT_TAT_NS);
+        for (int shard = 0; shard < geometry.shardCount(); shard++)
+        {
+            buffer.putLong(TableLayout.shardHeaderOffset(shard) + RECLAIM_FLOOR_OFFSET, TableLayout.NO_HIGH_WATER_NS);
+        }
         for (int slot = geometry.slotsOffset; slot < length; slot += SLOT_LENGTH)
         {
             buffer.putLong(slot + TAT_OFFSET, FRESH_SLOT_TAT_NS);
@@ -376,7 +381,7 @@ public final class SlotTable extends TableReads
     boolean refund(final long keyWord, final long chargedNs, final long restoredNs)
     {
         final long lowNs = Math.max(restoredNs, FRESH_SLOT_TAT_NS);
-        if (lowNs >= chargedNs || shared)
+        if (lowNs >= chargedNs)
         {
             return false;
         }
@@ -385,11 +390,48 @@ public final class SlotTable extends TableReads
         {
             return false;
         }
-        if (!SlotIndex.isDedicatedCell(tatOffset))
+        if (!SlotIndex.isDedicatedCell(tatOffset) && !writer.recordLowering(tatOffset - TAT_OFFSET, chargedNs))
         {
-            writer.recordLowering(tatOffset - TAT_OFFSET, chargedNs);
+            return false;
         }
         return buffer.compareAndSetLong(tatOffset, chargedNs, lowNs);
+    }
+
+    /**
+     * The bounded refund (see {@link SlotLoop#refundAtMost}): lower the key's word by at most
+     * {@code decrementNs}, never below the floor {@code max(nowNs, reclaim floor of its shard + 1)}; validated
+     * load, high-water mark, CAS, again if a decision or another refund changed the word meanwhile.
+     *
+     * @return the ns given back, in [0, decrementNs].
+     */
+    long refundBounded(final long keyWord, final long decrementNs, final long nowNs)
+    {
+        final int tatOffset = findSlot(keyWord);
+        if (NO_CELL == tatOffset || decrementNs < 1)
+        {
+            return 0;
+        }
+        final long reclaimFloorNs = buffer.getLongAcquire(
+            TableLayout.shardHeaderOffset(geometry.shardOf(keyWord)) + RECLAIM_FLOOR_OFFSET);
+        final long floorNs = Math.max(Math.max(nowNs, reclaimFloorNs + 1), FRESH_SLOT_TAT_NS);
+        while (true)
+        {
+            final long tatNs = index.loadTat(tatOffset, keyWord);
+            if (STALE == tatNs || tatNs <= floorNs)
+            {
+                return 0; // the slot left the key (absent: a full bucket), or nothing above the floor to give
+            }
+            final long roomNs = tatNs - floorNs; // negative iff the true difference overflowed: more than any cost
+            final long givenNs = roomNs < 0 ? decrementNs : Math.min(decrementNs, roomNs);
+            if (!SlotIndex.isDedicatedCell(tatOffset) && !writer.recordLowering(tatOffset - TAT_OFFSET, tatNs))
+            {
+                return 0; // a shared table whose marks cannot be made: nothing is lowered
+            }
+            if (buffer.compareAndSetLong(tatOffset, tatNs, tatNs - givenNs))
+            {
+                return givenNs;
+            }
+        }
     }
 
     /**

@@ -34,6 +34,8 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  +---------------------------------------------------------------+
  *  |              sweep cursor (slot index in shard)               |  SWEEP_CURSOR_OFFSET
  *  +---------------------------------------------------------------+
+ *  |   reclaim floor (newest idle-before a reclaim here used)      |  RECLAIM_FLOOR_OFFSET
+ *  +---------------------------------------------------------------+
  *  |                  padding to byte 64                           |
  *  +---------------------------------------------------------------+
  *  |                  table-full events                            |  TABLE_FULL_OFFSET
@@ -83,6 +85,13 @@ public final class TableLayout
 
     /** Offset of the sweep cursor (written under the lock). */
     public static final int SWEEP_CURSOR_OFFSET = EVICTIONS_OFFSET + SIZE_OF_LONG;
+
+    /**
+     * Offset of the reclaim floor (under the lock): the newest idle-before time any reclaim of a slot of this
+     * shard used, so every word an earlier key of any slot here held is at or below it
+     * ({@link #NO_HIGH_WATER_NS} until the first reclaim). A bounded refund never lowers a word to it or below.
+     */
+    public static final int RECLAIM_FLOOR_OFFSET = SWEEP_CURSOR_OFFSET + SIZE_OF_LONG;
 
     /** Offset of the table-full count (atomic add), on the header's second cache line. */
     public static final int TABLE_FULL_OFFSET = BitUtil.CACHE_LINE_LENGTH;

@@ -25,8 +25,9 @@ import java.util.function.Consumer;
  * runs atomically).
  * <p>
  * Legs ({@link Legs#add}): {@link #CHARGE} (conform, and be charged with the others), {@link #CHECK} (conform,
- * never charged: a peek that can refuse the others) and {@link #ALONE} (charged if it conforms, whatever the
- * others, and never refusing them: a shadow-mode leg). A key may appear in several legs; each leg sees the
+ * never charged: a peek that can refuse the others), {@link #ALONE} (charged if it conforms, whatever the
+ * others, and never refusing them: a shadow-mode leg) and {@link #REFUND} (its cost given back, never beyond a
+ * full bucket). A key may appear in several legs; each leg sees the
  * charges of the legs before it.
  * <p>
  * Time: the server's {@code TIME}, one clock for the fleet. Limits are rounded to whole &micro;s by
@@ -53,6 +54,11 @@ public final class RedisComposite
     public static final int CHARGE = 1;
     /** A leg charged iff it conforms, whatever the others; it never refuses them. */
     public static final int ALONE = 2;
+    /**
+     * A refund: the leg's cost is given back to its key (its TAT moves back by the cost, never below now: never
+     * beyond a full bucket); it never refuses the others.
+     */
+    public static final int REFUND = 3;
     /** Most legs in one call. */
     public static final int MAX_LEGS = 64;
 
@@ -141,7 +147,8 @@ public final class RedisComposite
          * @param key     the Redis key.
          * @param limit   its limit.
          * @param permits the cost (a {@link #CHECK} of one permit asks whether one is left).
-         * @param mode    {@link #CHECK}, {@link #CHARGE} or {@link #ALONE}.
+         * @param mode    {@link #CHECK}, {@link #CHARGE}, {@link #ALONE} or {@link #REFUND} (a refund above the
+         *                burst gives back the whole bucket).
          * @return the leg's index.
          * @throws IllegalStateException if {@link #MAX_LEGS} legs are already added.
          */
@@ -151,9 +158,9 @@ public final class RedisComposite
             {
                 throw new IllegalStateException("at most " + MAX_LEGS + " legs");
             }
-            if (mode < CHECK || mode > ALONE)
+            if (mode < CHECK || mode > REFUND)
             {
-                throw new IllegalArgumentException("mode must be CHECK, CHARGE or ALONE but was " + mode);
+                throw new IllegalArgumentException("mode must be CHECK, CHARGE, ALONE or REFUND but was " + mode);
             }
             final long increment = limit.incrementUs(permits);
             keys[count] = key;

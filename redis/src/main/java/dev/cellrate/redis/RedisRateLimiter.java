@@ -108,6 +108,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     private final LongAdder roundTrips = new LongAdder();
     private final LongAdder keyErrors = new LongAdder();
     private final AtomicLong scriptReloads = new AtomicLong();
+    private final Coalescer coalescer;
 
     RedisRateLimiter(final RedisRateLimiterBuilder b)
     {
@@ -127,6 +128,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
             b.breakerOpenNs);
         this.log = new FallbackLog(b.name, b.policy, b.logIntervalNs);
         this.startup = new Startup(this, Math.max(b.timeoutNs, STARTUP_STEP_TIMEOUT_NS));
+        this.coalescer = b.coalesce ? new Coalescer(this) : null;
     }
 
     /**
@@ -640,7 +642,49 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         {
             return never(nowUs, decision);
         }
-        return answer(call(redisKey, incrementUs, 0, nowUs), redisKey, permits, nowUs, decision);
+        final ScriptReply reply = SERVER_TIME == nowUs && null != coalescer ?
+            callCoalesced(redisKey, incrementUs) : call(redisKey, incrementUs, 0, nowUs);
+        return answer(reply, redisKey, permits, nowUs, decision);
+    }
+
+    /**
+     * One synchronous decision on server time sent with those of concurrent callers ({@link Coalescer}), bounded by
+     * the timeout.
+     *
+     * @return the reply; when not {@link ScriptReply#complete4()} its {@code cause} says why.
+     */
+    private ScriptReply callCoalesced(final byte[] redisKey, final long incrementUs)
+    {
+        final long startNs = System.nanoTime();
+        final FallbackCause refusal = !ready ? FallbackCause.NOT_CONNECTED :
+            breaker.allow(startNs) ? null : FallbackCause.BREAKER_OPEN;
+        if (null != refusal)
+        {
+            final ScriptReply reply = new ScriptReply();
+            reply.cause = refusal;
+            return reply;
+        }
+        final BlockingDecision pending = new BlockingDecision(redisKey, incrementUs, Thread.currentThread());
+        coalescer.submit(pending);
+        pending.await(startNs + timeoutNs);
+        judge(pending.reply);
+        return pending.reply;
+    }
+
+    /** The code of a coalesced decision whose reply (or cause) is in: judged for the breaker, then answered. */
+    long finish(final ScriptReply reply, final byte[] redisKey, final long permits, final Decision decision)
+    {
+        judge(reply);
+        return answer(reply, redisKey, permits, SERVER_TIME, decision);
+    }
+
+    private void judge(final ScriptReply reply)
+    {
+        if (null == reply.cause && !reply.complete4() && !reply.keyError())
+        {
+            reply.cause = FallbackCause.ERROR;
+        }
+        judge(reply.cause);
     }
 
     /**
@@ -729,12 +773,27 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         if (null == cause)
         {
             roundTrips.increment(); // a decision or an answer about one key: Redis is up
+        }
+        judge(cause);
+    }
+
+    /** One decision's outcome for the circuit breaker. */
+    private void judge(final FallbackCause cause)
+    {
+        if (null == cause)
+        {
             breaker.success();
         }
         else if (FallbackCause.TIMEOUT == cause || FallbackCause.ERROR == cause)
         {
             breaker.failure(System.nanoTime());
         }
+    }
+
+    /** A combined call answered by Redis: one round trip for all its decisions. */
+    void countRoundTrip()
+    {
+        roundTrips.increment();
     }
 
     AsyncCommand<byte[], byte[], ScriptReply> dispatch(
@@ -820,6 +879,19 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         if (incrementUs < 1 || Long.MIN_VALUE == nowUs)
         {
             listener.onDecision(never(nowUs, decision));
+            return;
+        }
+        if (SERVER_TIME == nowUs && null != coalescer)
+        {
+            final FallbackCause refusal = refusal();
+            if (null != refusal)
+            {
+                final ScriptReply reply = new ScriptReply();
+                reply.cause = refusal;
+                listener.onDecision(answer(reply, redisKey, permits, nowUs, decision));
+                return;
+            }
+            new ListenedDecision(this, redisKey, permits, incrementUs, decision, listener).start(coalescer);
             return;
         }
         AsyncCall.start(this, redisKey, permits, incrementUs, 0, nowUs, decision, listener, null);

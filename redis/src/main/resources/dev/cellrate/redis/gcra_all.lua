@@ -4,11 +4,13 @@
 -- ARGV[3i-2]     for KEYS[i]: increment I = permits * T' (us), >= 1
 -- ARGV[3i-1]     for KEYS[i]: ceiling tau' + T' (us), <= 2^52
 -- ARGV[3i]       for KEYS[i]: mode 0 check (must conform, never charged), 1 charge (all or nothing),
---                2 alone (charged if it conforms, whatever the others; never refuses them)
+--                2 alone (charged if it conforms, whatever the others; never refuses them),
+--                3 refund (I given back: TAT - I, never below now, a full bucket; never refuses the others)
 -- ARGV[3n+1]     caller time (us), or -1: the server's TIME
 -- ARGV[3n+2]     extra expiry (ms) beyond TAT - now
 -- The legs of modes 0 and 1 are decided together: the mode-1 legs are charged iff every mode-0 and mode-1 leg
--- conforms; otherwise nothing of theirs is written. Mode-2 legs are decided after them, one by one.
+-- conforms; otherwise nothing of theirs is written. Mode-2 legs are decided after them, one by one, then the
+-- refunds (mode 3).
 -- Reply: {now_us, all_conform (1 or 0), then per key: retry_after_us, tat_us}. retry_after_us is 0 when the leg
 -- conforms, > 0 when it does not, -1 when the key holds another type or a value that is not a TAT (that leg
 -- refuses and nothing about the key changes). tat_us is the key's TAT after the call (the stored one when
@@ -45,7 +47,7 @@ local work = {}
 local all = true
 for i = 1, n do
   local mode = tonumber(ARGV[3 * i])
-  if mode ~= 2 then
+  if mode < 2 then
     local key = KEYS[i]
     local inc = tonumber(ARGV[3 * i - 2])
     local ceiling = tonumber(ARGV[3 * i - 1])
@@ -73,7 +75,7 @@ if all then
 else
   work = {}
   for i = 1, n do
-    if tonumber(ARGV[3 * i]) ~= 2 and retry[i] >= 0 then
+    if tonumber(ARGV[3 * i]) < 2 and retry[i] >= 0 then
       tat[i] = load(KEYS[i])
     end
   end
@@ -93,6 +95,27 @@ for i = 1, n do
       work[key] = t
       retry[i], tat[i] = 0, t
       redis.call('SET', key, string.format('%.0f', t), 'PX', math.ceil((t - now) / 1000) + extra)
+    end
+  end
+end
+for i = 1, n do
+  if tonumber(ARGV[3 * i]) == 3 then
+    local key = KEYS[i]
+    local t = work[key] or load(key)
+    if t == false then
+      retry[i], tat[i] = -1, 0
+    else
+      local after = t - tonumber(ARGV[3 * i - 2])
+      if after < now then after = now end
+      if after < t then
+        work[key] = after
+        if after > now then
+          redis.call('SET', key, string.format('%.0f', after), 'PX', math.ceil((after - now) / 1000) + extra)
+        else
+          redis.call('DEL', key)
+        end
+      end
+      retry[i], tat[i] = 0, after
     end
   end
 end

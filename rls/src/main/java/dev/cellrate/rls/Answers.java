@@ -57,21 +57,21 @@ final class Answers
                 plan.stats[i].totalHits.add(plan.hits[i]);
                 plan.stats[i].recordDecision(Result.ADMITTED, false);
             }
+            else if (plan.refund[i])
+            {
+                // a refund: answered OK with what is left after it; not counted as hits
+                status.setCode(RateLimitResponse.Code.OK).setCurrentLimit(plan.states[i].currentLimit)
+                    .setLimitRemaining((int)Math.min(plan.remaining[i], UINT32_MAX))
+                    .setDurationUntilReset(duration(plan.resetNs[i]));
+            }
             else
             {
                 final boolean shadowed = plan.over[i] && rule.shadowMode();
                 final boolean refused = plan.over[i] && !shadowed;
                 over |= refused;
-                final RateLimitResponse.RateLimit.Builder limit = RateLimitResponse.RateLimit.newBuilder()
-                    .setRequestsPerUnit((int)Math.min(rule.requestsPerUnit(), UINT32_MAX))
-                    .setUnit(rule.unit().proto());
-                if (null != rule.name())
-                {
-                    limit.setName(rule.name());
-                }
                 final long remaining = plan.over[i] ? 0 : plan.remaining[i];
                 status.setCode(refused ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK)
-                    .setCurrentLimit(limit)
+                    .setCurrentLimit(plan.states[i].currentLimit)
                     .setLimitRemaining((int)Math.min(remaining, UINT32_MAX))
                     .setDurationUntilReset(duration(plan.resetNs[i]));
                 final long capacity = plan.states[i].capacity();

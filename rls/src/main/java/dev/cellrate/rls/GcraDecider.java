@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *     <li>a rule of 0 requests refuses; when it or a check refuses (outside shadow mode), no other descriptor is
  *     charged;</li>
  *     <li>a descriptor under {@code shadow_mode} is charged as if enforced, alone, and never rejects the others;</li>
+ *     <li>a refund ({@code is_negative_hits}) gives its hits back after the others are decided, and never rejects;</li>
  *     <li>the other descriptors are charged all or nothing: one alone by {@code tryAcquire}; several with equal
  *     hits through a {@link KeyedCompositeRateLimiter} over their rules' limiters (a refused one leaves every
  *     other cell as it was); several with different hits are first all peeked, and charged only if every peek
@@ -118,7 +119,7 @@ final class GcraDecider implements Decider
         boolean refused = false; // a descriptor outside the legs already refuses the request
         for (int i = 0; i < count; i++)
         {
-            if (!plan.limited(i))
+            if (!plan.decided(i))
             {
                 continue;
             }
@@ -183,12 +184,31 @@ final class GcraDecider implements Decider
                 decidePeekThenCharge(plan);
             }
         }
+        for (int i = 0; i < count; i++)
+        {
+            if (plan.refunds(i))
+            {
+                refund(plan, i);
+            }
+        }
         done.run();
+    }
+
+    /**
+     * A refund ({@code is_negative_hits}): the descriptor's cell gets its hits back through the engine's keyed
+     * refund, never beyond a full bucket (a descriptor with no cell is a full bucket and gets nothing); then its
+     * remaining permits and reset are read as for a decision.
+     */
+    private static void refund(final Plan plan, final int i)
+    {
+        plan.states[i].gcra.refund(plan.keys[i], plan.hits[i], plan.nowNs);
+        plan.over[i] = false;
+        fillFromPeeks(plan, i);
     }
 
     private static boolean isLeg(final Plan plan, final int i)
     {
-        return plan.limited(i) && null != plan.states[i].limit && 0 != plan.hits[i] && !plan.rules[i].shadowMode();
+        return plan.decided(i) && null != plan.states[i].limit && 0 != plan.hits[i] && !plan.rules[i].shadowMode();
     }
 
     private void decideAlone(final Plan plan, final int i)

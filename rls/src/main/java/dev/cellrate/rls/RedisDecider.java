@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * (one {@code EVALSHA}): the descriptors are charged only if every one conforms, so a refused request takes
  * nothing from any of them, even when other replicas decide the same keys at the same time. As in the embedded
  * mode, hits 0 is a check of one permit that can refuse the others and charges nothing, a rule of 0 requests
- * refuses the request, and a {@code shadow_mode} descriptor is charged on its own and never refuses the others.
+ * refuses the request, a {@code shadow_mode} descriptor is charged on its own and never refuses the others, and
+ * a refund ({@code is_negative_hits}) gives its hits back in the same call, never beyond a full bucket.
  * <p>
  * Failure: when Redis does not answer within the timeout (or fails), the fail policy answers the whole request:
  * {@code OPEN} admits it, {@code CLOSED} refuses it, {@code LOCAL} decides it in this process's own tables, all
@@ -88,7 +89,7 @@ final class RedisDecider implements Decider
         boolean refused = false; // a descriptor decided without Redis refuses the request
         for (int i = 0; i < plan.count; i++)
         {
-            if (plan.limited(i) && null == plan.states[i].limit)
+            if (plan.decided(i) && null == plan.states[i].limit)
             {
                 plan.over[i] = true; // requests_per_unit: 0 admits nothing
                 refused |= !plan.rules[i].shadowMode();
@@ -99,12 +100,12 @@ final class RedisDecider implements Decider
         for (int i = 0; i < plan.count; i++)
         {
             legOf[i] = -1;
-            if (!plan.limited(i) || null == plan.states[i].limit)
+            if (!plan.limited(i) || null == plan.states[i].limit || plan.refund[i] && 0 == plan.hits[i])
             {
                 continue;
             }
             final RuleState state = plan.states[i];
-            final int mode = plan.rules[i].shadowMode() ? RedisComposite.ALONE :
+            final int mode = plan.refund[i] ? RedisComposite.REFUND : plan.rules[i].shadowMode() ? RedisComposite.ALONE :
                 0 == plan.hits[i] || refused ? RedisComposite.CHECK : RedisComposite.CHARGE;
             final long permits = 0 == plan.hits[i] ? 1 : plan.hits[i];
             final byte[] key = (prefix + state.rule.fullKey() + ':' + plan.keyTexts[i]).getBytes(StandardCharsets.UTF_8);
@@ -146,7 +147,7 @@ final class RedisDecider implements Decider
         }
         for (int i = 0; i < plan.count; i++)
         {
-            if (plan.limited(i) && null != plan.states[i].limit)
+            if (plan.decided(i) && null != plan.states[i].limit)
             {
                 plan.over[i] = FailPolicy.CLOSED == policy;
                 plan.remaining[i] = 0;

@@ -9,6 +9,7 @@ import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import com.google.protobuf.CodedInputStream;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
@@ -60,16 +61,21 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     public static final int MAX_OVERRIDES = 64;
     /** Descriptors each override's table holds at most (64 tables of about 350 KB at most). */
     public static final int MAX_OVERRIDE_KEYS = 16_384;
+    /** Field number of {@code is_negative_hits} in Envoy's {@code RateLimitDescriptor}. */
+    static final int IS_NEGATIVE_HITS_FIELD = 4;
     /** The full key of an override rule starts with this. */
     static final String OVERRIDE_PREFIX = "override.";
-    /** Most statistics keys (detailed_metric and override keys multiply them); past it, one overflow key. */
-    public static final int MAX_STATS_KEYS = 10_000;
+    /**
+     * Most statistics keys (detailed_metric and override keys multiply them); past it, one overflow key. Each
+     * holds {@value RuleStats#COUNTERS_PER_KEY} of the stat file's {@link #ENGINE_COUNTERS} counters.
+     */
+    public static final int MAX_STATS_KEYS = 1_300;
 
     /**
-     * Counters of the engine's stat file: 7 per statistics key (one stripe per outcome), so the first ~1,100
-     * statistics keys also get the engine's decision counters.
+     * Counters of the engine's stat file: {@value RuleStats#COUNTERS_PER_KEY} per statistics key (the hit counts
+     * and the decision outcomes, one stripe each), room for {@link #MAX_STATS_KEYS} keys and the overflow key.
      */
-    public static final int ENGINE_COUNTERS = 8192;
+    public static final int ENGINE_COUNTERS = 16_384;
 
     /** Which rate-limit headers a response carries. */
     public enum Headers
@@ -238,9 +244,17 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             .build();
     }
 
-    /** Parses a request, or hands over why it cannot be parsed. */
+    /**
+     * Parses a request, or hands over why it cannot be parsed. A message of known length up to
+     * {@link #PARSE_BUFFER_LENGTH} bytes (any request Envoy sends) is read into a per-thread buffer and parsed from
+     * it, instead of through a fresh 4 KiB stream buffer per request; protobuf copies every string it reads, so
+     * nothing parsed refers to the buffer.
+     */
     private static final class LenientRequests implements MethodDescriptor.Marshaller<Object>
     {
+        static final int PARSE_BUFFER_LENGTH = 8192;
+        private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[PARSE_BUFFER_LENGTH]);
+
         public InputStream stream(final Object value)
         {
             return ((RateLimitRequest)value).toByteString().newInput();
@@ -250,6 +264,16 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         {
             try
             {
+                final int length = stream instanceof io.grpc.KnownLength ? stream.available() : -1;
+                if (length >= 0 && length <= PARSE_BUFFER_LENGTH)
+                {
+                    final byte[] buffer = BUFFER.get();
+                    if (stream.readNBytes(buffer, 0, length) == length)
+                    {
+                        return RateLimitRequest.parseFrom(CodedInputStream.newInstance(buffer, 0, length));
+                    }
+                    throw new IOException("message shorter than its length " + length);
+                }
                 return RateLimitRequest.parseFrom(stream);
             }
             catch (final IOException ex)
@@ -371,6 +395,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             {
                 plan.hits[i] = requestHits;
             }
+            plan.refund[i] = isNegativeHits(descriptor);
             if (descriptor.hasLimit())
             {
                 final Unit unit = Unit.of(descriptor.getLimit().getUnit());
@@ -436,6 +461,25 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         return null;
     }
 
+    /**
+     * Envoy's {@code RateLimitDescriptor.is_negative_hits} (a bool, field {@value #IS_NEGATIVE_HITS_FIELD}), which
+     * the generated classes in use predate: protobuf keeps it among the descriptor's unknown fields. A varint that
+     * is not 0 (the last one, as protobuf reads a repeated scalar) means true; any other wire type means false.
+     *
+     * @param descriptor a descriptor.
+     * @return true if its hits are a refund.
+     */
+    static boolean isNegativeHits(final RateLimitDescriptor descriptor)
+    {
+        final com.google.protobuf.UnknownFieldSet unknown = descriptor.getUnknownFields();
+        if (!unknown.hasField(IS_NEGATIVE_HITS_FIELD))
+        {
+            return false;
+        }
+        final List<Long> varints = unknown.getField(IS_NEGATIVE_HITS_FIELD).getVarintList();
+        return !varints.isEmpty() && 0 != varints.get(varints.size() - 1);
+    }
+
     private RuleState override(final Snapshot s, final String domain, final Unit unit, final long requestsPerUnit)
     {
         final String id = requestsPerUnit + "/" + unit;
@@ -484,7 +528,14 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         {
             return overflowStats;
         }
-        return stats.computeIfAbsent(key, k -> new RuleStats(domain, k, statFile));
+        try
+        {
+            return stats.computeIfAbsent(key, k -> new RuleStats(domain, k, statFile));
+        }
+        catch (final IllegalStateException full)
+        {
+            return overflowStats; // the stat file has no room left (keys added concurrently past the bound)
+        }
     }
 
     /**

@@ -95,11 +95,11 @@ final class TableFileTest
     {
         final Path path = directory.resolve("t.table");
         TableFile.open(path, TestSpecs.small(), null);
-        final TableSpec slower = new TableSpec(KIND_KEYED_RATE_LIMITER, 2 * TestSpecs.T_NS, TestSpecs.TAU_NS, 0,
+        final TableSpec slower = new TableSpec(KIND_KEYED_RATE_LIMITER, new long[] {2 * TestSpecs.T_NS, TestSpecs.TAU_NS}, 0,
             1_000_000_000L, 0, TestSpecs.SHARDS, TestSpecs.SLOTS_PER_SHARD, 64);
         assertRefused(path, slower, "limit emissionIntervalNs: the file has 1000000, this limiter asks for 2000000");
         assertRefused(path, TestSpecs.sized(128), "slotsPerShard: the file has 64, this limiter asks for 128");
-        final TableSpec otherPolicy = new TableSpec(KIND_KEYED_RATE_LIMITER, TestSpecs.T_NS, TestSpecs.TAU_NS, 0,
+        final TableSpec otherPolicy = new TableSpec(KIND_KEYED_RATE_LIMITER, new long[] {TestSpecs.T_NS, TestSpecs.TAU_NS}, 0,
             1_000_000_000L, 2, TestSpecs.SHARDS, TestSpecs.SLOTS_PER_SHARD, 64);
         assertRefused(path, otherPolicy, "tableFullPolicy (ordinal): the file has 0, this limiter asks for 2");
         final IllegalStateException secret = assertThrows(IllegalStateException.class,
@@ -139,7 +139,7 @@ final class TableFileTest
     {
         final Path path = directory.resolve("t.table");
         TableFile.open(path, TestSpecs.small(), null);
-        edit(path, header -> header.putLong(TOLERANCE_OFFSET, header.getLong(TOLERANCE_OFFSET) ^ 1));
+        edit(path, header -> header.putLong(IDLE_GRACE_OFFSET, header.getLong(IDLE_GRACE_OFFSET) ^ 1));
         assertRefused(path, TestSpecs.small(), "its header is corrupt (checksum");
     }
 
@@ -150,10 +150,19 @@ final class TableFileTest
         TableFile.open(path, TestSpecs.small(), null);
         edit(path, header ->
         {
-            header.putInt(VERSION_OFFSET, 2);
-            header.putLong(CHECKSUM_OFFSET, TableFile.checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
+            header.putInt(VERSION_OFFSET, 1);
+            header.putLong(CHECKSUM_OFFSET, TableFileHeader.checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
         });
-        assertRefused(path, TestSpecs.small(), "its layout version is 2, and this engine reads version 1 only");
+        assertRefused(path, TestSpecs.small(), "its layout version is 1, and this engine reads version 2 only");
+    }
+
+    @Test
+    void damagedLimitsAreRefused() throws Exception
+    {
+        final Path path = directory.resolve("t.table");
+        TableFile.open(path, TestSpecs.small(), null);
+        edit(path, header -> header.putLong(LIMITS_OFFSET, header.getLong(LIMITS_OFFSET) ^ 1));
+        assertRefused(path, TestSpecs.small(), "its limits are corrupt");
     }
 
     @Test
@@ -184,7 +193,7 @@ final class TableFileTest
         edit(path, header ->
         {
             header.putLong(TIMENS_OFFSET, header.getLong(TIMENS_OFFSET) + 5_000_000_000L);
-            header.putLong(TIME_CHECKSUM_OFFSET, TableFile.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
+            header.putLong(TIME_CHECKSUM_OFFSET, TableFileHeader.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
         });
         assertRefused(path, TestSpecs.small(), "processes sharing a table must share a time namespace");
     }
@@ -222,7 +231,7 @@ final class TableFileTest
             header.putLong(ANCHOR_WALL_OFFSET, 7);
             header.putLong(LATEST_MONO_OFFSET, mono);
             header.putLong(LATEST_WALL_OFFSET, wall);
-            header.putLong(LATEST_CHECKSUM_OFFSET, TableFile.checksum(header, LATEST_MONO_OFFSET, LATEST_CHECKSUM_OFFSET));
+            header.putLong(LATEST_CHECKSUM_OFFSET, TableFileHeader.checksum(header, LATEST_MONO_OFFSET, LATEST_CHECKSUM_OFFSET));
         });
     }
 
@@ -269,7 +278,7 @@ final class TableFileTest
         {
             header.putLong(BOOT_ID_HI_OFFSET, 0x1234);
             anchor.apply(header, anchorMonoNs, anchorWallNs);
-            header.putLong(TIME_CHECKSUM_OFFSET, TableFile.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
+            header.putLong(TIME_CHECKSUM_OFFSET, TableFileHeader.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
         });
 
         final long beforeNs = System.nanoTime();
