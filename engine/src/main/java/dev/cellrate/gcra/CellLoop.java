@@ -22,7 +22,8 @@ import org.agrona.UnsafeApi;
  * <p>
  * Algorithm ({@link #charge}): with base = max(TAT, t), lag = base - t and slack = ceiling - I (known before
  * the load), a cost I in [1, ceiling] conforms iff lag &le; slack,
- * compared as unsigned numbers (lag is exact as one, since base &ge; t), and is then charged next = base + I
+ * compared as unsigned numbers (lag is exact as one, since base &ge; t; with slack &ge; 0 that is two signed
+ * compares, 0 &le; lag &le; slack), and is then charged next = base + I
  * unless that passes {@link Long#MAX_VALUE} ({@link Result#NEVER}); a lag in (slack, 2<sup>63</sup>) is rejected
  * with the exact retry-after lag - slack, a larger one with {@link Gcra#retryAfterNs}'s saturated one. A cost
  * below 1 or above the ceiling never conforms ({@link Result#NEVER}). The load-to-CAS path is one subtraction,
@@ -154,7 +155,7 @@ public abstract class CellLoop<H>
                 final long baseNs = Math.max(tatNs, nowNs);
                 final long lagNs = baseNs - nowNs; // exact as an unsigned number: base >= now
                 nextTatNs = baseNs + incrementNs;
-                if (Long.compareUnsigned(lagNs, limitNs) <= 0)
+                if (lagNs >= 0 && lagNs <= limitNs) // slack >= 0, so this is lag <= slack as unsigned numbers
                 {
                     if (nextTatNs <= baseNs) // max(TAT, t) + I past Long.MAX_VALUE
                     {
