@@ -21,13 +21,12 @@ import org.agrona.UnsafeApi;
  * </ul>
  * <p>
  * Algorithm ({@link #charge}): with base = max(TAT, t), lag = base - t and slack = ceiling - I (known before
- * the load), a cost I in [1, ceiling] conforms iff lag &le; slack,
- * compared as unsigned numbers (lag is exact as one, since base &ge; t; with slack &ge; 0 that is two signed
- * compares, 0 &le; lag &le; slack), and is then charged next = base + I
- * unless that passes {@link Long#MAX_VALUE} ({@link Result#NEVER}); a lag in (slack, 2<sup>63</sup>) is rejected
+ * the load), a cost I in [1, ceiling] conforms iff lag &le; slack compared as unsigned numbers (lag is exact as
+ * one, since base &ge; t; with slack &ge; 0 that is two signed compares, 0 &le; lag &le; slack), and is then
+ * charged next = base + I unless that passes {@link Long#MAX_VALUE} ({@link Result#NEVER}); a lag in (slack, 2<sup>63</sup>) is rejected
  * with the exact retry-after lag - slack, a larger one with {@link Gcra#retryAfterNs}'s saturated one. A cost
- * below 1 or above the ceiling never conforms ({@link Result#NEVER}). The load-to-CAS path is one subtraction,
- * one addition and one unsigned compare.
+ * below 1 or above the ceiling never conforms ({@link Result#NEVER}). The load-to-CAS path is one subtraction and
+ * two compares, with the addition of the new TAT beside them.
  * <p>
  * Concurrency: the word is read with an acquire load and written only by {@code compareAndExchangeLong} (a
  * volatile CAS), whose release half pairs with the acquire read of the next decider. A rejection is decided on
