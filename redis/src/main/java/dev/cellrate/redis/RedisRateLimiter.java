@@ -687,8 +687,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     private ScriptReply callCoalesced(final byte[] redisKey, final long incrementUs, final long nowUs)
     {
         final long startNs = System.nanoTime();
-        final FallbackCause refusal = !ready ? FallbackCause.NOT_CONNECTED :
-            breaker.allow(startNs) ? null : FallbackCause.BREAKER_OPEN;
+        final FallbackCause refusal = refusal();
         if (null != refusal)
         {
             final ScriptReply reply = new ScriptReply();
