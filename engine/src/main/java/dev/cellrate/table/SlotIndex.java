@@ -160,18 +160,16 @@ final class SlotIndex
         final long k1 = UnsafeApi.getLong(null, line + SLOT_LENGTH);
         final long k2 = UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH);
         final long k3 = UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH);
+        final long slot = (line & matches(k0, keyWord, matchMask)) |
+            ((line + SLOT_LENGTH) & matches(k1, keyWord, matchMask)) |
+            ((line + 2 * SLOT_LENGTH) & matches(k2, keyWord, matchMask)) |
+            ((line + 3 * SLOT_LENGTH) & matches(k3, keyWord, matchMask));
         // No branch on which slot matched: a branch that depends on the line that just missed is mispredicted
-        // about every other decision (the match is at any of the four slots), and the flush also throws away
-        // the next decision's load that the core had already started, so misses stop overlapping (the
-        // random-CAS baseline has no such branch). The slot is chosen by its index in the line, so even words
-        // that matched twice (a key swept and inserted again between these plain reads, or EMPTY words under a
-        // classed mask) give a slot of this line; the validated load then decides whether it is the key's.
-        final long m0 = matches(k0, keyWord, matchMask);
-        final long m1 = matches(k1, keyWord, matchMask);
-        final long m2 = matches(k2, keyWord, matchMask);
-        final long m3 = matches(k3, keyWord, matchMask);
-        final long slotInLine = (m1 & 1) | (m2 & 2) | (m3 & 3);
-        return (m0 | m1 | m2 | m3) & (line + slotInLine * SLOT_LENGTH);
+        // about every other decision (the match is at any of the four slots). One slot holds the key at a time,
+        // but the four plain reads are no snapshot: a key swept and inserted again between them (or EMPTY
+        // words under a classed mask) can match twice, and an OR of two addresses may be no slot of this line.
+        // Only an address of this line is returned; the validated load then decides whether it is the key's.
+        return ((slot - line) & ~(3L * SLOT_LENGTH)) == 0 ? slot : 0;
     }
 
     /**
