@@ -204,7 +204,7 @@ public final class ClassedKeyedRateLimiter extends TableFront implements KeyedLi
      * @param key a long key.
      * @return the class stored with its cell, or -1 if it has none (diagnostics).
      */
-    public int storedClassOf(final long key)
+    int storedClassOf(final long key)
     {
         return table.classOf(table.keyWord(key));
     }

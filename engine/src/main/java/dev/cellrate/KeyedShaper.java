@@ -54,12 +54,9 @@ public final class KeyedShaper extends TableFront implements KeyedReserver
     KeyedShaper(final Limit limit, final ShaperMode mode, final SlotTable table, final NanoClock clock)
     {
         super(table);
-        Bounds.requireNonNull("limit", limit);
-        Bounds.requireNonNull("mode", mode);
-        Bounds.requireNonNull("clock", clock);
-        this.limit = limit;
-        this.mode = mode;
-        this.clock = clock;
+        this.limit = Bounds.requireNonNull("limit", limit);
+        this.mode = Bounds.requireNonNull("mode", mode);
+        this.clock = Bounds.requireNonNull("clock", clock);
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
         this.immediateNs = mode.immediateNs(emissionIntervalNs);

@@ -1,6 +1,5 @@
 package dev.cellrate;
 
-import dev.cellrate.gcra.CellStep;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.AtomicGcra;
@@ -38,8 +37,8 @@ public final class PayLaterRateLimiter implements DebitLimiter
     private final long toleranceNs;
     private final long maxPermits;
     private final Limit limit;
-    /** Fills a caller's {@link Decision} under this front's limit (the cell loop's one step). */
-    private final CellStep<Decision> fill;
+    /** The cell loop with the steps that fill a caller's {@link Decision} under this front's limit. */
+    private final DecisionFill fill;
     private final NanoClock clock;
 
     /**
@@ -57,7 +56,7 @@ public final class PayLaterRateLimiter implements DebitLimiter
         Bounds.requireNonNull("clock", clock);
         Bounds.requireRange("maxPermits", maxPermits, 1, Limit.MAX_CEILING_NS / limit.emissionIntervalNs());
         this.limit = limit;
-        this.fill = (decision, code, tatNs, decidedNs) -> decision.set(code, tatNs, decidedNs, this.limit);
+        this.fill = new DecisionFill(limit);
         this.clock = clock;
         this.maxPermits = maxPermits;
         this.emissionIntervalNs = limit.emissionIntervalNs();
@@ -121,7 +120,8 @@ public final class PayLaterRateLimiter implements DebitLimiter
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
         final long chargeNs = chargeNs(permits);
-        return AtomicGcra.acquire(buffer, tatOffset, chargeNs, toleranceNs + chargeNs, nowNs, decision, fill);
+        return fill.charge(buffer.byteArray(), buffer.addressOffset() + tatOffset, chargeNs, toleranceNs + chargeNs,
+            nowNs, decision);
     }
 
     /**

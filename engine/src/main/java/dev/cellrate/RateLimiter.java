@@ -1,6 +1,5 @@
 package dev.cellrate;
 
-import dev.cellrate.gcra.CellStep;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.AtomicGcra;
@@ -35,8 +34,8 @@ public final class RateLimiter implements DebitLimiter
     private final long emissionIntervalNs;
     private final long ceilingNs;
     private final Limit limit;
-    /** Fills a caller's {@link Decision} under this front's limit (the cell loop's one step). */
-    private final CellStep<Decision> fill;
+    /** The cell loop with the steps that fill a caller's {@link Decision} under this front's limit. */
+    private final DecisionFill fill;
     private final NanoClock clock;
     private final CellArray cells;
 
@@ -88,7 +87,7 @@ public final class RateLimiter implements DebitLimiter
     RateLimiter(final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
         this.limit = Bounds.requireNonNull("limit", limit);
-        this.fill = (decision, code, tatNs, nowNs) -> decision.set(code, tatNs, nowNs, this.limit);
+        this.fill = new DecisionFill(limit);
         this.cells = Bounds.requireNonNull("cells", cells);
         this.clock = Bounds.requireNonNull("clock", clock);
         this.buffer = cells.buffer();
@@ -124,7 +123,7 @@ public final class RateLimiter implements DebitLimiter
      */
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
-        return AtomicGcra.acquire(buffer, tatOffset, limit.incrementNs(permits), ceilingNs, nowNs, decision, fill);
+        return fill.charge(tatBase, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs, decision);
     }
 
     /**

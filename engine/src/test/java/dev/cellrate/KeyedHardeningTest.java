@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 9 items 3 and 4 on the keyed limiter: eviction never trusts one caller's time, a request decided
+ * The keyed limiter under hostile input: eviction never trusts one caller's time, a request decided
  * NEVER claims nothing, a new key at {@code Long.MIN_VALUE} starts full, builder defaults and validation.
  */
 class KeyedHardeningTest

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 9, items 2 and 4, through the public keyed front with its default (random) secret.
+ * Forged and hostile keys, through the public keyed front with its default (random) secret.
  * <p>
  * Item 2: the pre-SipHash byte hash let anyone forge a key that shares a victim's cell for every seed (an xor
  * of bit 34 of {@code P1 * block} becomes bit 63 after the rotation, and bit 63 survives the multiplication;
@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KeyedHashAttackTest
 {
     private static final Limit BURST_10 = Limit.ofGcra(1_000_000, 9_000_000);
-    /** The constant of the old byte hash's round; the construction is the issue's. */
+    /** The constant of the old byte hash's round; the forgery is built on it. */
     private static final long OLD_P1 = 0x9e3779b97f4a7c15L;
 
     static byte[] forgedTwin(final byte[] victim, final int block)

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Issue 9, item 4: a lag beyond the {@code long} range is clamped to {@link Long#MAX_VALUE}, as documented,
+ * A lag beyond the {@code long} range is clamped to {@link Long#MAX_VALUE}, as documented,
  * not reported as {@code Long.MAX_VALUE - tau}. Seen to fail on the unfixed code (it answered
  * {@code Long.MAX_VALUE - 9_000_000}).
  */

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 9 item 5: no call through the public slot API can corrupt the table or crash the JVM. Raw offsets
+ * No call through the public slot API can corrupt the table or crash the JVM. Raw offsets
  * (which, with Agrona's bounds checks off, could write anywhere, or into a shard's lock word and wedge it) are
  * neither taken nor handed out, and the table's buffer is not reachable. Before the fix {@code claimSlot},
  * {@code findSlot}, {@code loadTat}, {@code compareAndExchangeTat}, {@code overflowTatOffset} and

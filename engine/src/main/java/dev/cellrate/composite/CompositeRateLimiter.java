@@ -9,6 +9,7 @@ import dev.cellrate.Limit;
 import dev.cellrate.DebitLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.gcra.AtomicGcra;
+import dev.cellrate.gcra.CellLoop;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
@@ -19,8 +20,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * global" across keys. A request is admitted only if every leg admits it; otherwise no leg keeps its charge
  * (except a leaked refund, see {@link Refund}).
  * <p>
- * Algorithm: legs are charged in order 0, 1, ..., each with the lock-free GCRA CAS loop of
- * {@link Gcra}; when leg i rejects, legs i-1 .. 0 are refunded in reverse order with {@link Refund#undo}. The
+ * Algorithm: legs are charged in order 0, 1, ..., each through the one cell loop
+ * ({@link CellLoop}), whose admission step charges the next leg; when leg i rejects, legs i-1 .. 0 are refunded in reverse order with {@link Refund#undo}. The
  * charges are kept on the call stack (one recursion level per leg), so a decision allocates nothing. The
  * result is the rejecting leg's code (its retry-after, or {@link Result#NEVER}).
  * <p>
@@ -41,6 +42,12 @@ public final class CompositeRateLimiter implements DebitLimiter
     private final Limit[] limits;
     private final long[] emissionIntervalsNs;
     private final long[] ceilingsNs;
+    private final long[] bursts;
+    /** Leg i's cell loop steps. */
+    private final Step[] steps;
+    /** The cells' buffer as base object and address (the legs' raw access; {@link #cells} keeps it alive). */
+    private final Object base;
+    private final long baseAddress;
     private final int[] fixedOffsets;
     private final LeakCounter leaks = new LeakCounter();
     private final int legCount;
@@ -119,6 +126,21 @@ public final class CompositeRateLimiter implements DebitLimiter
     CompositeRateLimiter(
         final CellArray cells, final Limit[] limits, final int[] cellIndices, final NanoClock clock)
     {
+        this(cells, limits, cellIndices, clock, Leg::new);
+    }
+
+    /**
+     * @param cells       the array holding the legs' cells.
+     * @param limits      leg i's limit, 1 to 64 legs.
+     * @param cellIndices leg i's fixed cell, or null if cells are always given per call.
+     * @param clock       the clock of the clock forms.
+     * @param legSteps    makes leg i's cell loop steps.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    CompositeRateLimiter(
+        final CellArray cells, final Limit[] limits, final int[] cellIndices, final NanoClock clock,
+        final Steps legSteps)
+    {
         Bounds.requireNonNull("cells", cells);
         Bounds.requireNonNull("limits", limits);
         Bounds.requireNonNull("clock", clock);
@@ -138,6 +160,10 @@ public final class CompositeRateLimiter implements DebitLimiter
         this.limits = limits.clone();
         this.emissionIntervalsNs = new long[legCount];
         this.ceilingsNs = new long[legCount];
+        this.bursts = new long[legCount];
+        this.steps = new Step[legCount];
+        this.base = buffer.byteArray();
+        this.baseAddress = buffer.addressOffset();
         this.fixedOffsets = null == cellIndices ? null : new int[legCount];
         for (int i = 0; i < legCount; i++)
         {
@@ -147,6 +173,8 @@ public final class CompositeRateLimiter implements DebitLimiter
             }
             emissionIntervalsNs[i] = this.limits[i].emissionIntervalNs();
             ceilingsNs[i] = this.limits[i].ceilingNs();
+            bursts[i] = this.limits[i].burst();
+            steps[i] = legSteps.of(this, i);
             if (null != cellIndices)
             {
                 fixedOffsets[i] = CellArray.tatOffset(checkCell(cellIndices[i]));
@@ -166,7 +194,7 @@ public final class CompositeRateLimiter implements DebitLimiter
     public long tryAcquire(final long permits, final long nowNs)
     {
         requireFixedCells();
-        return charge(0, fixedOffsets, false, permits, nowNs);
+        return chargeLeg(0, fixedOffsets, permits, nowNs);
     }
 
     /**
@@ -269,14 +297,13 @@ public final class CompositeRateLimiter implements DebitLimiter
         {
             return Result.NEVER;
         }
-        return charge(0, cellIndices, true, permits, nowNs);
+        return chargeLeg(0, cellIndices, permits, nowNs);
     }
 
-    private long charge(final int leg, final int[] cellsOrOffsets, final boolean indices, final long permits,
-        final long nowNs)
+    private long chargeLeg(final int leg, final int[] cellsOrOffsets, final long permits, final long nowNs)
     {
         final int offset;
-        if (indices)
+        if (fixedOffsets != cellsOrOffsets)
         {
             final int index = cellsOrOffsets[leg];
             if (index < 0 || index >= cells.cellCount())
@@ -289,40 +316,74 @@ public final class CompositeRateLimiter implements DebitLimiter
         {
             offset = cellsOrOffsets[leg];
         }
-        final long incrementNs = permits >= 1 && permits <= limits[leg].burst() ?
-            permits * emissionIntervalsNs[leg] : Result.NEVER;
-        if (incrementNs < 1)
+        if (permits < 1 || permits > bursts[leg])
         {
             return Result.NEVER;
         }
-        final long ceilingNs = ceilingsNs[leg];
-        long tatNs = buffer.getLongAcquire(offset);
-        long chargedNs;
-        while (true)
+        return steps[leg].charge(
+            base, baseAddress + offset, permits * emissionIntervalsNs[leg], ceilingsNs[leg], nowNs, cellsOrOffsets);
+    }
+
+    /**
+     * What leg {@code leg} does with the cell loop's outcome: on admission, charge the next leg, and refund its
+     * own charge exactly ({@link Refund#undo}) if that one rejects. The holder is the call's cells: the fixed
+     * offsets, or the caller's cell indices. Package-private and open only so that a unit test can supply a
+     * subclass whose {@link #stale} step plays another caller's write between a read and a CAS.
+     */
+    abstract static class Step extends CellLoop<int[]>
+    {
+        private final CompositeRateLimiter composite;
+        private final int leg;
+
+        Step(final CompositeRateLimiter composite, final int leg)
         {
-            final long code = Gcra.decide(tatNs, nowNs, incrementNs, ceilingNs);
-            if (Result.ADMITTED != code)
+            this.composite = composite;
+            this.leg = leg;
+        }
+
+        protected final long admitted(
+            final int[] cellsOrOffsets,
+            final long tatBeforeNs,
+            final long tatAfterNs,
+            final long incrementNs,
+            final long nowNs)
+        {
+            final CompositeRateLimiter composite = this.composite;
+            final int next = leg + 1;
+            if (next == composite.legCount)
             {
-                return code;
+                return Result.ADMITTED;
             }
-            chargedNs = Math.max(tatNs, nowNs) + incrementNs;
-            final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, chargedNs);
-            if (witnessNs == tatNs)
+            final long code = composite.chargeLeg(
+                next, cellsOrOffsets, incrementNs / composite.emissionIntervalsNs[leg], nowNs);
+            if (Result.ADMITTED != code &&
+                !Refund.undo(composite.buffer, composite.offsetOf(leg, cellsOrOffsets), tatAfterNs, incrementNs))
             {
-                break;
+                composite.leaks.leaked();
             }
-            tatNs = witnessNs;
+            return code;
         }
-        if (leg + 1 == legCount)
+    }
+
+    /** The legs' steps. */
+    private static final class Leg extends Step
+    {
+        Leg(final CompositeRateLimiter composite, final int leg)
         {
-            return Result.ADMITTED;
+            super(composite, leg);
         }
-        final long code = charge(leg + 1, cellsOrOffsets, indices, permits, nowNs);
-        if (Result.ADMITTED != code && !Refund.undo(buffer, offset, chargedNs, incrementNs))
-        {
-            leaks.leaked();
-        }
-        return code;
+    }
+
+    /** Makes leg i's steps (a unit test's {@link Step} in place of {@link Leg}). */
+    @FunctionalInterface
+    interface Steps
+    {
+        Step of(CompositeRateLimiter composite, int leg);
+    }
+
+    private int offsetOf(final int leg, final int[] cellsOrOffsets)
+    {
+        return fixedOffsets == cellsOrOffsets ? cellsOrOffsets[leg] : CellArray.tatOffset(cellsOrOffsets[leg]);
     }
 
     /**

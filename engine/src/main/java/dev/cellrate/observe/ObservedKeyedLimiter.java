@@ -12,7 +12,7 @@ import org.agrona.concurrent.NanoClock;
  * Any {@link KeyedLimiter} with its decisions counted in a {@link LimiterStats} and its rejected keys fed to the
  * limiter's top-keys sketch: enforced, or in dry-run (never rejects; {@link Result#WOULD_HAVE_REJECTED}).
  * Key words in the sketch: a {@code long} key itself; a {@link CharSequence} key's 64-bit FNV-1a hash of its
- * UTF-16 chars ({@link #keyWord(CharSequence)}; the stat tool shows that number). Allocation-free.
+ * UTF-16 chars ({@link TopKeys#keyOf(CharSequence)}; the stat tool shows that number). Allocation-free.
  */
 public final class ObservedKeyedLimiter implements KeyedLimiter
 {

@@ -13,7 +13,7 @@ import org.agrona.concurrent.NanoClock;
  * keys in its top-keys sketch: enforced ({@link #enforced}) or in dry-run ({@link #dryRun}: as
  * {@link ObservedReserver}, never rejects: what the shaper would reject is answered
  * {@link Result#WOULD_HAVE_REJECTED}). String keys go into the sketch as
- * {@link ObservedKeyedLimiter#keyWord(CharSequence)}. Allocation-free.
+ * {@link dev.cellrate.stat.TopKeys#keyOf(CharSequence)}. Allocation-free.
  */
 public final class ObservedKeyedReserver implements KeyedReserver
 {

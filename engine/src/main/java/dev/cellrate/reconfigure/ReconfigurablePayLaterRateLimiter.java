@@ -4,6 +4,7 @@ import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
+import dev.cellrate.gcra.CellLoop;
 import dev.cellrate.gcra.Gcra;
 import dev.cellrate.translate.GuavaBursty;
 import org.agrona.concurrent.AtomicBuffer;
@@ -23,8 +24,9 @@ import org.agrona.concurrent.AtomicBuffer;
  * a finite rate, Guava refills the store ({@code stored = M'}), i.e. the TAT becomes {@code nextFree}
  * ({@code TAT - &tau;} of the limit before the switch): a full bucket unless the old debt is still running.
  * <p>
- * Concurrency: a decision reads the settings once per CAS attempt; a decision concurrent with a change decides
- * wholly under the old or the new settings. Leaving unlimited rewrites the TAT (one CAS loop) before publishing
+ * Concurrency: a decision goes through the one cell loop ({@link CellLoop}) and checks the settings once per
+ * CAS attempt, after reading the word; a decision concurrent with a change decides wholly under the old or the
+ * new settings. Leaving unlimited rewrites the TAT (one CAS loop) before publishing
  * the new settings, so a decision that reads the new settings sees the rewritten TAT. Allocation-free decisions.
  * Changes: any thread, serialised among themselves.
  */
@@ -32,6 +34,10 @@ public final class ReconfigurablePayLaterRateLimiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
+    /** The cell word as base object and address (the cell loop's raw access; {@link #buffer} keeps it alive). */
+    private final Object base;
+    private final long address;
+    private final Charge charge = new Charge();
     private volatile Settings settings;
 
     /**
@@ -43,6 +49,8 @@ public final class ReconfigurablePayLaterRateLimiter
         Bounds.requireNonNull("guava", guava);
         buffer = CellArray.allocate(1).buffer();
         tatOffset = CellArray.tatOffset(0);
+        base = buffer.byteArray();
+        address = buffer.addressOffset() + tatOffset;
         buffer.putLongVolatile(tatOffset, guava.initialTatNs(createdNs));
         settings = Settings.of(guava.limit());
     }
@@ -55,7 +63,6 @@ public final class ReconfigurablePayLaterRateLimiter
      */
     public long tryAcquire(final long permits, final long nowNs)
     {
-        long tatNs = buffer.getLongAcquire(tatOffset);
         while (true)
         {
             final Settings settings = this.settings;
@@ -63,27 +70,57 @@ public final class ReconfigurablePayLaterRateLimiter
             {
                 return Result.NEVER;
             }
-            // pay-later conformance lag <= tau: GCRA's retry-after with slack tau (ceiling tau + I, increment I)
-            final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, 1, settings.toleranceNs + 1);
-            if (retryAfterNs > 0)
-            {
-                return retryAfterNs;
-            }
             if (settings.unlimited)
             {
-                return Result.ADMITTED;
+                final long tatNs = buffer.getLongAcquire(tatOffset);
+                if (settings != this.settings)
+                {
+                    continue; // the settings changed after the read above: decide under the new ones
+                }
+                // pay-later conformance lag <= tau: GCRA's retry-after with slack tau (ceiling tau + 1, increment 1)
+                final long retryAfterNs = Gcra.retryAfterNs(tatNs, nowNs, 1, settings.toleranceNs + 1);
+                return retryAfterNs > 0 ? retryAfterNs : Result.ADMITTED;
             }
-            final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, permits * settings.emissionIntervalNs);
-            if (Gcra.UNREPRESENTABLE == nextTatNs)
+            // pay-later conformance lag <= tau is GCRA's with ceiling tau + I
+            final long incrementNs = permits * settings.emissionIntervalNs;
+            final long code = charge.charge(
+                base, address, incrementNs, settings.toleranceNs + incrementNs, nowNs, settings);
+            if (CellLoop.STALE != code)
             {
-                return Result.NEVER;
+                return code;
             }
-            final long witnessNs = buffer.compareAndExchangeLong(tatOffset, tatNs, nextTatNs);
-            if (witnessNs == tatNs)
-            {
-                return Result.ADMITTED;
-            }
-            tatNs = witnessNs;
+        }
+    }
+
+    /**
+     * The cell loop of a decision under one snapshot of the settings: each attempt first checks that the
+     * snapshot is still the current one (read after the word it decides on), else the decision starts again
+     * under the new settings.
+     */
+    private final class Charge extends CellLoop<Settings>
+    {
+        protected boolean stale(final Settings snapshot)
+        {
+            return snapshot != settings;
+        }
+    }
+
+    /** The cell loop's rewrite of the TAT when leaving unlimited (see {@link #setRate}). */
+    private static final class LeaveUnlimited extends CellLoop<Object>
+    {
+        private final long oldToleranceNs;
+        private final long newToleranceNs;
+
+        LeaveUnlimited(final long oldToleranceNs, final long newToleranceNs)
+        {
+            this.oldToleranceNs = oldToleranceNs;
+            this.newToleranceNs = newToleranceNs;
+        }
+
+        protected long updatedTatNs(
+            final Object holder, final long tatNs, final long nowNs, final long incrementNs, final long ceilingNs)
+        {
+            return afterUnlimitedTatNs(tatNs, oldToleranceNs, newToleranceNs, nowNs);
         }
     }
 
@@ -107,13 +144,7 @@ public final class ReconfigurablePayLaterRateLimiter
         final Settings next = Settings.of(guava.limit());
         if (old.unlimited)
         {
-            long tatNs = buffer.getLongAcquire(tatOffset);
-            long witnessNs;
-            while ((witnessNs = buffer.compareAndExchangeLong(tatOffset, tatNs,
-                afterUnlimitedTatNs(tatNs, old.toleranceNs, next.toleranceNs, nowNs))) != tatNs)
-            {
-                tatNs = witnessNs;
-            }
+            new LeaveUnlimited(old.toleranceNs, next.toleranceNs).update(base, address, 0, 0, nowNs, null);
         }
         settings = next;
     }

@@ -1,6 +1,6 @@
 package dev.cellrate.reconfigure;
 
-import dev.cellrate.gcra.CellStep;
+import dev.cellrate.gcra.CellLoop;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.Decision;
@@ -40,7 +40,7 @@ public final class ReconfigurableRateLimiter implements Limiter
     private volatile Current current;
 
     /** The current limit and the step that fills a {@link Decision} under it (one immutable object). */
-    private static final class Current implements CellStep<Decision>
+    private static final class Current extends CellLoop<Decision>
     {
         final Limit limit;
 
@@ -49,7 +49,7 @@ public final class ReconfigurableRateLimiter implements Limiter
             this.limit = limit;
         }
 
-        public void decided(final Decision decision, final long code, final long tatNs, final long nowNs)
+        protected void decided(final Decision decision, final long code, final long tatNs, final long nowNs)
         {
             decision.set(code, tatNs, nowNs, limit);
         }
@@ -104,8 +104,8 @@ public final class ReconfigurableRateLimiter implements Limiter
     {
         final Current current = this.current;
         final Limit limit = current.limit;
-        return AtomicGcra.acquire(
-            buffer, tatOffset, limit.incrementNs(permits), limit.ceilingNs(), nowNs, decision, current);
+        return current.charge(buffer.byteArray(), buffer.addressOffset() + tatOffset, limit.incrementNs(permits),
+            limit.ceilingNs(), nowNs, decision);
     }
 
     /**

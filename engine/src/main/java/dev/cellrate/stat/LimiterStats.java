@@ -82,13 +82,13 @@ public final class LimiterStats
     /**
      * Count a policing decision's outcome and, if it is a rejection, its key in the top-keys sketch.
      *
-     * @param keyWord the key (a long key, or the table's key word of a byte key).
+     * @param key     the key: a long key, or {@link TopKeys#keyOf(CharSequence)} of a text key.
      * @param code    the code the limiter returned.
      * @return {@code code}, unchanged.
      */
-    public long record(final long keyWord, final long code)
+    public long record(final long key, final long code)
     {
-        recordKeyed(keyWord, Outcome.kindOf(code));
+        recordKeyed(key, Outcome.kindOf(code));
         return code;
     }
 
@@ -120,16 +120,16 @@ public final class LimiterStats
     /**
      * Dry-run with a key: as {@link #dryRun(long)}, feeding the top-keys sketch with would-be rejections.
      *
-     * @param keyWord the key word.
+     * @param key     the key, as {@link #record(long, long)} takes it.
      * @param code    the code the limiter returned.
      * @return {@code code} if it is an admission, else {@link Result#WOULD_HAVE_REJECTED}.
      */
-    public long dryRun(final long keyWord, final long code)
+    public long dryRun(final long key, final long code)
     {
-        return dryRun(keyWord, Outcome.kindOf(code), code, true);
+        return dryRun(key, Outcome.kindOf(code), code, true);
     }
 
-    private long dryRun(final long keyWord, final int kind, final long code, final boolean keyed)
+    private long dryRun(final long key, final int kind, final long code, final boolean keyed)
     {
         final int stripe = ThreadStripe.current();
         final long before = increment(kind, stripe);
@@ -140,7 +140,7 @@ public final class LimiterStats
         increment(StatKind.WOULD_REJECT.ordinal(), stripe);
         if (keyed && null != topKeys && sampled(before))
         {
-            topKeys.add(keyWord, stripe, sampleWeight);
+            topKeys.add(key, stripe, sampleWeight);
         }
         return Result.WOULD_HAVE_REJECTED;
     }
@@ -163,35 +163,35 @@ public final class LimiterStats
      * Dry-run of a reservation with a key: as {@link #dryRunReservation(long)}, feeding the top-keys sketch with
      * would-be rejections.
      *
-     * @param keyWord the key word.
+     * @param key     the key, as {@link #record(long, long)} takes it.
      * @param code    the reservation code.
      * @return {@code code} if admitted, else {@link Result#WOULD_HAVE_REJECTED}.
      */
-    public long dryRunReservation(final long keyWord, final long code)
+    public long dryRunReservation(final long key, final long code)
     {
-        return dryRun(keyWord, Outcome.kindOfReservation(code), code, true);
+        return dryRun(key, Outcome.kindOfReservation(code), code, true);
     }
 
     /**
      * Count a reservation's outcome with its key (the top-keys sketch on a rejection).
      *
-     * @param keyWord the key word.
+     * @param key     the key, as {@link #record(long, long)} takes it.
      * @param code    the reservation code.
      * @return {@code code}, unchanged.
      */
-    public long recordReservation(final long keyWord, final long code)
+    public long recordReservation(final long key, final long code)
     {
-        recordKeyed(keyWord, Outcome.kindOfReservation(code));
+        recordKeyed(key, Outcome.kindOfReservation(code));
         return code;
     }
 
-    private void recordKeyed(final long keyWord, final int kind)
+    private void recordKeyed(final long key, final int kind)
     {
         final int stripe = ThreadStripe.current();
         final long before = increment(kind, stripe);
         if (null != topKeys && !Outcome.isAdmission(kind) && sampled(before))
         {
-            topKeys.add(keyWord, stripe, sampleWeight);
+            topKeys.add(key, stripe, sampleWeight);
         }
     }
 
@@ -267,7 +267,7 @@ public final class LimiterStats
      *
      * @return the weight of one sample (1: every rejection is added, exact Space-Saving).
      */
-    public long topKeysSampleEvery()
+    long topKeysSampleEvery()
     {
         return sampleWeight;
     }
@@ -296,9 +296,9 @@ public final class LimiterStats
      * @param kind a sampled kind.
      * @return its counter id.
      */
-    public synchronized int gauge(final StatKind kind)
+    synchronized int gauge(final StatKind kind)
     {
-        if (kind.isOutcome() || StatKind.TOP_KEYS == kind)
+        if (kind.isOutcome() || StatKind.TOP_KEYS == kind || kind.isHits())
         {
             throw new IllegalArgumentException("not a sampled statistic: " + kind);
         }
@@ -315,7 +315,7 @@ public final class LimiterStats
      * @param counterId the counter from {@link #gauge(StatKind)}.
      * @param value     the value.
      */
-    public void set(final int counterId, final long value)
+    void set(final int counterId, final long value)
     {
         values.putLongRelease(CountersReader.counterOffset(counterId), value);
     }
@@ -339,7 +339,7 @@ public final class LimiterStats
     /**
      * @return the limiter's id in its file.
      */
-    public int limiterId()
+    int limiterId()
     {
         return limiterId;
     }
@@ -347,7 +347,7 @@ public final class LimiterStats
     /**
      * @return stripes per outcome.
      */
-    public int stripes()
+    int stripes()
     {
         return stripeMask + 1;
     }

@@ -9,7 +9,7 @@ import dev.cellrate.tcm.Colour;
  * ({@code tryAcquire}) and a reservation ({@code reserve}); a concurrency limit's ticket reads as a
  * reservation (admitted iff {@code >= 0}).
  */
-public final class Outcome
+final class Outcome
 {
     private Outcome()
     {
@@ -19,7 +19,7 @@ public final class Outcome
      * @param code a decision code (any {@code tryAcquire}, {@code peek}, {@code debit}).
      * @return the outcome's kind index ({@link StatKind#ordinal()}).
      */
-    public static int kindOf(final long code)
+    static int kindOf(final long code)
     {
         if (Result.ADMITTED == code || Result.WOULD_HAVE_REJECTED == code)
         {
@@ -36,7 +36,7 @@ public final class Outcome
      * @param code a reservation code (a shaper's {@code reserve}), or a concurrency limit's ticket.
      * @return the outcome's kind index.
      */
-    public static int kindOfReservation(final long code)
+    static int kindOfReservation(final long code)
     {
         if (Result.isReserved(code))
         {
@@ -54,7 +54,7 @@ public final class Outcome
      * @return ADMITTED for GREEN and YELLOW (a policer forwards them), REJECTED for RED, OTHER_REJECTED for
      * anything else.
      */
-    public static int kindOfColour(final int colour)
+    static int kindOfColour(final int colour)
     {
         if (Colour.RED == colour)
         {
@@ -85,7 +85,7 @@ public final class Outcome
      * @param kind a kind index.
      * @return true if the outcome let the request through.
      */
-    public static boolean isAdmission(final int kind)
+    static boolean isAdmission(final int kind)
     {
         return StatKind.ADMITTED.ordinal() == kind || StatKind.TABLE_FULL_ADMITTED.ordinal() == kind;
     }

@@ -287,6 +287,39 @@ public final class StatFile implements AutoCloseable
         return new LimiterStats(this, name, limiterId, stripes, topKeys, sampleEvery);
     }
 
+    /**
+     * Register counts of hits (a request's cost) by outcome, as envoyproxy/ratelimit's statistics count them:
+     * {@link StatKind#TOTAL_HITS}, {@link StatKind#OVER_LIMIT}, {@link StatKind#NEAR_LIMIT},
+     * {@link StatKind#WITHIN_LIMIT} and {@link StatKind#SHADOW_MODE}, each striped as a limiter's outcomes are.
+     *
+     * @param name    the name (ASCII, at most {@link StatLayout#MAX_NAME_LENGTH} bytes).
+     * @param stripes stripes per count, a power of two in [1, 64].
+     * @return the counts.
+     * @throws IllegalStateException if the file has no room left for all of them (then none is allocated).
+     */
+    public synchronized HitStats hits(final String name, final int stripes)
+    {
+        checkOpen();
+        if (null == name || name.isEmpty() || name.length() > StatLayout.MAX_NAME_LENGTH ||
+            !StandardCharsets.US_ASCII.newEncoder().canEncode(name))
+        {
+            throw new IllegalArgumentException(
+                "name must be 1 to " + StatLayout.MAX_NAME_LENGTH + " ASCII characters but was " + name);
+        }
+        Bounds.requireRange("stripes", stripes, 1, 64);
+        if (!BitUtil.isPowerOfTwo(stripes))
+        {
+            throw new IllegalArgumentException("stripes must be a power of two in [1, 64] but was " + stripes);
+        }
+        final int counterCount = HitStats.KINDS * stripes;
+        if (counters.available() < counterCount)
+        {
+            throw new IllegalStateException("no counters left: " + name + " needs " + counterCount + ", " +
+                counters.available() + " of " + counters.capacity() + " free");
+        }
+        return new HitStats(this, name, nextLimiterId++, stripes);
+    }
+
     synchronized int allocate(
         final StatKind kind, final String name, final int limiterId, final int stripe, final int stripes)
     {
@@ -301,7 +334,7 @@ public final class StatFile implements AutoCloseable
         keyScratch.putInt(StatLayout.KEY_NAME_LENGTH_OFFSET, name.length());
         final int nameLength = keyScratch.putStringWithoutLengthAscii(StatLayout.KEY_NAME_OFFSET, name);
         final String label = name + " " + kind.label() +
-            (kind.isOutcome() && stripes > 1 ? " #" + stripe : "");
+            ((kind.isOutcome() || kind.isHits()) && stripes > 1 ? " #" + stripe : "");
         final UnsafeBuffer labelBuffer = new UnsafeBuffer(label.getBytes(StandardCharsets.US_ASCII));
         return counters.allocate(
             kind.typeId(), keyScratch, 0, StatLayout.KEY_NAME_OFFSET + nameLength, labelBuffer, 0,

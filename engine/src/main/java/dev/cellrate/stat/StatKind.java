@@ -39,10 +39,20 @@ public enum StatKind
     /** Sampled: largest release lateness seen, ns. */
     MAX_LATENESS_NS("max-lateness-ns", false, false),
     /** A top-rejected-keys sketch: the counter's value is the sketch's offset in the sketch region. */
-    TOP_KEYS("top-rejected-keys", false, false);
+    TOP_KEYS("top-rejected-keys", false, false),
+    /** Hits ({@link HitStats}): every hit decided, in permits (a request's cost), whatever the outcome. */
+    TOTAL_HITS("total-hits", false, true),
+    /** Hits: the hits the limit refused, including those a shadow mode let through. */
+    OVER_LIMIT("over-limit", false, true),
+    /** Hits: the admitted hits above the near-limit share of the limit's capacity. */
+    NEAR_LIMIT("near-limit", false, true),
+    /** Hits: the hits the limit admitted. */
+    WITHIN_LIMIT("within-limit", false, true),
+    /** Hits: the hits the limit refused that a shadow mode let through. */
+    SHADOW_MODE("shadow-mode", false, true);
 
     /** Type ids are {@code TYPE_ID_BASE + ordinal()}. */
-    public static final int TYPE_ID_BASE = 0x4352_0000;
+    static final int TYPE_ID_BASE = 0x4352_0000;
 
     private static final StatKind[] VALUES = values();
 
@@ -74,6 +84,14 @@ public enum StatKind
     }
 
     /**
+     * @return true for a count of hits ({@link HitStats}: striped, added to on the decision path by the cost).
+     */
+    public boolean isHits()
+    {
+        return ordinal() >= TOTAL_HITS.ordinal();
+    }
+
+    /**
      * @return true if the value only grows (a count), so a rate per second is meaningful.
      */
     public boolean isCumulative()
@@ -84,7 +102,7 @@ public enum StatKind
     /**
      * @return this kind's Agrona counter type id.
      */
-    public int typeId()
+    int typeId()
     {
         return TYPE_ID_BASE + ordinal();
     }
@@ -93,7 +111,7 @@ public enum StatKind
      * @param typeId an Agrona counter type id.
      * @return the kind, or null if the counter is not a cellrate statistic.
      */
-    public static StatKind ofTypeId(final int typeId)
+    static StatKind ofTypeId(final int typeId)
     {
         final int index = typeId - TYPE_ID_BASE;
         return index >= 0 && index < VALUES.length ? VALUES[index] : null;

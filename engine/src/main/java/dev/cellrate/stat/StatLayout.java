@@ -52,13 +52,13 @@ public final class StatLayout
     public static final String FILE_NAME = "cellrate-stat.dat";
 
     /** The file a live writer holds an OS lock on, beside {@link #FILE_NAME}: one live writer a directory. */
-    public static final String LOCK_FILE_NAME = "cellrate-stat.lock";
+    static final String LOCK_FILE_NAME = "cellrate-stat.lock";
 
     /** Major version: a reader refuses a file of another major version. */
-    public static final int MAJOR_VERSION = 1;
+    static final int MAJOR_VERSION = 1;
 
     /** The version this code writes. */
-    public static final int VERSION = SemanticVersion.compose(MAJOR_VERSION, 0, 0);
+    static final int VERSION = SemanticVersion.compose(MAJOR_VERSION, 0, 0);
 
     static final int VERSION_OFFSET = 0;
     static final int METADATA_LENGTH_OFFSET = VERSION_OFFSET + BitUtil.SIZE_OF_INT;
@@ -85,7 +85,7 @@ public final class StatLayout
      * @param maxCounters counters the file can hold.
      * @return the values buffer length.
      */
-    public static int valuesLength(final int maxCounters)
+    static int valuesLength(final int maxCounters)
     {
         return maxCounters * CountersReader.COUNTER_LENGTH;
     }
@@ -94,7 +94,7 @@ public final class StatLayout
      * @param maxCounters counters the file can hold.
      * @return the metadata buffer length.
      */
-    public static int metadataLength(final int maxCounters)
+    static int metadataLength(final int maxCounters)
     {
         return maxCounters * CountersReader.METADATA_LENGTH;
     }
@@ -105,7 +105,7 @@ public final class StatLayout
      * @param sketchLength   sketch region length.
      * @return the whole file's length.
      */
-    public static long fileLength(final int metadataLength, final int valuesLength, final int sketchLength)
+    static long fileLength(final int metadataLength, final int valuesLength, final int sketchLength)
     {
         return (long)HEADER_LENGTH + metadataLength + valuesLength + sketchLength;
     }

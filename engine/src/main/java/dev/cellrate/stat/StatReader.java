@@ -245,7 +245,7 @@ public final class StatReader implements AutoCloseable
     /**
      * @return the underlying Agrona counters reader.
      */
-    public CountersReader counters()
+    CountersReader counters()
     {
         return counters;
     }
@@ -274,27 +274,111 @@ public final class StatReader implements AutoCloseable
     }
 
     /**
-     * One statistic of one limiter.
-     *
-     * @param limiterId  the limiter's id in the file.
-     * @param limiter    the limiter's name.
-     * @param kind       what is counted.
-     * @param counterIds its Agrona counters (stripes); the value is their sum.
+     * One statistic of one limiter: its name and what is counted; {@link #value(Stat)} reads it.
      */
-    public record Stat(int limiterId, String limiter, StatKind kind, int[] counterIds)
+    public static final class Stat
     {
+        private final int limiterId;
+        private final String limiter;
+        private final StatKind kind;
+        private final int[] counterIds;
+
+        Stat(final int limiterId, final String limiter, final StatKind kind, final int[] counterIds)
+        {
+            this.limiterId = limiterId;
+            this.limiter = limiter;
+            this.kind = kind;
+            this.counterIds = counterIds;
+        }
+
+        /**
+         * @return the limiter's name.
+         */
+        public String limiter()
+        {
+            return limiter;
+        }
+
+        /**
+         * @return what is counted.
+         */
+        public StatKind kind()
+        {
+            return kind;
+        }
+
+        int limiterId()
+        {
+            return limiterId;
+        }
+
+        /** Its Agrona counters (stripes); the value is their sum. */
+        int[] counterIds()
+        {
+            return counterIds;
+        }
+
+        public String toString()
+        {
+            return limiter + ' ' + kind.label();
+        }
     }
 
     /**
-     * A top-rejected-keys sketch.
-     *
-     * @param limiterId the limiter's id.
-     * @param limiter   the limiter's name.
-     * @param offset    offset in the sketch region.
-     * @param k         entries per stripe.
-     * @param stripes   stripes.
+     * A top-rejected-keys sketch of one limiter; {@link #top(Sketch, int)} reads it.
      */
-    public record Sketch(int limiterId, String limiter, int offset, int k, int stripes)
+    public static final class Sketch
     {
+        private final int limiterId;
+        private final String limiter;
+        private final int offset;
+        private final int k;
+        private final int stripes;
+
+        Sketch(final int limiterId, final String limiter, final int offset, final int k, final int stripes)
+        {
+            this.limiterId = limiterId;
+            this.limiter = limiter;
+            this.offset = offset;
+            this.k = k;
+            this.stripes = stripes;
+        }
+
+        /**
+         * @return the limiter's name.
+         */
+        public String limiter()
+        {
+            return limiter;
+        }
+
+        /**
+         * @return entries per stripe.
+         */
+        public int k()
+        {
+            return k;
+        }
+
+        int limiterId()
+        {
+            return limiterId;
+        }
+
+        /** Offset in the sketch region. */
+        int offset()
+        {
+            return offset;
+        }
+
+        int stripes()
+        {
+            return stripes;
+        }
+
+        public String toString()
+        {
+            return limiter + " (id " + limiterId + ", offset " + offset + ", k " + k + ", stripes " + stripes + ')';
+        }
     }
 }

@@ -106,7 +106,7 @@ public final class TopKeys
      *
      * @param key the key word.
      */
-    public void add(final long key)
+    void add(final long key)
     {
         add(key, ThreadStripe.current(), 1);
     }
@@ -121,7 +121,7 @@ public final class TopKeys
      * @param firstStripe the stripe to try first (masked here).
      * @param weight      occurrences the sample stands for, &ge; 1.
      */
-    public void add(final long key, final int firstStripe, final long weight)
+    void add(final long key, final int firstStripe, final long weight)
     {
         final AtomicBuffer buffer = this.buffer;
         for (int i = 0; i <= stripeMask; i++)
@@ -181,7 +181,7 @@ public final class TopKeys
     /**
      * @return stripes.
      */
-    public int stripes()
+    int stripes()
     {
         return stripeMask + 1;
     }
@@ -189,7 +189,7 @@ public final class TopKeys
     /**
      * @return the region's offset in its buffer.
      */
-    public int offset()
+    int offset()
     {
         return offset;
     }

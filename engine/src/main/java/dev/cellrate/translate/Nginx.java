@@ -43,7 +43,7 @@ public final class Nginx
         /**
          * @return seconds per unit (NGINX's {@code scale}).
          */
-        public long scaleSeconds()
+        long scaleSeconds()
         {
             return scaleSeconds;
         }

@@ -188,6 +188,41 @@ public final class FixedWindowLimiter extends WindowCell implements DebitLimiter
     }
 
     /**
+     * Give back permits charged to the current window (a refund): its count goes down by {@code permits}, never
+     * below 0. A refund at a time whose window is not the stored one (the window has passed, or the clock went
+     * back) changes nothing: a past window's permits are gone with it.
+     *
+     * @param permits the permits to give back, &ge; 1; below 1 nothing changes.
+     * @param nowNs   the time, ns.
+     * @return the permits given back, in [0, permits].
+     */
+    public long refund(final long permits, final long nowNs)
+    {
+        if (permits < 1)
+        {
+            return 0;
+        }
+        final long windowIndex = FixedWindow.windowIndex(nowNs, windowNs);
+        long word = buffer.getLongAcquire(wordOffset);
+        while (true)
+        {
+            final long count = FixedWindow.countOf(word, countBits);
+            if (FixedWindow.windowIndexOf(word, countBits) != windowIndex || 0 == count)
+            {
+                return 0;
+            }
+            final long given = Math.min(count, permits);
+            final long witness = buffer.compareAndExchangeLong(
+                wordOffset, word, FixedWindow.pack(windowIndex, count - given, countBits));
+            if (witness == word)
+            {
+                return given;
+            }
+            word = witness;
+        }
+    }
+
+    /**
      * @return the window the state is in (a diagnostic acquire read; {@code floorDiv(t, windowNs)} of the newest
      * request charged, or the earliest window if none).
      */

@@ -8,8 +8,7 @@ import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
-import dev.cellrate.TestCells;
-import dev.cellrate.testing.InterposingBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
@@ -24,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * What a user of a composite sees beyond "admit iff every leg conforms": the decision and peek/debit
  * forms, the initial fill, the accessors, the 64-leg bound, and what happens when another thread's charge
- * lands on a leg in the middle of a decision (driven deterministically with an {@link InterposingBuffer}).
+ * lands on a leg in the middle of a decision (driven deterministically by a leg step that plays the other thread's write after the leg reads its
+ * word, {@link Race}).
  */
 class CompositeSpecTest
 {
@@ -33,6 +33,48 @@ class CompositeSpecTest
     private static final Limit FAST = Limit.ofGcra(100, 200);
     /** T = 1000 ns, burst 5. */
     private static final Limit SLOW = Limit.ofGcra(1_000, 4_000);
+
+    /**
+     * Leg steps that count the reads of the legs' words and, after the next read by one chosen leg, play
+     * another caller's write (once) before that leg decides and CASes.
+     */
+    private static final class Race
+    {
+        private int attempts;
+        private int leg = -1;
+        private Runnable write;
+
+        Race afterNextRead(final int leg, final Runnable write)
+        {
+            this.leg = leg;
+            this.write = write;
+            return this;
+        }
+
+        int attempts()
+        {
+            return attempts;
+        }
+
+        CompositeRateLimiter composite(final CellArray cells, final Limit... limits)
+        {
+            return new CompositeRateLimiter(cells, limits, new int[] {0, 1}, SystemNanoClock.INSTANCE,
+                (composite, i) -> new CompositeRateLimiter.Step(composite, i)
+                {
+                    protected boolean stale(final int[] cellsOrOffsets)
+                    {
+                        attempts++;
+                        final Runnable write = Race.this.write;
+                        if (i == leg && null != write)
+                        {
+                            Race.this.write = null;
+                            write.run();
+                        }
+                        return false;
+                    }
+                });
+        }
+    }
 
     private static RateLimiter legView(final CompositeRateLimiter composite, final int cell)
     {
@@ -146,15 +188,15 @@ class CompositeSpecTest
     @Test
     void aLegThatLosesItsCasIsChargedBehindTheWinner()
     {
-        final InterposingBuffer buffer = TestCells.buffer(2);
-        final CompositeRateLimiter composite =
-            new CompositeRateLimiter(TestCells.interposing(buffer, 2), new Limit[] {FAST, SLOW}, new int[] {0, 1});
+        final CellArray cells = CellArray.allocate(2);
+        final AtomicBuffer buffer = cells.buffer();
         final int leg0 = CellArray.tatOffset(0);
         buffer.putLongRelease(leg0, T0);
         buffer.putLongRelease(CellArray.tatOffset(1), T0);
-        buffer.beforeNextCas(() -> buffer.putLongRelease(leg0, T0 + 100)); // another caller's admission
+        final Race race = new Race().afterNextRead(0, () -> buffer.putLongRelease(leg0, T0 + 100)); // an admission
+        final CompositeRateLimiter composite = race.composite(cells, FAST, SLOW);
         assertEquals(Result.ADMITTED, composite.tryAcquire(1, T0));
-        assertEquals(3, buffer.casCount(), "leg 0 lost, leg 0 retried, leg 1");
+        assertEquals(3, race.attempts(), "leg 0 lost, leg 0 retried, leg 1");
         assertEquals(T0 + 200, legView(composite, 0).tatNs(), "charged on top of the winner");
         assertEquals(T0 + 1_000, legView(composite, 1).tatNs());
     }
@@ -162,15 +204,15 @@ class CompositeSpecTest
     @Test
     void aLegWhoseLastRoomIsTakenMidDecisionRejectsAndChargesNoOtherLeg()
     {
-        final InterposingBuffer buffer = TestCells.buffer(2);
-        final CompositeRateLimiter composite =
-            new CompositeRateLimiter(TestCells.interposing(buffer, 2), new Limit[] {FAST, SLOW}, new int[] {0, 1});
+        final CellArray cells = CellArray.allocate(2);
+        final AtomicBuffer buffer = cells.buffer();
         final int leg0 = CellArray.tatOffset(0);
         buffer.putLongRelease(leg0, T0 + 100);
         buffer.putLongRelease(CellArray.tatOffset(1), T0);
-        buffer.beforeNextCas(() -> buffer.putLongRelease(leg0, T0 + 300)); // the winner takes the last room
+        final Race race = new Race().afterNextRead(0, () -> buffer.putLongRelease(leg0, T0 + 300)); // last room
+        final CompositeRateLimiter composite = race.composite(cells, FAST, SLOW);
         assertEquals(100, composite.tryAcquire(1, T0));
-        assertEquals(1, buffer.casCount());
+        assertEquals(2, race.attempts(), "leg 0 lost its CAS and rejected on the winner's TAT; leg 1 never read");
         assertEquals(T0 + 300, legView(composite, 0).tatNs());
         assertEquals(T0, legView(composite, 1).tatNs(), "leg 1 untouched");
         assertEquals(0, composite.leakedRefunds());
@@ -179,15 +221,15 @@ class CompositeSpecTest
     @Test
     void aRefundUnderAnotherCallersChargeIsAbandonedAndCounted()
     {
-        final InterposingBuffer buffer = TestCells.buffer(2);
-        final CompositeRateLimiter composite = new CompositeRateLimiter(
-            TestCells.interposing(buffer, 2), new Limit[] {FAST, Limit.ofGcra(1_000, 0)}, new int[] {0, 1});
+        final CellArray cells = CellArray.allocate(2);
+        final AtomicBuffer buffer = cells.buffer();
         final int leg0 = CellArray.tatOffset(0);
         final int leg1 = CellArray.tatOffset(1);
         buffer.putLongRelease(leg0, T0);
         buffer.putLongRelease(leg1, T0 + 1_000); // leg 1 full: it will reject
         // between our charge of leg 0 and its refund, another caller is admitted on leg 0 on top of ours
-        buffer.afterNextAcquire(leg1, () -> buffer.putLongRelease(leg0, T0 + 200));
+        final Race race = new Race().afterNextRead(1, () -> buffer.putLongRelease(leg0, T0 + 200));
+        final CompositeRateLimiter composite = race.composite(cells, FAST, Limit.ofGcra(1_000, 0));
         assertEquals(1_000, composite.tryAcquire(1, T0));
         assertEquals(1, composite.leakedRefunds(), "the refund would have erased the other admission");
         assertEquals(T0 + 200, legView(composite, 0).tatNs(), "the other caller's charge is kept whole");

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The padded cell as {@link CellLayout} draws it (issue 15, {@code dev.cellrate.layout}): cell i starts at
+ * The padded cell as {@link CellLayout} draws it ({@code dev.cellrate.layout}): cell i starts at
  * i * 128, so two cells never share a pair of 64-byte lines; the words of both cell kinds sit where the diagram
  * puts them; the largest cell index of a {@link CellArray} still has an int offset.
  */

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What a user of the reconfigurable fronts sees (issue 15, PIT survivors of {@code dev.cellrate.reconfigure}):
+ * What a user of the reconfigurable fronts sees (the cases PIT finds in {@code dev.cellrate.reconfigure}):
  * a keyed limiter on a full table answers per its policy and fills the holder, under the limit current at the
  * decision; every key form decides; a pay-later limiter switched to unlimited admits once the old debt is
  * served and charges nothing, and back to a finite rate starts as Guava does; accessors; configuration errors

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 9, item 4: the release agent's carrier pool, hand-back and close under hostile callers.
+ * The release agent's carrier pool, hand-back and close under hostile callers.
  * Each test was seen to fail on the unfixed agent (noted per test).
  */
 class ReleaseAgentHardeningTest

@@ -296,7 +296,7 @@ final class StatFileTest
     }
 
     /**
-     * What another process reading a {@link StatFile} sees (issue 15, PIT survivors of {@code dev.cellrate.stat}):
+     * What another process reading a {@link StatFile} sees (the cases PIT finds in {@code dev.cellrate.stat}):
      * the header words of {@link StatLayout} at their offsets, in the machine's byte order; one Agrona counter per
      * outcome and stripe with its key and label, in registration order; sketches at consecutive offsets; a file of
      * a newer minor version read (statistics it does not know skipped), another major version or a truncated file
@@ -412,8 +412,9 @@ final class StatFileTest
 
                     final List<StatReader.Sketch> sketches = reader.sketches();
                     assertEquals(List.of(
-                        new StatReader.Sketch(0, "api", 0, 4, 2),
-                        new StatReader.Sketch(1, "solo", TopKeys.length(4, 2), 2, 1)), sketches);
+                        new StatReader.Sketch(0, "api", 0, 4, 2).toString(),
+                        new StatReader.Sketch(1, "solo", TopKeys.length(4, 2), 2, 1).toString()),
+                        sketches.stream().map(StatReader.Sketch::toString).toList());
 
                     // Known calls, read back by the other side: values summed over the stripes.
                     api.record(Result.ADMITTED);

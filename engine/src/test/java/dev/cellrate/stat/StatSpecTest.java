@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What a user of the observing fronts, the sampler and the kinds sees (issue 15, PIT survivors of
+ * What a user of the observing fronts, the sampler and the kinds sees (the cases PIT finds in
  * {@code dev.cellrate.stat}): every observed front answers as the front it wraps and counts, string keys go into
  * the sketch as their FNV-1a word, the sampler copies every statistic of every source it takes, the kinds'
  * labels and type ids, threads spread over stripes, and a reader that waits for a late writer.
@@ -286,7 +286,8 @@ final class StatSpecTest
     {
         final String[] labels = { "admitted", "rejected", "never-fit", "table-full-rejected", "table-full-admitted",
             "other-rejected", "would-reject", "live-keys", "evictions", "table-full-events", "cas-retries",
-            "queue-depth", "release-outstanding", "released", "max-lateness-ns", "top-rejected-keys" };
+            "queue-depth", "release-outstanding", "released", "max-lateness-ns", "top-rejected-keys", "total-hits",
+            "over-limit", "near-limit", "within-limit", "shadow-mode" };
         final StatKind[] kinds = StatKind.values();
         assertEquals(labels.length, kinds.length);
         for (int i = 0; i < kinds.length; i++)

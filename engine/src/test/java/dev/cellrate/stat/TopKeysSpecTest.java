@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The guarantees {@link TopKeys} and {@link LimiterStats#topKeysSampleEvery()} state (issue 15, PIT survivors of
+ * The guarantees {@link TopKeys} and {@link LimiterStats#topKeysSampleEvery()} state (the cases PIT finds in
  * {@code dev.cellrate.stat}): eviction of the first least entry, weights, the reader's order and merge, the
  * layout a reader in another process walks, busy stripes, and a sampled sketch's multiples of the weight, its
  * first sample and its longest gap.

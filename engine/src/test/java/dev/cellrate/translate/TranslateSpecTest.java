@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Translators at the edges of their ranges (issue 15, PIT survivors of {@code dev.cellrate.translate}): NGINX's
+ * Translators at the edges of their ranges (the cases PIT finds in {@code dev.cellrate.translate}): NGINX's
  * zero values parse, a zero rate is refused by its range rather than as missing, and redis-cell's largest
  * {@code max_burst} is accepted while the next one is refused naming {@code max_burst}.
  */

@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The unlimited rate charges nothing (issue 15, the open PIT survivor of {@code WarmingUpRateLimiter.decide}:
- * {@code 0 == chargeNs} forced false): once the wait charged before {@link WarmingUpRateLimiter#setUnlimited()}
+ * The unlimited rate charges nothing (this kills the PIT mutant of {@code WarmingUpRateLimiter.decide}
+ * that forces {@code 0 == chargeNs} false): once the wait charged before {@link WarmingUpRateLimiter#setUnlimited()}
  * has passed, every request is admitted, in any order of time, and neither nextFree nor the store moves.
  */
 final class WarmupUnlimitedSpecTest

@@ -7,6 +7,7 @@ import dev.cellrate.Limit;
 import dev.cellrate.TableFullPolicy;
 import dev.cellrate.redis.FailPolicy;
 import dev.cellrate.redis.RedisRateLimiter;
+import dev.cellrate.redis.RedisServer;
 import dev.cellrate.ReconfigurableKeyedRateLimiter;
 import dev.cellrate.KeyedShaper;
 import dev.cellrate.ShaperMode;
@@ -181,7 +182,7 @@ final class FrontsTest
     void aRedisFrontOnARealRedisServer() throws Exception
     {
         final Limit limit = Limit.of(1, 1, TimeUnit.HOURS, 5);
-        try (EmbeddedRedis redis = EmbeddedRedis.start())
+        try (RedisServer redis = RedisServer.start())
         {
             final RedisClient client = RedisClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(redis.port)
                 .withTimeout(Duration.ofSeconds(5)).build());

@@ -26,14 +26,19 @@ import java.util.concurrent.TimeUnit;
  * the environment variable {@code CELLRATE_REDIS_SERVER} names another binary instead, e.g. Debian's
  * {@code /usr/bin/redis-server} (7.0): {@code mvn -pl redis -am verify -Dcellrate.redis.server=/usr/bin/redis-server}.
  * The tests stop and restart the server themselves, so they need a binary, not just an address.
+ * <p>
+ * The module publishes this class in its test jar ({@code cellrate-redis}, classifier {@code tests}): the tests of
+ * the other modules that talk to Redis start their server with it too, and also need the embedded-redis jar
+ * (test scope) on their class path.
  */
-final class RedisServer implements AutoCloseable
+public final class RedisServer implements AutoCloseable
 {
     private static final String EMBEDDED = "/redis-server-6.2.6-v5-linux-amd64";
     private static Path binary;
     private static int majorVersion;
 
-    final int port;
+    /** The loopback port the server listens on (chosen free before it starts). */
+    public final int port;
     private Process process;
 
     private RedisServer(final int port)
@@ -41,7 +46,8 @@ final class RedisServer implements AutoCloseable
         this.port = port;
     }
 
-    static RedisServer start() throws IOException
+    /** Starts a server on a free loopback port and returns once it accepts connections. */
+    public static RedisServer start() throws IOException
     {
         final RedisServer server = new RedisServer(freePort());
         server.launch();
@@ -49,12 +55,13 @@ final class RedisServer implements AutoCloseable
     }
 
     /** A server on a free port that is not started yet: {@link #launch()} starts it. */
-    static RedisServer unstarted() throws IOException
+    public static RedisServer unstarted() throws IOException
     {
         return new RedisServer(freePort());
     }
 
-    static synchronized Path binary() throws IOException
+    /** The {@code redis-server} binary the servers run: the configured one, else the extracted embedded one. */
+    public static synchronized Path binary() throws IOException
     {
         if (null != binary)
         {
@@ -97,7 +104,7 @@ final class RedisServer implements AutoCloseable
     }
 
     /** The server's major version, from {@code redis-server --version} ("Redis server v=7.0.15 ..."). */
-    static synchronized int majorVersion() throws IOException
+    public static synchronized int majorVersion() throws IOException
     {
         if (0 == majorVersion)
         {
@@ -109,7 +116,8 @@ final class RedisServer implements AutoCloseable
         return majorVersion;
     }
 
-    synchronized void launch() throws IOException
+    /** Starts the server (again, after {@link #stop()}) on its port and returns once it accepts connections. */
+    public synchronized void launch() throws IOException
     {
         final List<String> command = new java.util.ArrayList<>(List.of(binary().toString(),
             "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -146,10 +154,13 @@ final class RedisServer implements AutoCloseable
                 }
             }
         }
+        process.destroyForcibly();
+        process = null;
         throw new IOException("redis-server did not listen on " + port);
     }
 
-    synchronized void stop() throws InterruptedException
+    /** Kills the server (a crash, as far as clients can tell); {@link #launch()} starts it again, empty. */
+    public synchronized void stop() throws InterruptedException
     {
         if (null != process)
         {
@@ -159,12 +170,20 @@ final class RedisServer implements AutoCloseable
         }
     }
 
-    RedisURI uri()
+    /** This server's URI with a 5 s command timeout. */
+    public RedisURI uri()
     {
         return RedisURI.builder().withHost("127.0.0.1").withPort(port).withTimeout(Duration.ofSeconds(5)).build();
     }
 
-    RedisClient client()
+    /** This server's address as a URI string, {@code redis://127.0.0.1:<port>}, for configuration properties. */
+    public String url()
+    {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** A client for this server that rejects commands while disconnected (a fault is seen at once). */
+    public RedisClient client()
     {
         final RedisClient client = RedisClient.create(uri());
         client.setOptions(ClientOptions.builder()
@@ -173,7 +192,7 @@ final class RedisServer implements AutoCloseable
         return client;
     }
 
-    static StatefulRedisConnection<byte[], byte[]> connect(final RedisClient client)
+    public static StatefulRedisConnection<byte[], byte[]> connect(final RedisClient client)
     {
         return client.connect(ByteArrayCodec.INSTANCE);
     }

@@ -57,6 +57,20 @@ final class Answers
                 plan.stats[i].totalHits.add(plan.hits[i]);
                 plan.stats[i].recordDecision(Result.ADMITTED, false);
             }
+            else if (plan.refund[i])
+            {
+                // a refund: answered OK with what is left after it; not counted as hits
+                final RateLimitResponse.RateLimit.Builder limit = RateLimitResponse.RateLimit.newBuilder()
+                    .setRequestsPerUnit((int)Math.min(rule.requestsPerUnit(), UINT32_MAX))
+                    .setUnit(rule.unit().proto());
+                if (null != rule.name())
+                {
+                    limit.setName(rule.name());
+                }
+                status.setCode(RateLimitResponse.Code.OK).setCurrentLimit(limit)
+                    .setLimitRemaining((int)Math.min(plan.remaining[i], UINT32_MAX))
+                    .setDurationUntilReset(duration(plan.resetNs[i]));
+            }
             else
             {
                 final boolean shadowed = plan.over[i] && rule.shadowMode();

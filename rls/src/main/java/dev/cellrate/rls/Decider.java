@@ -43,6 +43,22 @@ interface Decider
     }
 
     /**
+     * @return true if this decider reads {@link Plan#keys} (the descriptors' 64-bit identities).
+     */
+    default boolean hashedKeys()
+    {
+        return false;
+    }
+
+    /**
+     * @return true if this decider reads {@link Plan#keyTexts} (the descriptors' text identities).
+     */
+    default boolean textKeys()
+    {
+        return true;
+    }
+
+    /**
      * @return the time of a request for this decider, ns.
      */
     long nowNs();

@@ -89,9 +89,13 @@ final class FixedWindowDecider implements Decider
     {
         for (int i = 0; i < plan.count; i++)
         {
-            if (plan.limited(i))
+            if (plan.decided(i))
             {
                 decideOne(plan, i);
+            }
+            else if (plan.limited(i))
+            {
+                refundOne(plan, i);
             }
         }
         done.run();
@@ -143,9 +147,45 @@ final class FixedWindowDecider implements Decider
         }
     }
 
+    /**
+     * A refund: the current window's count of the descriptor goes down by its hits, never below 0; a descriptor
+     * with no counter in this window has nothing to give back.
+     */
+    private void refundOne(final Plan plan, final int i)
+    {
+        final RuleState state = plan.states[i];
+        final long nowNs = plan.nowNs;
+        final long windowNs = state.windowNs;
+        final long windowSeconds = windowNs / NS_PER_SECOND;
+        plan.resetNs[i] = (windowSeconds - Math.floorMod(Math.floorDiv(nowNs, NS_PER_SECOND), windowSeconds)) *
+            NS_PER_SECOND;
+        final long limit = state.rule.requestsPerUnit();
+        plan.over[i] = false;
+        plan.remaining[i] = limit;
+        if (0 == limit)
+        {
+            plan.remaining[i] = 0;
+            return;
+        }
+        final FixedWindowLimiter cell = cells.get(cellKey(state, plan.keyTexts[i]));
+        if (null != cell)
+        {
+            cell.refund(plan.hits[i], nowNs);
+            if (cell.windowIndex() == Math.floorDiv(nowNs, windowNs))
+            {
+                plan.remaining[i] = Math.max(0, limit - cell.count());
+            }
+        }
+    }
+
+    private static String cellKey(final RuleState state, final String keyText)
+    {
+        return state.rule.requestsPerUnit() + "/" + state.windowNs + "|" + keyText;
+    }
+
     private FixedWindowLimiter cell(final RuleState state, final String keyText, final long nowNs)
     {
-        final String key = state.rule.requestsPerUnit() + "/" + state.windowNs + "|" + keyText;
+        final String key = cellKey(state, keyText);
         final FixedWindowLimiter cell = cells.get(key);
         if (null != cell)
         {

@@ -73,6 +73,16 @@ final class GcraDecider implements Decider
         return clock.nanoTime();
     }
 
+    public boolean hashedKeys()
+    {
+        return true;
+    }
+
+    public boolean textKeys()
+    {
+        return false;
+    }
+
     /**
      * @return multi-descriptor requests with different hits whose later descriptor was refused by a race after
      * every peek admitted, leaving the earlier ones charged.
@@ -108,7 +118,7 @@ final class GcraDecider implements Decider
         boolean refused = false; // a descriptor outside the legs already refuses the request
         for (int i = 0; i < count; i++)
         {
-            if (!plan.limited(i))
+            if (!plan.decided(i))
             {
                 continue;
             }
@@ -178,7 +188,7 @@ final class GcraDecider implements Decider
 
     private static boolean isLeg(final Plan plan, final int i)
     {
-        return plan.limited(i) && null != plan.states[i].limit && 0 != plan.hits[i] && !plan.rules[i].shadowMode();
+        return plan.decided(i) && null != plan.states[i].limit && 0 != plan.hits[i] && !plan.rules[i].shadowMode();
     }
 
     private void decideAlone(final Plan plan, final int i)

@@ -19,6 +19,8 @@ final class Plan
     final String[] keyTexts;
     final long[] hits;
     final boolean[] unlimited;
+    /** Per descriptor: true if its hits are a refund ({@code is_negative_hits}), given back, never charged. */
+    final boolean[] refund;
 
     /** Outcome per descriptor: true if over the limit (before any shadow mode). */
     final boolean[] over;
@@ -39,6 +41,7 @@ final class Plan
         this.keyTexts = new String[count];
         this.hits = new long[count];
         this.unlimited = new boolean[count];
+        this.refund = new boolean[count];
         this.over = new boolean[count];
         this.remaining = new long[count];
         this.resetNs = new long[count];
@@ -51,5 +54,23 @@ final class Plan
     boolean limited(final int i)
     {
         return null != rules[i] && !unlimited[i];
+    }
+
+    /**
+     * @param i a descriptor.
+     * @return true if the descriptor is decided (limited, and not a refund).
+     */
+    boolean decided(final int i)
+    {
+        return limited(i) && !refund[i];
+    }
+
+    /**
+     * @param i a descriptor.
+     * @return true if the descriptor gives hits back to a limit (limited, a refund of at least one hit).
+     */
+    boolean refunds(final int i)
+    {
+        return limited(i) && refund[i] && hits[i] > 0 && null != states[i].limit;
     }
 }

@@ -41,6 +41,10 @@ public final class RlsMain implements Callable<Integer>
     @Option(names = "--redis-timeout-ms", defaultValue = "50", description = "Redis timeout (default ${DEFAULT-VALUE}).")
     long redisTimeoutMs;
 
+    @Option(names = "--redis-prefix", defaultValue = "rls:",
+        description = "Prefix of every Redis key (default ${DEFAULT-VALUE}); {tag}: for Redis Cluster.")
+    String redisPrefix;
+
     @Option(names = "--mode", defaultValue = "GCRA",
         description = "GCRA or FIXED_WINDOW (envoyproxy/ratelimit's counting) (default ${DEFAULT-VALUE}).")
     RlsServer.Mode mode;
@@ -73,6 +77,7 @@ public final class RlsMain implements Callable<Integer>
         options.redisUri = redis;
         options.redisFailPolicy = redisFail;
         options.redisTimeoutMs = redisTimeoutMs;
+        options.redisPrefix = redisPrefix;
         options.mode = mode;
         options.globalShadowMode = shadowMode;
         options.headers = headers;

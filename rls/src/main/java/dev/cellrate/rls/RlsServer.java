@@ -74,7 +74,7 @@ public final class RlsServer implements AutoCloseable
             redisClient = RedisClient.create(options.redisUri);
             redisConnection = redisClient.connect(ByteArrayCodec.INSTANCE);
             decider = new RedisDecider(redisConnection, options.redisFailPolicy, options.redisPrefix,
-                TimeUnit.MILLISECONDS.toNanos(options.redisTimeoutMs));
+                TimeUnit.MILLISECONDS.toNanos(options.redisTimeoutMs), options.keysPerRule, options.clock);
         }
         else
         {

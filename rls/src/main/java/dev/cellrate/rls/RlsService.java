@@ -60,16 +60,21 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     public static final int MAX_OVERRIDES = 64;
     /** Descriptors each override's table holds at most (64 tables of about 350 KB at most). */
     public static final int MAX_OVERRIDE_KEYS = 16_384;
+    /** Field number of {@code is_negative_hits} in Envoy's {@code RateLimitDescriptor}. */
+    static final int IS_NEGATIVE_HITS_FIELD = 4;
     /** The full key of an override rule starts with this. */
     static final String OVERRIDE_PREFIX = "override.";
-    /** Most statistics keys (detailed_metric and override keys multiply them); past it, one overflow key. */
-    public static final int MAX_STATS_KEYS = 10_000;
+    /**
+     * Most statistics keys (detailed_metric and override keys multiply them); past it, one overflow key. Each
+     * holds {@value RuleStats#COUNTERS_PER_KEY} of the stat file's {@link #ENGINE_COUNTERS} counters.
+     */
+    public static final int MAX_STATS_KEYS = 1_300;
 
     /**
-     * Counters of the engine's stat file: 7 per statistics key (one stripe per outcome), so the first ~1,100
-     * statistics keys also get the engine's decision counters.
+     * Counters of the engine's stat file: {@value RuleStats#COUNTERS_PER_KEY} per statistics key (the hit counts
+     * and the decision outcomes, one stripe each), room for {@link #MAX_STATS_KEYS} keys and the overflow key.
      */
-    public static final int ENGINE_COUNTERS = 8192;
+    public static final int ENGINE_COUNTERS = 16_384;
 
     /** Which rate-limit headers a response carries. */
     public enum Headers
@@ -99,6 +104,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
 
     private final Decider decider;
     private final boolean hashKeys;
+    private final boolean textKeys;
     private final DescriptorKey descriptorKey;
     private final Map<String, RuleStats> stats = new ConcurrentHashMap<>();
     private final StatFile statFile;
@@ -141,7 +147,8 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         this.statFile = statFile;
         this.overflowStats = new RuleStats("", "_overflow", statFile);
         this.decider = decider;
-        this.hashKeys = decider instanceof GcraDecider;
+        this.hashKeys = decider.hashedKeys();
+        this.textKeys = decider.textKeys();
         this.descriptorKey = new DescriptorKey();
         this.answers = new Answers(globalShadowMode, headers);
         apply(config);
@@ -369,6 +376,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             {
                 plan.hits[i] = requestHits;
             }
+            plan.refund[i] = isNegativeHits(descriptor);
             if (descriptor.hasLimit())
             {
                 final Unit unit = Unit.of(descriptor.getLimit().getUnit());
@@ -425,13 +433,32 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
                 {
                     plan.keys[i] = descriptorKey.hash(domain, descriptor, shared[i]);
                 }
-                else
+                if (textKeys)
                 {
                     plan.keyTexts[i] = DescriptorKey.text(domain, descriptor, shared[i]);
                 }
             }
         }
         return null;
+    }
+
+    /**
+     * Envoy's {@code RateLimitDescriptor.is_negative_hits} (a bool, field {@value #IS_NEGATIVE_HITS_FIELD}), which
+     * the generated classes in use predate: protobuf keeps it among the descriptor's unknown fields. A varint that
+     * is not 0 (the last one, as protobuf reads a repeated scalar) means true; any other wire type means false.
+     *
+     * @param descriptor a descriptor.
+     * @return true if its hits are a refund.
+     */
+    static boolean isNegativeHits(final RateLimitDescriptor descriptor)
+    {
+        final com.google.protobuf.UnknownFieldSet unknown = descriptor.getUnknownFields();
+        if (!unknown.hasField(IS_NEGATIVE_HITS_FIELD))
+        {
+            return false;
+        }
+        final List<Long> varints = unknown.getField(IS_NEGATIVE_HITS_FIELD).getVarintList();
+        return !varints.isEmpty() && 0 != varints.get(varints.size() - 1);
     }
 
     private RuleState override(final Snapshot s, final String domain, final Unit unit, final long requestsPerUnit)
@@ -482,7 +509,14 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         {
             return overflowStats;
         }
-        return stats.computeIfAbsent(key, k -> new RuleStats(domain, k, statFile));
+        try
+        {
+            return stats.computeIfAbsent(key, k -> new RuleStats(domain, k, statFile));
+        }
+        catch (final IllegalStateException full)
+        {
+            return overflowStats; // the stat file has no room left (keys added concurrently past the bound)
+        }
     }
 
     /**

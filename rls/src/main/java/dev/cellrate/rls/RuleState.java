@@ -3,7 +3,7 @@ package dev.cellrate.rls;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.http.RateLimitFields;
-import dev.cellrate.redis.RedisRateLimiter;
+import dev.cellrate.redis.MicrosLimit;
 import dev.cellrate.rls.config.RateLimitRule;
 
 import java.util.concurrent.TimeUnit;
@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * What deciding one rule needs: its GCRA {@link Limit} ({@code requests_per_unit} per {@code units x unit}, a
  * bucket of {@code burst}), the front that holds its state (an embedded keyed table, or Redis; the fixed-window
- * mode keeps its cells in {@link FixedWindowDecider}), and its header writer. A reload keeps the state of a
+ * mode keeps its cells in {@link FixedWindowDecider}; Redis keeps them under the rule's key prefix), and its header writer. A reload keeps the state of a
  * rule whose limit is unchanged by keeping this object.
  */
 final class RuleState
@@ -20,11 +20,13 @@ final class RuleState
     /** The GCRA limit, or null when the rule admits nothing ({@code requests_per_unit: 0}) or is unlimited. */
     final Limit limit;
     final long windowNs;
+    /** The embedded table (GCRA mode; in Redis mode, the local cells of the LOCAL fail policy), or null. */
     final KeyedRateLimiter gcra;
-    final RedisRateLimiter redis;
+    /** The limit rounded for Redis (Redis mode), or null. */
+    final MicrosLimit redis;
     final RateLimitFields fields;
 
-    RuleState(final RateLimitRule rule, final KeyedRateLimiter gcra, final RedisRateLimiter redis)
+    RuleState(final RateLimitRule rule, final KeyedRateLimiter gcra, final MicrosLimit redis)
     {
         this.rule = rule;
         this.limit = limitOf(rule);

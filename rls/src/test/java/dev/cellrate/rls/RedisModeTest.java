@@ -1,5 +1,6 @@
 package dev.cellrate.rls;
 
+import dev.cellrate.redis.RedisServer;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import org.junit.jupiter.api.Test;
@@ -27,12 +28,12 @@ class RedisModeTest
     @Test
     void twoReplicasShareOneLimitThroughRedis() throws Exception
     {
-        try (RedisProcess redis = new RedisProcess())
+        try (RedisServer redis = RedisServer.start())
         {
             final Path directory = Files.createTempDirectory("rls-config");
             Files.writeString(directory.resolve("c.yaml"), CONFIG, StandardCharsets.UTF_8);
             final RlsServer.Options options = Rls.options(directory);
-            options.redisUri = redis.uri();
+            options.redisUri = redis.url();
             options.redisTimeoutMs = 2_000;
             try (Rls one = new Rls(options, null); Rls two = new Rls(options, null))
             {
@@ -51,7 +52,9 @@ class RedisModeTest
                 assertTrue(fresh.getStatuses(0).getDurationUntilReset().getSeconds() >= 359);
 
                 assertEquals(Code.OK, one.call("d", withHits(d("k", "other"), 0)).getOverallCode(),
-                    "a check asks nothing of Redis");
+                    "a check of one permit");
+                assertEquals(9, one.call("d", withHits(d("k", "other"), 0)).getStatuses(0).getLimitRemaining(),
+                    "a check charges nothing");
                 assertEquals(Code.OVER_LIMIT, one.call("d", withHits(d("k", "other"), 11)).getOverallCode());
                 assertEquals(20, one.admitted(20, "d", d("u", "x")), "unlimited never reaches Redis");
                 assertEquals(3, two.admitted(3, "d", d("s", "x")), "shadow mode answers OK");

@@ -4,6 +4,8 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import dev.cellrate.stat.StatKind;
+import dev.cellrate.stat.StatReader;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
@@ -12,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The shaded jar runs with {@code java -jar} and no JVM flag, and answers over gRPC.
+ * The shaded jar runs with {@code java -jar} and no JVM flag, answers over gRPC, and writes its statistics to
+ * the file another process reads.
  */
 class RlsJarIT
 {
@@ -32,9 +36,11 @@ class RlsJarIT
         Files.writeString(directory.resolve("c.yaml"),
             "domain: d\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: hour\n      requests_per_unit: 2\n",
             StandardCharsets.UTF_8);
+        final Path stats = Files.createTempDirectory("rls-stats");
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         final Process process = new ProcessBuilder(List.of(java, "-jar", System.getProperty("rls.jar"),
-            "--config", directory.toString(), "--grpc-port", "0", "--http-port", "-1", "--bind", "127.0.0.1"))
+            "--config", directory.toString(), "--grpc-port", "0", "--http-port", "-1", "--bind", "127.0.0.1",
+            "--stat-dir", stats.toString()))
             .redirectErrorStream(true).start();
         try
         {
@@ -65,6 +71,14 @@ class RlsJarIT
                         stub.shouldRateLimit(Rls.request("d", 0, d("k", "v"))).getOverallCode() ? 1 : 0;
                 }
                 assertEquals(2, ok);
+                // the service process's statistics, read from its file by this process
+                try (StatReader reader = StatReader.open(stats, 5_000))
+                {
+                    assertEquals(Map.of(StatKind.TOTAL_HITS, 3L, StatKind.OVER_LIMIT, 1L,
+                        StatKind.NEAR_LIMIT, 1L, StatKind.WITHIN_LIMIT, 2L, StatKind.SHADOW_MODE, 0L),
+                        StatDirTest.hits(reader, "rls d.k"));
+                    assertEquals(process.pid(), reader.pid());
+                }
             }
             finally
             {

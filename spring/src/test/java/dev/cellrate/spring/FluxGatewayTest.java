@@ -1,6 +1,7 @@
 package dev.cellrate.spring;
 
 import dev.cellrate.Limit;
+import dev.cellrate.redis.RedisServer;
 import dev.cellrate.stat.StatKind;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FluxGatewayTest
 {
-    static RedisProcess redis;
+    static RedisServer redis;
     static EchoBackend backend;
     static ConfigurableApplicationContext context;
     static int port;
@@ -39,7 +40,7 @@ class FluxGatewayTest
     @BeforeAll
     static void start() throws Exception
     {
-        redis = RedisProcess.start();
+        redis = RedisServer.start();
         backend = new EchoBackend();
         final String r = "spring.cloud.gateway.server.webflux.routes";
         context = new SpringApplicationBuilder(FluxApp.class).web(WebApplicationType.REACTIVE).properties(
@@ -99,7 +100,7 @@ class FluxGatewayTest
             "cellrate.limits.fluxuser.period=1m",
             "cellrate.limits.fluxuser.burst=2",
             "cellrate.limits.fluxuser.filter=false",
-            "cellrate.redis.uri=" + redis.uri(),
+            "cellrate.redis.uri=" + redis.url(),
             "cellrate.redis.fail-policy=closed",
             "cellrate.redis.timeout=2s",
             r + "[0].id=gw",

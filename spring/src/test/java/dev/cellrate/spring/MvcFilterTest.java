@@ -2,6 +2,7 @@ package dev.cellrate.spring;
 
 import dev.cellrate.Limit;
 import dev.cellrate.http.RateLimitFields;
+import dev.cellrate.redis.RedisServer;
 import dev.cellrate.stat.StatKind;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -120,7 +121,7 @@ class MvcFilterTest
         "cellrate.limits.tenant.filter=false",
     };
 
-    static RedisProcess redis;
+    static RedisServer redis;
     static ConfigurableApplicationContext context;
     static int port;
     static LimitRegistry registry;
@@ -128,9 +129,9 @@ class MvcFilterTest
     @BeforeAll
     static void start() throws Exception
     {
-        redis = RedisProcess.start();
+        redis = RedisServer.start();
         context = new SpringApplicationBuilder(MvcApp.class).web(WebApplicationType.SERVLET).properties(PROPERTIES)
-            .properties("cellrate.redis.uri=" + redis.uri()).run();
+            .properties("cellrate.redis.uri=" + redis.url()).run();
         port = ((WebServerApplicationContext)context).getWebServer().getPort();
         registry = context.getBean(LimitRegistry.class);
     }

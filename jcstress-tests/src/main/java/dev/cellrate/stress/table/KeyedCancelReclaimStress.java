@@ -19,7 +19,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * Issue 9 item 1: a decision on key A races A's cancel and the reclamation of A's slot by key B, in a keyed
+ * A decision on key A races A's cancel and the reclamation of A's slot by key B, in a keyed
  * shaper of one slot. T = 100, burst 3, grace 10, every request at t = 0. A was charged long ago (TAT -900,
  * idle) and then reserved 1 at t = 0 (TAT 100, the value a decider of A reads); the cancel restores -900,
  * which looks idle, and B's reservation at t = 0 would start the slot at -9 and charge it to exactly 100.

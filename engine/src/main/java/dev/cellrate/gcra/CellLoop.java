@@ -1,0 +1,229 @@
+package dev.cellrate.gcra;
+
+import dev.cellrate.Result;
+import org.agrona.UnsafeApi;
+
+/**
+ * The one lock-free loop over a single TAT word, written once: acquire load, decision, CAS, and on a lost CAS
+ * the decision again on the winner's value. Every single-cell GCRA front decides through it (the plain and
+ * pay-later limiters, their reconfigurable forms, the composite's legs, the keyed table's overflow cell), and
+ * supplies only what it does with the outcome, as HdrHistogram's {@code recordSingleValue} calls
+ * {@code incrementCountAtIndex}:
+ * <ul>
+ *     <li>{@link #decided}: fill the caller's holder from the outcome (a {@code Decision} under the front's
+ *     limit);</li>
+ *     <li>{@link #admitted}: the answer after the front's charge landed (charge the next leg of a composite and
+ *     refund this one if that leg rejects);</li>
+ *     <li>{@link #rejected}: the answer to a rejection;</li>
+ *     <li>{@link #updatedTatNs}: the word an {@link #update} writes (a debit's bounded charge, a rewrite);</li>
+ *     <li>{@link #stale}: checked after each read of the word (the first and every lost CAS's witness),
+ *     whether the call should end, so that the front decides again under settings that changed meanwhile.</li>
+ * </ul>
+ * <p>
+ * Algorithm ({@link #charge}): next = max(TAT, t) + I and due = next - t = lag + I. If next did not overflow
+ * (next &gt; base, which also rules out I &lt; 1) and due &gt; 0, due is exact, so the request conforms iff
+ * due &le; ceiling and its retry-after is due - ceiling; every other case (saturated lag, unrepresentable TAT,
+ * impossible cost) is decided by {@link Gcra}'s saturating functions on the same TAT.
+ * <p>
+ * Concurrency: the word is read with an acquire load and written only by {@code compareAndExchangeLong} (a
+ * volatile CAS), whose release half pairs with the acquire read of the next decider. A rejection is decided on
+ * the value read and writes nothing, so a flood of rejections leaves the cache line shared. An admission is
+ * linearised at its successful CAS; a failed CAS returns the winner's value and the loop decides again on it, so
+ * no admission is lost and none is counted twice.
+ * <p>
+ * Memory: the word is given by its base object and address ({@code buffer.byteArray()},
+ * {@code buffer.addressOffset() + offset}), so the path is one acquire load and one CAS with nothing else on it
+ * (no bounds check, no interface type check, no reload of a buffer's fields after the load). The caller keeps the
+ * buffer reachable and guarantees the address is an 8-aligned word inside it.
+ * <p>
+ * Subclasses are final classes of their front, held in a field of their exact type (or a {@code static final}
+ * one), so that once {@link #charge} is inlined the steps are bound statically. Allocation-free; thread-safe if
+ * the steps are.
+ *
+ * @param <H> the caller-owned holder a front fills or carries through its steps, or {@code Object} if none; may
+ *            be null.
+ */
+public abstract class CellLoop<H>
+{
+    /**
+     * What {@link #charge} and {@link #update} return when {@link #stale} ended the call: nothing was written,
+     * decide again. {@code Long.MIN_VALUE}, which is no {@link Result} code; a front that
+     * overrides {@link #stale} must not return it from its other steps.
+     */
+    public static final long STALE = Long.MIN_VALUE;
+
+    /**
+     * For subclasses.
+     */
+    protected CellLoop()
+    {
+    }
+
+    /**
+     * Decide one charge of {@code incrementNs} against {@code ceilingNs} on the word and hand the outcome to the
+     * front's step.
+     *
+     * @param base        the buffer's array, or null for off-heap memory.
+     * @param address     the word's address (relative to {@code base}).
+     * @param incrementNs {@code n * T} in [1, ceilingNs], or anything below 1 for an impossible cost
+     *                    ({@link Result#NEVER}).
+     * @param ceilingNs   the largest lag after the charge ({@code &tau; + T}, or {@code &tau; + I} for
+     *                    pay-later).
+     * @param nowNs       the time of the request.
+     * @param holder      passed to the steps unchanged (may be null).
+     * @return what {@link #admitted} or {@link #rejected} returned, or {@link #STALE}.
+     */
+    public final long charge(final Object base, final long address, final long incrementNs, final long ceilingNs,
+        final long nowNs, final H holder)
+    {
+        return loop(base, address, incrementNs, ceilingNs, nowNs, holder, true);
+    }
+
+    /**
+     * Write {@link #updatedTatNs} of the word, whatever it is (no decision): the same loop for the updates that
+     * always land (a debit, a rewrite when the settings change).
+     *
+     * @param base        the buffer's array, or null for off-heap memory.
+     * @param address     the word's address (relative to {@code base}).
+     * @param incrementNs passed to {@link #updatedTatNs}.
+     * @param ceilingNs   passed to {@link #updatedTatNs}.
+     * @param nowNs       the time of the update.
+     * @param holder      passed to the steps unchanged (may be null).
+     * @return what {@link #admitted} returned, or {@link #STALE}.
+     */
+    public final long update(final Object base, final long address, final long incrementNs, final long ceilingNs,
+        final long nowNs, final H holder)
+    {
+        return loop(base, address, incrementNs, ceilingNs, nowNs, holder, false);
+    }
+
+    /**
+     * The loop: {@code decide} is a constant at each of its two callers, so each inlined copy keeps one branch.
+     */
+    private long loop(
+        final Object base,
+        final long address,
+        final long incrementNs,
+        final long ceilingNs,
+        final long nowNs,
+        final H holder,
+        final boolean decide)
+    {
+        long tatNs = UnsafeApi.getLongAcquire(base, address);
+        while (true)
+        {
+            if (stale(holder))
+            {
+                return STALE;
+            }
+            long nextTatNs;
+            if (decide)
+            {
+                final long baseNs = Math.max(tatNs, nowNs);
+                nextTatNs = baseNs + incrementNs;
+                final long dueNs = nextTatNs - nowNs;
+                if (nextTatNs <= baseNs || dueNs <= 0)
+                {
+                    final long code =
+                        incrementNs < 1 ? Result.NEVER : Gcra.decide(tatNs, nowNs, incrementNs, ceilingNs);
+                    if (Result.ADMITTED != code)
+                    {
+                        return rejected(holder, code, tatNs, nowNs);
+                    }
+                    nextTatNs = baseNs + incrementNs;
+                }
+                else if (dueNs > ceilingNs)
+                {
+                    return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
+                }
+            }
+            else
+            {
+                nextTatNs = updatedTatNs(holder, tatNs, nowNs, incrementNs, ceilingNs);
+            }
+            final long witnessNs = UnsafeApi.compareAndExchangeLong(base, address, tatNs, nextTatNs);
+            if (witnessNs == tatNs)
+            {
+                return admitted(holder, tatNs, nextTatNs, incrementNs, nowNs);
+            }
+            tatNs = witnessNs;
+        }
+    }
+
+    /**
+     * The front's answer once its charge landed. Default: {@link #decided} with {@link Result#ADMITTED} and the
+     * word written, then {@link Result#ADMITTED}.
+     *
+     * @param holder      the caller's holder (may be null).
+     * @param tatBeforeNs the word the charge replaced.
+     * @param tatAfterNs  the word it wrote.
+     * @param incrementNs the charge.
+     * @param nowNs       the time of the request.
+     * @return the front's answer.
+     */
+    protected long admitted(
+        final H holder, final long tatBeforeNs, final long tatAfterNs, final long incrementNs, final long nowNs)
+    {
+        decided(holder, Result.ADMITTED, tatAfterNs, nowNs);
+        return Result.ADMITTED;
+    }
+
+    /**
+     * The front's answer to a rejection (nothing was written). Default: {@link #decided} with the code and the
+     * word seen, then {@code code}.
+     *
+     * @param holder the caller's holder (may be null).
+     * @param code   a positive retry-after in ns, or {@link Result#NEVER}.
+     * @param tatNs  the word the decision saw.
+     * @param nowNs  the time of the request.
+     * @return the front's answer.
+     */
+    protected long rejected(final H holder, final long code, final long tatNs, final long nowNs)
+    {
+        decided(holder, code, tatNs, nowNs);
+        return code;
+    }
+
+    /**
+     * What the default {@link #admitted} and {@link #rejected} do with the outcome before answering its code
+     * (fill the caller's holder). Default: nothing.
+     *
+     * @param holder the caller's holder (may be null).
+     * @param code   the decision's code.
+     * @param tatNs  the word after the decision (unchanged if rejected).
+     * @param nowNs  the time of the request.
+     */
+    protected void decided(final H holder, final long code, final long tatNs, final long nowNs)
+    {
+    }
+
+    /**
+     * The word {@link #update} writes over {@code tatNs}. Default: a debit's charge,
+     * {@link Gcra#debitTatNs}{@code (tatNs, nowNs, incrementNs, ceilingNs)} with {@code ceilingNs} the debt
+     * ceiling.
+     *
+     * @param holder      the caller's holder (may be null).
+     * @param tatNs       the word read.
+     * @param nowNs       the time of the update.
+     * @param incrementNs as given to {@link #update}.
+     * @param ceilingNs   as given to {@link #update}.
+     * @return the word to write.
+     */
+    protected long updatedTatNs(
+        final H holder, final long tatNs, final long nowNs, final long incrementNs, final long ceilingNs)
+    {
+        return Gcra.debitTatNs(tatNs, nowNs, incrementNs, ceilingNs);
+    }
+
+    /**
+     * Called after each read of the word (the first, and every lost CAS's witness), before deciding on it.
+     * Default: false.
+     *
+     * @param holder the caller's holder (may be null).
+     * @return true to end the call with {@link #STALE}.
+     */
+    protected boolean stale(final H holder)
+    {
+        return false;
+    }
+}
