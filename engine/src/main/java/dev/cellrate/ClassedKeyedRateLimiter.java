@@ -211,9 +211,9 @@ public final class ClassedKeyedRateLimiter extends TableFront implements KeyedLi
 
     /**
      * @param key a long key.
-     * @return the TAT of its cell, or {@link SlotTable#STALE} if it has none (tests, diagnostics).
+     * @return the TAT of its cell, or {@link SlotTable#STALE} if it has none (tests, through {@code TestFronts}).
      */
-    public long tatNs(final long key)
+    long tatNs(final long key)
     {
         return table.classedTatNs(table.keyWord(key));
     }

@@ -398,8 +398,9 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
      * TAT goes down by {@code permits * T}, but never below {@code nowNs}, so a refund never makes credit beyond
      * a full bucket, and never below a value an earlier key of the key's slot held, so it can never reach a key
      * that took the slot over ({@link SlotLoop#refundAtMost}; the argument: docs/keyed-table.md, "ABA"). A key
-     * with no cell is a full bucket: it gets nothing, and no cell is claimed. A table in a mapped file never
-     * lowers a word: it gives nothing. Lock-free, allocation-free.
+     * with no cell is a full bucket: it gets nothing, and no cell is claimed. On a table in a mapped file the
+     * refund is the file's, seen by every process on it. Lock-free, allocation-free (the first refund on a mapped
+     * file writes its high-water marks into the file once).
      *
      * @param key     the key.
      * @param permits the permits to give back, &ge; 1.
@@ -421,20 +422,6 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
     public long refund(final CharSequence key, final long permits, final long nowNs)
     {
         return refundWord(table.keyWord(key), permits, nowNs);
-    }
-
-    /**
-     * @param key     the key's bytes.
-     * @param offset  the first byte.
-     * @param length  the number of bytes.
-     * @param permits the permits to give back, &ge; 1.
-     * @param nowNs   the time, ns.
-     * @return as {@link #refund(long, long, long)}.
-     * @throws IndexOutOfBoundsException if the range is not inside the array.
-     */
-    public long refund(final byte[] key, final int offset, final int length, final long permits, final long nowNs)
-    {
-        return refundWord(table.keyWord(key, offset, length), permits, nowNs);
     }
 
     private long refundWord(final long keyWord, final long permits, final long nowNs)

@@ -202,8 +202,11 @@ public final class KeyedRateLimiterBuilder
      * full; an existing file is used only if it was made with the same limit, table-full policy, initial fill,
      * idle grace and table geometry, and otherwise refused with an error naming what differs. The clock must be
      * the system clock ({@link SystemNanoClock}, {@code CLOCK_MONOTONIC} on Linux): the file's words are its
-     * values, the same for every process of one boot. Refunds of a mapped table give nothing back. Applies to
-     * {@link #build()} only.
+     * values, the same for every process of one boot. Applies to every front of this builder, and the file
+     * records which: a file is opened only by the kind of front that created it ({@link #build()},
+     * {@link #buildReconfigurable()}, whose {@code setLimit} changes the file's limit for every process on it,
+     * {@link #buildShaper}, or {@link #buildClassed}, whose classes' limits the file records; the classifier is
+     * code, and must be the same in every process).
      *
      * @param path the file (its directory must exist).
      * @return this.
@@ -226,14 +229,8 @@ public final class KeyedRateLimiterBuilder
         final int bound = validatedProbeBound(slotsPerShard);
         if (null != mappedFile)
         {
-            if (!(clock instanceof SystemNanoClock))
-            {
-                throw new IllegalArgumentException("clock must be the system clock for a mappedFile table (its " +
-                    "words are System.nanoTime values, shared by the host's processes) but was " + clock);
-            }
-            final KeyedRateLimiter limiter = new KeyedRateLimiter(limit, policy, clock, MappedTable.keyedRateLimiter(
-                mappedFile, limit.emissionIntervalNs(), limit.toleranceNs(), policy.ordinal(), shards, slotsPerShard, bound, idleGraceNs, newKeyLagNs(),
-                secretFixed ? new long[] {secret0, secret1} : null, clock));
+            final KeyedRateLimiter limiter =
+                new KeyedRateLimiter(limit, policy, clock, openMapped(MappedTable.KEYED, limit).table());
             limiter.table().fillNewKeys(newKeyLagNs());
             return limiter;
         }
@@ -251,11 +248,17 @@ public final class KeyedRateLimiterBuilder
      * @param mode the shaper's mode.
      * @return the keyed shaper.
      * @throws IllegalArgumentException naming the field and its allowed range.
+     * @throws IllegalStateException    with a {@link #mappedFile}: naming the file and what is wrong with it.
      */
     public KeyedShaper buildShaper(final ShaperMode mode)
     {
         Bounds.requireNonNull("mode", mode);
-        refuseMappedFile("a shaper");
+        if (null != mappedFile)
+        {
+            final SlotTable table = openMapped(MappedTable.SHAPER, limit).table();
+            table.fillNewKeys(newKeyLagNs());
+            return new KeyedShaper(limit, mode, table, clock);
+        }
         return new KeyedShaper(limit, mode, newTable(true), clock);
     }
 
@@ -270,12 +273,12 @@ public final class KeyedRateLimiterBuilder
      * @param moreClasses the limits of classes 1, 2, ...; at most {@code shardCount - 3} of them.
      * @return the classed limiter.
      * @throws IllegalArgumentException naming the field and its allowed range.
+     * @throws IllegalStateException    with a {@link #mappedFile}: naming the file and what is wrong with it.
      */
     public ClassedKeyedRateLimiter buildClassed(final KeyClassifier classifier, final Limit... moreClasses)
     {
         Bounds.requireNonNull("classifier", classifier);
         Bounds.requireNonNull("moreClasses", moreClasses);
-        refuseMappedFile("a classed limiter");
         if (Long.MAX_VALUE != initialPermits)
         {
             throw new IllegalArgumentException("initialPermits must not be set for a classed limiter (new keys start " +
@@ -284,28 +287,65 @@ public final class KeyedRateLimiterBuilder
         final Limit[] limits = new Limit[1 + moreClasses.length];
         limits[0] = limit;
         System.arraycopy(moreClasses, 0, limits, 1, moreClasses.length);
+        final int shards = validatedShardCount();
+        final boolean valid = TableFullPolicy.OVERFLOW != policy && shards >= 4 &&
+            limits.length <= Math.min(shards - 2, SlotTable.MAX_CLASSES);
+        if (null != mappedFile && valid) // an invalid configuration is refused below, as for a table of its own
+        {
+            for (final Limit classLimit : moreClasses)
+            {
+                Bounds.requireNonNull("moreClasses[i]", classLimit);
+            }
+            return new ClassedKeyedRateLimiter(limits, classifier, openMapped(MappedTable.CLASSED, limits).table(),
+                policy);
+        }
         return new ClassedKeyedRateLimiter(limits, classifier, newTable(false), policy);
     }
 
     /**
      * A keyed limiter whose limit can be replaced at run time, on a table of its own, with this builder's
-     * sizing, policy, initial fill, secret and clock.
+     * sizing, policy, initial fill, secret and clock. With a {@link #mappedFile}, the limit is the file's:
+     * {@code setLimit} changes it for every process on the file, and every limiter on the file decides under it
+     * from its next decision on; an opening with another limit than the file's is refused, naming both.
      *
      * @return the reconfigurable keyed limiter.
      * @throws IllegalArgumentException naming the field and its allowed range.
+     * @throws IllegalStateException    with a {@link #mappedFile}: naming the file and what is wrong with it.
      */
     public ReconfigurableKeyedRateLimiter buildReconfigurable()
     {
-        refuseMappedFile("a reconfigurable limiter");
+        if (null != mappedFile)
+        {
+            final MappedTable mapped = openMapped(MappedTable.RECONFIGURABLE, limit);
+            mapped.table().fillNewKeys(newKeyLagNs());
+            return new ReconfigurableKeyedRateLimiter(limit, mapped.table(), policy, mapped.limit());
+        }
         return new ReconfigurableKeyedRateLimiter(limit, newTable(true), policy);
     }
 
-    private void refuseMappedFile(final String front)
+    /**
+     * @param kind   the front's kind of table file.
+     * @param limits every limit of the front, class 0 first.
+     * @return the {@link #mappedFile}'s table, opened (or created) for this builder's configuration.
+     */
+    private MappedTable openMapped(final int kind, final Limit... limits)
     {
-        if (null != mappedFile)
+        final int shards = validatedShardCount();
+        final int slotsPerShard = validatedSlotsPerShard(shards);
+        final int bound = validatedProbeBound(slotsPerShard);
+        if (!(clock instanceof SystemNanoClock))
         {
-            throw new IllegalArgumentException("mappedFile applies to build() only, not to " + front);
+            throw new IllegalArgumentException("clock must be the system clock for a mappedFile table (its " +
+                "words are System.nanoTime values, shared by the host's processes) but was " + clock);
         }
+        final long[] limitsNs = new long[2 * limits.length];
+        for (int i = 0; i < limits.length; i++)
+        {
+            limitsNs[2 * i] = limits[i].emissionIntervalNs();
+            limitsNs[2 * i + 1] = limits[i].toleranceNs();
+        }
+        return MappedTable.open(mappedFile, kind, limitsNs, policy.ordinal(), shards, slotsPerShard, bound,
+            idleGraceNs, newKeyLagNs(), secretFixed ? new long[] {secret0, secret1} : null, clock);
     }
 
     /**

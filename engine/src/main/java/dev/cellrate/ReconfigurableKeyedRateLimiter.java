@@ -9,6 +9,7 @@ import dev.cellrate.Result;
 import dev.cellrate.TableFullPolicy;
 import dev.cellrate.DecisionLoop;
 import dev.cellrate.table.SlotTable;
+import dev.cellrate.table.mapped.SharedLimit;
 import org.agrona.concurrent.NanoClock;
 
 /**
@@ -28,6 +29,11 @@ import org.agrona.concurrent.NanoClock;
  * old or wholly under the new limit, and the {@link Decision} holder is filled under that same limit. The
  * plain {@code KeyedRateLimiter} is untouched: its limit stays a final field.
  * <p>
+ * On a mapped file ({@code mappedFile}): the limit is the file's, the same for every process on the file.
+ * {@link #setLimit} writes it into the file's header for all of them; every decision compares the header's limit
+ * generation (one load) with the one it decides under, and takes up the file's limit when it moved, so a change
+ * made by one process is followed by every other at its next decision.
+ * <p>
  * Codes: as {@code KeyedRateLimiter}: {@link Result#ADMITTED}, a positive retry-after in ns (under the limit
  * current at the decision), {@link Result#NEVER}, and when the table is full the code of the
  * {@link TableFullPolicy} ({@code OVERFLOW} decides the shared overflow cell under the current limit, which
@@ -38,6 +44,12 @@ public final class ReconfigurableKeyedRateLimiter extends TableFront implements 
     private final TableFullPolicy policy;
     private final NanoClock clock;
     private volatile DecisionLoop step;
+
+    /** A mapped file's limit, which every process on the file follows; null for a table of this process. */
+    private final SharedLimit shared;
+
+    /** The generation of {@link #shared} that {@link #step} decides under (written after the step). */
+    private volatile long generation;
 
     /**
      * @param limit  the initial limit of every key.
@@ -53,6 +65,27 @@ public final class ReconfigurableKeyedRateLimiter extends TableFront implements 
         this.policy = policy;
         this.clock = table.evictionClock();
         this.step = new DecisionLoop(table, limit, policy);
+        this.shared = null;
+    }
+
+    /**
+     * On a mapped file's table: the limit is the file's, followed at every decision.
+     *
+     * @param limit  the file's limit in use (the builder's, which opening checked against the file's).
+     * @param table  the file's table.
+     * @param policy what a new key gets when the table is full.
+     * @param shared the file's limit.
+     */
+    ReconfigurableKeyedRateLimiter(
+        final Limit limit, final SlotTable table, final TableFullPolicy policy, final SharedLimit shared)
+    {
+        super(table);
+        Bounds.requireNonNull("limit", limit);
+        this.policy = Bounds.requireNonNull("policy", policy);
+        this.clock = table.evictionClock();
+        this.shared = shared;
+        this.step = new DecisionLoop(table, limit, policy);
+        follow();
     }
 
     /**
@@ -64,7 +97,27 @@ public final class ReconfigurableKeyedRateLimiter extends TableFront implements 
     public void setLimit(final Limit limit)
     {
         Bounds.requireNonNull("limit", limit);
+        if (null != shared)
+        {
+            shared.change(new long[] {limit.emissionIntervalNs(), limit.toleranceNs()});
+            follow();
+            return;
+        }
         step = new DecisionLoop(table, limit, policy);
+    }
+
+    /**
+     * Decide under the mapped file's limit in use from now on (the limit another process may have set).
+     */
+    private synchronized void follow()
+    {
+        final long[] current = shared.read();
+        if (current[0] != generation || current[1] != step.limit.emissionIntervalNs() ||
+            current[2] != step.limit.toleranceNs())
+        {
+            step = new DecisionLoop(table, Limit.ofGcra(current[1], current[2]), policy);
+        }
+        generation = current[0];
     }
 
     /**
@@ -72,6 +125,10 @@ public final class ReconfigurableKeyedRateLimiter extends TableFront implements 
      */
     public Limit limit()
     {
+        if (null != shared && shared.generation() != generation)
+        {
+            follow();
+        }
         return step.limit;
     }
 
@@ -147,9 +204,9 @@ public final class ReconfigurableKeyedRateLimiter extends TableFront implements 
 
     /**
      * @param key the key.
-     * @return the TAT of its cell, or {@link SlotTable#STALE} if it has none (tests, diagnostics).
+     * @return the TAT of its cell, or {@link SlotTable#STALE} if it has none (tests, through {@code TestFronts}).
      */
-    public long tatNs(final long key)
+    long tatNs(final long key)
     {
         return table.tatNs(table.keyWord(key));
     }
@@ -173,6 +230,10 @@ public final class ReconfigurableKeyedRateLimiter extends TableFront implements 
 
     private long charge(final long keyWord, final long permits, final long nowNs, final Decision decision)
     {
+        if (null != shared && shared.generation() != generation)
+        {
+            follow();
+        }
         final DecisionLoop step = this.step;
         return step.charge(keyWord, step.limit.incrementNs(permits), step.ceilingNs, nowNs, decision);
     }

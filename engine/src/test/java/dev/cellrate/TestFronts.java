@@ -40,6 +40,12 @@ public final class TestFronts
         throw new IllegalArgumentException("not a keyed front: " + front);
     }
 
+    public static KeyedRateLimiter keyedRateLimiter(
+        final Limit limit, final TableFullPolicy policy, final NanoClock clock, final SlotTable table)
+    {
+        return new KeyedRateLimiter(limit, policy, clock, table);
+    }
+
     public static KeyedShaper keyedShaper(
         final Limit limit, final ShaperMode mode, final SlotTable table, final NanoClock clock)
     {
@@ -92,5 +98,15 @@ public final class TestFronts
         final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
         return new SingleThreadedRateLimiter(limit, cells, cellIndex, clock);
+    }
+
+    public static long tatNs(final ClassedKeyedRateLimiter limiter, final long key)
+    {
+        return limiter.tatNs(key);
+    }
+
+    public static long tatNs(final ReconfigurableKeyedRateLimiter limiter, final long key)
+    {
+        return limiter.tatNs(key);
     }
 }

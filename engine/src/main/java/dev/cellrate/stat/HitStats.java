@@ -20,7 +20,6 @@ public final class HitStats
     /** Kinds of hits: a {@link HitStats} has this many counters per stripe. */
     static final int KINDS = StatKind.SHADOW_MODE.ordinal() - StatKind.TOTAL_HITS.ordinal() + 1;
 
-    private final String name;
     private final AtomicBuffer values;
     private final int stripeMask;
     private final int stripeShift;
@@ -29,7 +28,6 @@ public final class HitStats
 
     HitStats(final StatFile file, final String name, final int limiterId, final int stripes)
     {
-        this.name = name;
         this.values = file.valuesBuffer();
         this.stripeMask = stripes - 1;
         this.stripeShift = Integer.numberOfTrailingZeros(stripes);
@@ -48,7 +46,7 @@ public final class HitStats
     /**
      * Add hits to a count.
      *
-     * @param kind one of the hit kinds ({@link StatKind#isHits()}).
+     * @param kind one of the hit kinds, {@link StatKind#TOTAL_HITS} to {@link StatKind#SHADOW_MODE}.
      * @param hits permits, &ge; 0 (a negative number adds nothing).
      * @throws IllegalArgumentException if {@code kind} is not a hit kind.
      */
@@ -82,13 +80,5 @@ public final class HitStats
             sum += values.getLongVolatile(offsets[k << stripeShift | s]);
         }
         return sum;
-    }
-
-    /**
-     * @return the name.
-     */
-    public String name()
-    {
-        return name;
     }
 }

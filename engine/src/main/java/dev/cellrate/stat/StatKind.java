@@ -86,7 +86,7 @@ public enum StatKind
     /**
      * @return true for a count of hits ({@link HitStats}: striped, added to on the decision path by the cost).
      */
-    public boolean isHits()
+    boolean isHits()
     {
         return ordinal() >= TOTAL_HITS.ordinal();
     }

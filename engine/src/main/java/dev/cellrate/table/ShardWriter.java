@@ -24,7 +24,7 @@ import org.agrona.concurrent.AtomicBuffer;
  * slot gets its TAT raised (release) before its key (release); a reclaimed idle slot goes TAT X to
  * {@link TableLayout#RECLAIMING} (CAS), then its high-water mark is checked (volatile), then key (release),
  * TAT max(now - grace + 1, the initial fill) (release), which is above X and the mark (both &le; now - grace:
- * the slot was idle); a reclaim of a table of one process also raises its shard's reclaim floor
+ * the slot was idle); a reclaim also raises its shard's reclaim floor
  * ({@link TableLayout#RECLAIM_FLOOR_OFFSET}) to its idle-before time before the key. See the ABA argument in
  * {@link SlotTable}.
  * <p>
@@ -32,7 +32,8 @@ import org.agrona.concurrent.AtomicBuffer;
  * TableLayout#KEY_OFFSET} and {@link TableLayout#LOCK_OFFSET} are 0).
  * <p>
  * High-water marks: one word per slot, in a second buffer allocated at the first refund of the table (tables
- * nobody refunds on never pay for it). {@link #recordLowering} raises a slot's mark to the value a refund is
+ * nobody refunds on never pay for it); for a table shared by processes, in memory they all map
+ * ({@link SharedMarks}), read by a reclaim of any process once any process created them. {@link #recordLowering} raises a slot's mark to the value a refund is
  * about to lower the word from, before that CAS; a slot whose mark is above {@code now - grace} is not idle,
  * whatever its TAT. The mark is never reset: every value it holds was held by the slot, and a reclaim starts
  * the word above it, so an old mark is always below the current key's word.
@@ -49,16 +50,21 @@ final class ShardWriter
     private volatile AtomicBuffer highWaterMarks;
     /** The lock of a table shared by processes, or null: then the lock word is this spin-lock's 0 / 1. */
     private final ShardLock sharedLock;
+    /** The marks of a table shared by processes (null with a null lock: then they are this table's own). */
+    private final SharedMarks sharedMarks;
 
     /**
-     * @param index      the table's lock-free side: its buffer and geometry are this writer's.
-     * @param sharedLock the lock other processes share ({@link SharedTable}), or null for the table's own spin-lock.
+     * @param index       the table's lock-free side: its buffer and geometry are this writer's.
+     * @param sharedLock  the lock other processes share ({@link SharedTable}), or null for the table's own spin-lock.
+     * @param sharedMarks the high-water marks other processes share, or null: of its own if the lock is null,
+     *                    none (no refund gives anything back) otherwise.
      */
-    ShardWriter(final SlotIndex index, final ShardLock sharedLock)
+    ShardWriter(final SlotIndex index, final ShardLock sharedLock, final SharedMarks sharedMarks)
     {
         this.buffer = index.buffer;
         this.geometry = index.geometry;
         this.sharedLock = sharedLock;
+        this.sharedMarks = sharedMarks;
     }
 
     /**
@@ -191,7 +197,7 @@ final class ShardWriter
             buffer.putLongRelease(slot + TAT_OFFSET, tatNs);
             return false;
         }
-        if (null == sharedLock && buffer.getLong(header + RECLAIM_FLOOR_OFFSET) < idleBeforeNs)
+        if (buffer.getLong(header + RECLAIM_FLOOR_OFFSET) < idleBeforeNs)
         {
             // Before the key (release, as the key): a refund that finds the new key sees the floor.
             buffer.putLongRelease(header + RECLAIM_FLOOR_OFFSET, idleBeforeNs);
@@ -235,13 +241,19 @@ final class ShardWriter
     /**
      * Before a refund lowers the word of the slot at {@code slot} from {@code fromNs}: raise the slot's
      * high-water mark to {@code fromNs} (CAS loop, volatile).
+     *
+     * @return false if the table has no marks and cannot have them (then the word must not be lowered).
      */
-    void recordLowering(final int slot, final long fromNs)
+    boolean recordLowering(final int slot, final long fromNs)
     {
         AtomicBuffer marks = highWaterMarks;
         if (null == marks)
         {
             marks = allocateMarks();
+            if (null == marks)
+            {
+                return false;
+            }
         }
         final int offset = markOffset(slot);
         long markNs = marks.getLongVolatile(offset);
@@ -249,6 +261,7 @@ final class ShardWriter
         {
             markNs = marks.getLongVolatile(offset);
         }
+        return true;
     }
 
     /**
@@ -257,14 +270,31 @@ final class ShardWriter
      */
     long highWaterNs(final int slot)
     {
-        final AtomicBuffer marks = highWaterMarks;
+        AtomicBuffer marks = highWaterMarks;
+        if (null == marks && null != sharedMarks)
+        {
+            try
+            {
+                marks = sharedMarks.ifCreated(); // non-null once any process created them
+            }
+            catch (final IllegalStateException ex)
+            {
+                return Long.MAX_VALUE; // marks that cannot be read: the slot is not idle (fail closed)
+            }
+            highWaterMarks = marks;
+        }
         return null == marks ? TableLayout.NO_HIGH_WATER_NS : marks.getLongVolatile(markOffset(slot));
     }
 
     private synchronized AtomicBuffer allocateMarks()
     {
         AtomicBuffer marks = highWaterMarks;
-        if (null == marks)
+        if (null == marks && null != sharedLock)
+        {
+            marks = null == sharedMarks ? null : sharedMarks.create();
+            highWaterMarks = marks;
+        }
+        else if (null == marks)
         {
             final int length = geometry.slotCount() * Long.BYTES;
             marks = CellArray.allocateBuffer(length, CellLayout.CELL_ALIGNMENT);

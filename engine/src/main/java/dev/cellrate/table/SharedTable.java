@@ -6,9 +6,10 @@ import org.agrona.concurrent.NanoClock;
 /**
  * A {@link SlotTable} over bytes that other processes share (a mapped file, see
  * {@code dev.cellrate.table.mapped}): the table's words are used as they are (never initialised again), inserts and
- * sweeps take the shard lock through a {@link ShardLock} the sharing processes agree on, and no word is ever
- * lowered ({@code SlotLoop.refund} answers false: a refund's high-water mark would live in one process only, where
- * another process's reclaim could not see it, and the ABA rule needs it visible to every reclaimer).
+ * sweeps take the shard lock through a {@link ShardLock} the sharing processes agree on, and a refund records its
+ * high-water mark in {@link SharedMarks} the sharing processes all map, so that a reclaim in any of them sees it
+ * (the ABA rule of {@link SlotTable}). Without shared marks no word is ever lowered ({@code SlotLoop.refund}
+ * answers false).
  */
 public final class SharedTable
 {
@@ -26,6 +27,7 @@ public final class SharedTable
      * @param evictionClock the clock of the words in the buffer.
      * @param buffer        {@link TableLayout#length} bytes laid out by {@link TableLayout}, aligned to a cell.
      * @param lock          the shard lock shared with the buffer's other users.
+     * @param marks         the high-water marks shared with them, or null (then refunds give nothing back).
      * @return the table.
      * @throws IllegalArgumentException if the buffer's length is not the geometry's, or the lock is null.
      */
@@ -38,7 +40,8 @@ public final class SharedTable
         final long secret1,
         final NanoClock evictionClock,
         final AtomicBuffer buffer,
-        final ShardLock lock)
+        final ShardLock lock,
+        final SharedMarks marks)
     {
         if (null == buffer || null == lock ||
             buffer.capacity() != TableLayout.length(shardCount, shardCount * slotsPerShard))
@@ -46,6 +49,6 @@ public final class SharedTable
             throw new IllegalArgumentException("a shared table needs its lock and a buffer of its geometry's length");
         }
         return new SlotTable(new TableGeometry(shardCount, slotsPerShard, probeBound, idleGraceNs), secret0, secret1,
-            evictionClock, buffer, lock);
+            evictionClock, buffer, lock, marks);
     }
 }

@@ -102,7 +102,7 @@ public final class SlotTable extends TableReads
 
     private final NanoClock evictionClock;
     private final ShardWriter writer;
-    /** Whether the buffer is shared with other processes ({@link SharedTable}): then no word is ever lowered. */
+    /** Whether the buffer is shared with other processes ({@link SharedTable}): then it is never initialised here. */
     private final boolean shared;
     /** The initial fill of new keys ({@link #fillNewKeys}); 0: they start full. */
     private volatile long newKeyLagNs;
@@ -210,7 +210,7 @@ public final class SlotTable extends TableReads
         final long secret0, final long secret1, final NanoClock evictionClock)
     {
         this(new TableGeometry(shardCount, slotsPerShard, probeBound, idleGraceNs), secret0, secret1, evictionClock,
-            null, null);
+            null, null, null);
     }
 
     /**
@@ -219,7 +219,7 @@ public final class SlotTable extends TableReads
      */
     SlotTable(
         final TableGeometry geometry, final long secret0, final long secret1, final NanoClock evictionClock,
-        final AtomicBuffer sharedBuffer, final ShardLock sharedLock)
+        final AtomicBuffer sharedBuffer, final ShardLock sharedLock, final SharedMarks sharedMarks)
     {
         super(secret0, secret1, geometry, null != sharedBuffer ? sharedBuffer : freshBuffer(geometry));
         if (null == evictionClock)
@@ -232,7 +232,7 @@ public final class SlotTable extends TableReads
         {
             buffer.verifyAlignment(); // a table already: its words are other processes' too
         }
-        writer = new ShardWriter(index, sharedLock);
+        writer = new ShardWriter(index, sharedLock, sharedMarks);
         if (!shared)
         {
             buffer.putLongVolatile(TableLayout.shardHeaderOffset(0), 0); // the first shard's lock word
@@ -381,7 +381,7 @@ public final class SlotTable extends TableReads
     boolean refund(final long keyWord, final long chargedNs, final long restoredNs)
     {
         final long lowNs = Math.max(restoredNs, FRESH_SLOT_TAT_NS);
-        if (lowNs >= chargedNs || shared)
+        if (lowNs >= chargedNs)
         {
             return false;
         }
@@ -390,9 +390,9 @@ public final class SlotTable extends TableReads
         {
             return false;
         }
-        if (!SlotIndex.isDedicatedCell(tatOffset))
+        if (!SlotIndex.isDedicatedCell(tatOffset) && !writer.recordLowering(tatOffset - TAT_OFFSET, chargedNs))
         {
-            writer.recordLowering(tatOffset - TAT_OFFSET, chargedNs);
+            return false;
         }
         return buffer.compareAndSetLong(tatOffset, chargedNs, lowNs);
     }
@@ -407,7 +407,7 @@ public final class SlotTable extends TableReads
     long refundBounded(final long keyWord, final long decrementNs, final long nowNs)
     {
         final int tatOffset = findSlot(keyWord);
-        if (NO_CELL == tatOffset || decrementNs < 1 || shared)
+        if (NO_CELL == tatOffset || decrementNs < 1)
         {
             return 0;
         }
@@ -423,9 +423,9 @@ public final class SlotTable extends TableReads
             }
             final long roomNs = tatNs - floorNs; // negative iff the true difference overflowed: more than any cost
             final long givenNs = roomNs < 0 ? decrementNs : Math.min(decrementNs, roomNs);
-            if (!SlotIndex.isDedicatedCell(tatOffset))
+            if (!SlotIndex.isDedicatedCell(tatOffset) && !writer.recordLowering(tatOffset - TAT_OFFSET, tatNs))
             {
-                writer.recordLowering(tatOffset - TAT_OFFSET, tatNs);
+                return 0; // a shared table whose marks cannot be made: nothing is lowered
             }
             if (buffer.compareAndSetLong(tatOffset, tatNs, tatNs - givenNs))
             {

@@ -71,7 +71,7 @@ final class KeyedReconfigureReferenceTest
                 rejected += code > 0 ? 1 : 0;
                 if (null != models[k].tatNs)
                 {
-                    assertEquals(models[k].tatNs.longValueExact(), limiter.tatNs(k), "tat, seed " + seed + " step " + i);
+                    assertEquals(models[k].tatNs.longValueExact(), TestFronts.tatNs(limiter, k), "tat, seed " + seed + " step " + i);
                 }
             }
             assertTrue(raises > 10 && lowers > 10, raises + " raises, " + lowers + " lowers");

@@ -63,8 +63,8 @@ final class ReconfigureSpecTest
         assertEquals(3, decision.limit());
         assertEquals(Result.TABLE_FULL, limiter.tryAcquire(2L, 1, 0));
         assertEquals(Result.TABLE_FULL, limiter.tryAcquire("other", 1, 0));
-        assertEquals(SlotTable.STALE, limiter.tatNs(2L), "a rejected new key gets no cell");
-        assertEquals(100, limiter.tatNs(1L), "the held key is untouched");
+        assertEquals(SlotTable.STALE, TestFronts.tatNs(limiter, 2L), "a rejected new key gets no cell");
+        assertEquals(100, TestFronts.tatNs(limiter, 1L), "the held key is untouched");
     }
 
     @Test
@@ -142,9 +142,9 @@ final class ReconfigureSpecTest
         assertEquals(100, decision.code());
         assertEquals(100, limiter.tryAcquire(padded, 1, bytes.length, 1, 0), "the same key bytes at an offset");
         assertEquals(100, TestFronts.tryAcquireKeyWord(limiter, table.keyWord(3L), 1, 0));
-        assertEquals(300, limiter.tatNs(1L));
-        assertEquals(300, limiter.tatNs(3L));
-        assertEquals(SlotTable.STALE, limiter.tatNs(4L));
+        assertEquals(300, TestFronts.tatNs(limiter, 1L));
+        assertEquals(300, TestFronts.tatNs(limiter, 3L));
+        assertEquals(SlotTable.STALE, TestFronts.tatNs(limiter, 4L));
         // debt kept in time: 300 - 0 = 300 ns of lag; under T = 100, tau = 400 two more fit, at 500 the third not
         limiter.setLimit(Limit.ofGcra(100, 400));
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1L, 2, 0));

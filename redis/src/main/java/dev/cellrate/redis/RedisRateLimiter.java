@@ -54,14 +54,18 @@ import java.util.concurrent.atomic.LongAdder;
  * answers the local cell's own codes. Read every code with {@link Result#isAdmitted(long)}.
  * <p>
  * Contract: a {@link KeyedLimiter}, except that a decision on Redis allocates what Lettuce needs for one
- * command (the key bytes, the arguments, the command and its output; nothing else), and that its clock forms
+ * command (the key bytes, the arguments, the command and its output; nothing else; a coalesced decision its key
+ * bytes, one small holder and its share of the combined command), and that its clock forms
  * {@code (key, permits)} use the server's clock, not {@link #clock()} (which times {@link FailPolicy#LOCAL}
  * fallbacks). A {@code long} key {@code k} is the Redis key {@code prefix + Long.toString(k)}: the same cell as
  * the character key {@code "k"}.
  * <p>
  * Concurrency: any thread may call any method; the connection is Lettuce's thread-safe shared connection, which
- * pipelines the commands of concurrent callers. No call takes a lock or blocks anyone but its own caller, and the
- * timeouts of asynchronous calls run on one daemon thread shared by every limiter ({@link SharedTimer}).
+ * pipelines the commands of concurrent callers. The decisions on server time of concurrent callers are coalesced
+ * ({@link Coalescer}): while up to two script calls are in flight, those that arrive gather and leave as one script
+ * call that decides each key in order on its own cell ({@link RedisRateLimiterBuilder#coalesceCalls(boolean)}
+ * turns it off). No call takes a lock or blocks anyone but its own caller, and the timeouts of asynchronous calls
+ * run on one daemon thread shared by every limiter ({@link SharedTimer}).
  */
 public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 {
@@ -108,6 +112,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     private final LongAdder roundTrips = new LongAdder();
     private final LongAdder keyErrors = new LongAdder();
     private final AtomicLong scriptReloads = new AtomicLong();
+    private final Coalescer coalescer;
 
     RedisRateLimiter(final RedisRateLimiterBuilder b)
     {
@@ -127,6 +132,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
             b.breakerOpenNs);
         this.log = new FallbackLog(b.name, b.policy, b.logIntervalNs);
         this.startup = new Startup(this, Math.max(b.timeoutNs, STARTUP_STEP_TIMEOUT_NS));
+        this.coalescer = b.coalesce ? new Coalescer(this) : null;
     }
 
     /**
@@ -640,7 +646,49 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         {
             return never(nowUs, decision);
         }
-        return answer(call(redisKey, incrementUs, 0, nowUs), redisKey, permits, nowUs, decision);
+        final ScriptReply reply = SERVER_TIME == nowUs && null != coalescer ?
+            callCoalesced(redisKey, incrementUs) : call(redisKey, incrementUs, 0, nowUs);
+        return answer(reply, redisKey, permits, nowUs, decision);
+    }
+
+    /**
+     * One synchronous decision on server time sent with those of concurrent callers ({@link Coalescer}), bounded by
+     * the timeout.
+     *
+     * @return the reply; when not {@link ScriptReply#complete4()} its {@code cause} says why.
+     */
+    private ScriptReply callCoalesced(final byte[] redisKey, final long incrementUs)
+    {
+        final long startNs = System.nanoTime();
+        final FallbackCause refusal = !ready ? FallbackCause.NOT_CONNECTED :
+            breaker.allow(startNs) ? null : FallbackCause.BREAKER_OPEN;
+        if (null != refusal)
+        {
+            final ScriptReply reply = new ScriptReply();
+            reply.cause = refusal;
+            return reply;
+        }
+        final BlockingDecision pending = new BlockingDecision(redisKey, incrementUs, Thread.currentThread());
+        coalescer.submit(pending);
+        pending.await(startNs + timeoutNs);
+        judge(pending.reply);
+        return pending.reply;
+    }
+
+    /** The code of a coalesced decision whose reply (or cause) is in: judged for the breaker, then answered. */
+    long finish(final ScriptReply reply, final byte[] redisKey, final long permits, final Decision decision)
+    {
+        judge(reply);
+        return answer(reply, redisKey, permits, SERVER_TIME, decision);
+    }
+
+    private void judge(final ScriptReply reply)
+    {
+        if (null == reply.cause && !reply.complete4() && !reply.keyError())
+        {
+            reply.cause = FallbackCause.ERROR;
+        }
+        judge(reply.cause);
     }
 
     /**
@@ -729,12 +777,27 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         if (null == cause)
         {
             roundTrips.increment(); // a decision or an answer about one key: Redis is up
+        }
+        judge(cause);
+    }
+
+    /** One decision's outcome for the circuit breaker. */
+    private void judge(final FallbackCause cause)
+    {
+        if (null == cause)
+        {
             breaker.success();
         }
         else if (FallbackCause.TIMEOUT == cause || FallbackCause.ERROR == cause)
         {
             breaker.failure(System.nanoTime());
         }
+    }
+
+    /** A combined call answered by Redis: one round trip for all its decisions. */
+    void countRoundTrip()
+    {
+        roundTrips.increment();
     }
 
     AsyncCommand<byte[], byte[], ScriptReply> dispatch(
@@ -820,6 +883,19 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         if (incrementUs < 1 || Long.MIN_VALUE == nowUs)
         {
             listener.onDecision(never(nowUs, decision));
+            return;
+        }
+        if (SERVER_TIME == nowUs && null != coalescer)
+        {
+            final FallbackCause refusal = refusal();
+            if (null != refusal)
+            {
+                final ScriptReply reply = new ScriptReply();
+                reply.cause = refusal;
+                listener.onDecision(answer(reply, redisKey, permits, nowUs, decision));
+                return;
+            }
+            new ListenedDecision(this, redisKey, permits, incrementUs, decision, listener).start(coalescer);
             return;
         }
         AsyncCall.start(this, redisKey, permits, incrementUs, 0, nowUs, decision, listener, null);

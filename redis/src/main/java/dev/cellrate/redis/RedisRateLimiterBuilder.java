@@ -53,6 +53,7 @@ public final class RedisRateLimiterBuilder
     long localInitialPermits = Long.MAX_VALUE;
     long extraTtlMs = DEFAULT_EXTRA_TTL_MS;
     NanoClock localClock = () -> System.currentTimeMillis() * 1_000_000L;
+    boolean coalesce = true;
 
     RedisRateLimiterBuilder(
         final StatefulRedisConnection<byte[], byte[]> connection, final RedisClient client, final RedisURI uri,
@@ -204,6 +205,23 @@ public final class RedisRateLimiterBuilder
     public RedisRateLimiterBuilder extraTtlMs(final long extraTtlMs)
     {
         this.extraTtlMs = requireRange("extraTtlMs", extraTtlMs, 0, TimeUnit.DAYS.toMillis(1));
+        return this;
+    }
+
+    /**
+     * Whether the decisions on server time of concurrent callers (synchronous and asynchronous, one key each) are
+     * sent together (default true):
+     * while up to two script calls are in flight, the decisions that arrive meanwhile gather and leave as one
+     * script call of the batch form, each key decided in order on its own cell exactly as single calls one after
+     * the other. A lone caller's decision leaves at once. Turn it off when the connection's server needs one key
+     * per command (a Redis Cluster node: the keys of one call must share a slot) or to have one command per decision.
+     *
+     * @param coalesce true to send concurrent callers' decisions together.
+     * @return this.
+     */
+    public RedisRateLimiterBuilder coalesceCalls(final boolean coalesce)
+    {
+        this.coalesce = coalesce;
         return this;
     }
 

@@ -23,8 +23,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Concurrent callers on one connection are not serialised by the limiter: while Redis is stalled (DEBUG SLEEP),
- * the commands of 64 synchronous callers, and of 64 asynchronous calls from one thread, all leave for Redis
- * together, and all are answered when it wakes. A lock held across a round trip would let one command out.
+ * the commands of 64 synchronous callers with one command each ({@code coalesceCalls(false)}), and of 64
+ * asynchronous calls from one thread, all leave for Redis together, and all are answered when it wakes. A lock held
+ * across a round trip would let one command out. (With coalescing, the default, concurrent synchronous callers
+ * share a few script calls instead: {@link CoalescingTest}.)
  */
 class PipeliningTest
 {
@@ -51,7 +53,8 @@ class PipeliningTest
             try (StatefulRedisConnection<byte[], byte[]> shared = client.connect(ByteArrayCodec.INSTANCE))
             {
                 final RedisRateLimiter limiter = RedisRateLimiter.builder(shared, Limit.perSecond(1000, 10), FailPolicy.CLOSED)
-                    .prefix("pipe:" + System.nanoTime() + ":").timeoutNs(TimeUnit.SECONDS.toNanos(10)).build();
+                    .prefix("pipe:" + System.nanoTime() + ":").timeoutNs(TimeUnit.SECONDS.toNanos(10)).coalesceCalls(false)
+                    .build();
                 final int warmUp = scripts.get();
 
                 FaultTest.debugSleep(admin, "1.5");

@@ -60,14 +60,7 @@ final class Answers
             else if (plan.refund[i])
             {
                 // a refund: answered OK with what is left after it; not counted as hits
-                final RateLimitResponse.RateLimit.Builder limit = RateLimitResponse.RateLimit.newBuilder()
-                    .setRequestsPerUnit((int)Math.min(rule.requestsPerUnit(), UINT32_MAX))
-                    .setUnit(rule.unit().proto());
-                if (null != rule.name())
-                {
-                    limit.setName(rule.name());
-                }
-                status.setCode(RateLimitResponse.Code.OK).setCurrentLimit(limit)
+                status.setCode(RateLimitResponse.Code.OK).setCurrentLimit(plan.states[i].currentLimit)
                     .setLimitRemaining((int)Math.min(plan.remaining[i], UINT32_MAX))
                     .setDurationUntilReset(duration(plan.resetNs[i]));
             }
@@ -76,16 +69,9 @@ final class Answers
                 final boolean shadowed = plan.over[i] && rule.shadowMode();
                 final boolean refused = plan.over[i] && !shadowed;
                 over |= refused;
-                final RateLimitResponse.RateLimit.Builder limit = RateLimitResponse.RateLimit.newBuilder()
-                    .setRequestsPerUnit((int)Math.min(rule.requestsPerUnit(), UINT32_MAX))
-                    .setUnit(rule.unit().proto());
-                if (null != rule.name())
-                {
-                    limit.setName(rule.name());
-                }
                 final long remaining = plan.over[i] ? 0 : plan.remaining[i];
                 status.setCode(refused ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK)
-                    .setCurrentLimit(limit)
+                    .setCurrentLimit(plan.states[i].currentLimit)
                     .setLimitRemaining((int)Math.min(remaining, UINT32_MAX))
                     .setDurationUntilReset(duration(plan.resetNs[i]));
                 final long capacity = plan.states[i].capacity();

@@ -2,7 +2,6 @@ package dev.cellrate.rls;
 
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 
 /**
@@ -55,6 +54,20 @@ final class DescriptorKey
     }
 
     /**
+     * @param parts byte strings.
+     * @return their hash, framed as {@link #hash} frames each string's UTF-8 bytes (for tests).
+     */
+    long hashOfBytes(final byte[]... parts)
+    {
+        final Sip sip = new Sip(k0, k1);
+        for (final byte[] part : parts)
+        {
+            sip.bytes(part);
+        }
+        return sip.finish();
+    }
+
+    /**
      * @param domain     the domain.
      * @param descriptor the descriptor.
      * @param shared     per entry, the shared wildcard value, or null.
@@ -91,9 +104,75 @@ final class DescriptorKey
             v3 = k1 ^ 0x7465646279746573L;
         }
 
+        /**
+         * Feed the string's UTF-8 bytes (as {@code s.getBytes(UTF_8)} gives them, an unpaired surrogate as
+         * {@code ?}), after their count as 4 little-endian bytes; encoded in place, without allocating.
+         */
         void string(final String s)
         {
-            final byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+            final int n = s.length();
+            int length = 0;
+            for (int i = 0; i < n; i++)
+            {
+                final char c = s.charAt(i);
+                if (c < 0x80)
+                {
+                    length += 1;
+                }
+                else if (c < 0x800)
+                {
+                    length += 2;
+                }
+                else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1)))
+                {
+                    length += 4;
+                    i++;
+                }
+                else
+                {
+                    length += Character.isSurrogate(c) ? 1 : 3;
+                }
+            }
+            for (int i = 0; i < 4; i++)
+            {
+                add((byte)(length >>> (8 * i)));
+            }
+            for (int i = 0; i < n; i++)
+            {
+                final char c = s.charAt(i);
+                if (c < 0x80)
+                {
+                    add((byte)c);
+                }
+                else if (c < 0x800)
+                {
+                    add((byte)(0xC0 | (c >> 6)));
+                    add((byte)(0x80 | (c & 0x3F)));
+                }
+                else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1)))
+                {
+                    final int cp = Character.toCodePoint(c, s.charAt(++i));
+                    add((byte)(0xF0 | (cp >> 18)));
+                    add((byte)(0x80 | ((cp >> 12) & 0x3F)));
+                    add((byte)(0x80 | ((cp >> 6) & 0x3F)));
+                    add((byte)(0x80 | (cp & 0x3F)));
+                }
+                else if (Character.isSurrogate(c))
+                {
+                    add((byte)'?');
+                }
+                else
+                {
+                    add((byte)(0xE0 | (c >> 12)));
+                    add((byte)(0x80 | ((c >> 6) & 0x3F)));
+                    add((byte)(0x80 | (c & 0x3F)));
+                }
+            }
+        }
+
+        /** Feed bytes as {@link #string} frames them (for tests: the same hash as the string's UTF-8 bytes). */
+        void bytes(final byte[] bytes)
+        {
             final int length = bytes.length;
             for (int i = 0; i < 4; i++)
             {

@@ -95,10 +95,7 @@ public final class RlsServer implements AutoCloseable
             .addService(service.definition())
             .addService(health.getHealthService())
             .maxInboundMessageSize(1 << 20);
-        if (null == options.redisUri)
-        {
-            builder.directExecutor(); // decisions never block: answer on the event loop
-        }
+        builder.directExecutor(); // decisions never block (Redis calls are asynchronous): answer on the event loop
         grpc = builder.build().start();
         health.setStatus("", HealthCheckResponse.ServingStatus.SERVING);
         health.setStatus("envoy.service.ratelimit.v3.RateLimitService", HealthCheckResponse.ServingStatus.SERVING);

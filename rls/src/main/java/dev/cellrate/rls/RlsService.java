@@ -9,6 +9,7 @@ import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import com.google.protobuf.CodedInputStream;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
@@ -243,9 +244,17 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             .build();
     }
 
-    /** Parses a request, or hands over why it cannot be parsed. */
+    /**
+     * Parses a request, or hands over why it cannot be parsed. A message of known length up to
+     * {@link #PARSE_BUFFER_LENGTH} bytes (any request Envoy sends) is read into a per-thread buffer and parsed from
+     * it, instead of through a fresh 4 KiB stream buffer per request; protobuf copies every string it reads, so
+     * nothing parsed refers to the buffer.
+     */
     private static final class LenientRequests implements MethodDescriptor.Marshaller<Object>
     {
+        static final int PARSE_BUFFER_LENGTH = 8192;
+        private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[PARSE_BUFFER_LENGTH]);
+
         public InputStream stream(final Object value)
         {
             return ((RateLimitRequest)value).toByteString().newInput();
@@ -255,6 +264,16 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         {
             try
             {
+                final int length = stream instanceof io.grpc.KnownLength ? stream.available() : -1;
+                if (length >= 0 && length <= PARSE_BUFFER_LENGTH)
+                {
+                    final byte[] buffer = BUFFER.get();
+                    if (stream.readNBytes(buffer, 0, length) == length)
+                    {
+                        return RateLimitRequest.parseFrom(CodedInputStream.newInstance(buffer, 0, length));
+                    }
+                    throw new IOException("message shorter than its length " + length);
+                }
                 return RateLimitRequest.parseFrom(stream);
             }
             catch (final IOException ex)

@@ -5,6 +5,7 @@ import dev.cellrate.Limit;
 import dev.cellrate.http.RateLimitFields;
 import dev.cellrate.redis.MicrosLimit;
 import dev.cellrate.rls.config.RateLimitRule;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 
 import java.util.concurrent.TimeUnit;
 
@@ -25,6 +26,8 @@ final class RuleState
     /** The limit rounded for Redis (Redis mode), or null. */
     final MicrosLimit redis;
     final RateLimitFields fields;
+    /** The answer's {@code current_limit} of this rule, built once (null for an unlimited rule). */
+    final RateLimitResponse.RateLimit currentLimit;
 
     RuleState(final RateLimitRule rule, final KeyedRateLimiter gcra, final MicrosLimit redis)
     {
@@ -34,6 +37,23 @@ final class RuleState
         this.gcra = gcra;
         this.redis = redis;
         this.fields = null == limit ? null : new RateLimitFields(policyName(rule), limit);
+        this.currentLimit = currentLimit(rule);
+    }
+
+    private static RateLimitResponse.RateLimit currentLimit(final RateLimitRule rule)
+    {
+        if (null == rule.unit())
+        {
+            return null; // unlimited: answered without a current_limit
+        }
+        final RateLimitResponse.RateLimit.Builder limit = RateLimitResponse.RateLimit.newBuilder()
+            .setRequestsPerUnit((int)Math.min(rule.requestsPerUnit(), 0xFFFF_FFFFL))
+            .setUnit(rule.unit().proto());
+        if (null != rule.name())
+        {
+            limit.setName(rule.name());
+        }
+        return limit.build();
     }
 
     /**

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import static dev.cellrate.rls.Rls.d;
 import static dev.cellrate.rls.Rls.withHits;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Envoy's {@code is_negative_hits} (field 4 of {@code RateLimitDescriptor}, sent by the client as protobuf sends
@@ -51,6 +52,15 @@ class RefundTest
         final RateLimitResponse both = rls.call("d", negative(withHits(d("k", "c"), 1)), d("k", "a"));
         assertEquals(Code.OVER_LIMIT, both.getOverallCode());
         assertEquals(Code.OK, both.getStatuses(0).getCode());
+    }
+
+    @Test
+    void embeddedGcraRefunds() throws Exception
+    {
+        try (Rls rls = Rls.start(RlsServer.Mode.GCRA, CONFIG))
+        {
+            refundsGiveBackNeverBeyondAFullBucket(rls);
+        }
     }
 
     @Test
@@ -102,6 +112,50 @@ class RefundTest
                 .addField(RlsService.IS_NEGATIVE_HITS_FIELD, UnknownFieldSet.Field.newBuilder().addVarint(0).build())
                 .build()).build();
             assertEquals(5, rls.admitted(7, "d", zero), "false is a charge");
+        }
+    }
+
+    @Test
+    void refundsUnderTrafficNeverAdmitMoreThanTheBurstPlusWhatWasGivenBack() throws Exception
+    {
+        final String config =
+            "domain: d\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: hour\n      requests_per_unit: 20\n";
+        for (final RlsServer.Mode mode : RlsServer.Mode.values())
+        {
+            try (Rls rls = Rls.start(mode, config))
+            {
+                final java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger();
+                final java.util.List<Thread> threads = new java.util.ArrayList<>();
+                for (int t = 0; t < 2; t++)
+                {
+                    threads.add(new Thread(() ->
+                    {
+                        for (int i = 0; i < 150; i++)
+                        {
+                            if (Code.OK == rls.call("d", d("k", "hot")).getOverallCode())
+                            {
+                                admitted.incrementAndGet();
+                            }
+                        }
+                    }));
+                }
+                threads.add(new Thread(() ->
+                {
+                    for (int i = 0; i < 10; i++)
+                    {
+                        assertEquals(Code.OK, rls.call("d", negative(d("k", "hot"))).getOverallCode());
+                    }
+                }));
+                threads.forEach(Thread::start);
+                for (final Thread t : threads)
+                {
+                    t.join();
+                }
+                // a still clock: 20 at first, and at most one more per hit given back (none while the bucket is full)
+                assertTrue(admitted.get() >= 20 && admitted.get() <= 30, mode + ": " + admitted.get() + " admitted");
+                final int after = rls.admitted(5, "d", d("k", "hot"));
+                assertTrue(admitted.get() + after <= 30, mode + ": no credit kept beyond what was given back");
+            }
         }
     }
 }

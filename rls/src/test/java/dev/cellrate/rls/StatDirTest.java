@@ -34,7 +34,7 @@ class StatDirTest
         final Map<StatKind, Long> hits = new TreeMap<>();
         for (final StatReader.Stat stat : reader.stats())
         {
-            if (name.equals(stat.limiter()) && stat.kind().isHits())
+            if (name.equals(stat.limiter()) && stat.kind().ordinal() >= StatKind.TOTAL_HITS.ordinal())
             {
                 hits.put(stat.kind(), reader.value(stat));
             }

@@ -137,6 +137,8 @@ final class ShardRepair
                 }
             }
             buffer.putLong(header + LIVE_KEYS_OFFSET, live);
+            // No decider paused before the reboot survives it: no earlier key's value needs a floor.
+            buffer.putLong(header + TableLayout.RECLAIM_FLOOR_OFFSET, TableLayout.NO_HIGH_WATER_NS);
             final long cursor = buffer.getLong(header + SWEEP_CURSOR_OFFSET);
             if (cursor < 0 || cursor >= slotsPerShard)
             {

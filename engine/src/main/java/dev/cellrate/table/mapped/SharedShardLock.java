@@ -5,6 +5,7 @@ import dev.cellrate.table.TableLayout;
 import org.agrona.concurrent.AtomicBuffer;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * The shard insert lock of a table shared by processes: the lock word ({@link TableLayout#LOCK_OFFSET} of a shard
@@ -33,7 +34,7 @@ final class SharedShardLock implements ShardLock
     private final AtomicBuffer buffer;
     private final int shardCount;
     private final int slotsPerShard;
-    private final long maxLagNs;
+    private final LongSupplier maxLagNs;
     private final long token;
     private final AtomicLong takeovers = new AtomicLong();
     private final AtomicLong repairedSlots = new AtomicLong();
@@ -46,11 +47,30 @@ final class SharedShardLock implements ShardLock
      */
     SharedShardLock(final AtomicBuffer buffer, final int shardCount, final int slotsPerShard, final long maxLagNs)
     {
+        this(buffer, shardCount, slotsPerShard, () -> maxLagNs, LockHolder.self());
+    }
+
+    /**
+     * @param buffer        the table region (mapped).
+     * @param shardCount    shards.
+     * @param slotsPerShard slots per shard.
+     * @param maxLagNs      {@code 2 (tau + T)} of the limits in use (read at a takeover only).
+     */
+    SharedShardLock(
+        final AtomicBuffer buffer, final int shardCount, final int slotsPerShard, final LongSupplier maxLagNs)
+    {
         this(buffer, shardCount, slotsPerShard, maxLagNs, LockHolder.self());
     }
 
     SharedShardLock(
         final AtomicBuffer buffer, final int shardCount, final int slotsPerShard, final long maxLagNs,
+        final long token)
+    {
+        this(buffer, shardCount, slotsPerShard, () -> maxLagNs, token);
+    }
+
+    private SharedShardLock(
+        final AtomicBuffer buffer, final int shardCount, final int slotsPerShard, final LongSupplier maxLagNs,
         final long token)
     {
         this.buffer = buffer;
@@ -119,7 +139,7 @@ final class SharedShardLock implements ShardLock
     private void takeOver(final int header)
     {
         final int shard = (header - TableLayout.SHARD_HEADERS_OFFSET) / TableLayout.SHARD_HEADER_LENGTH;
-        final long capNs = TimeBase.saturatedAdd(System.nanoTime(), maxLagNs);
+        final long capNs = TimeBase.saturatedAdd(System.nanoTime(), maxLagNs.getAsLong());
         final int repaired = ShardRepair.afterDeadHolder(buffer, shard, slotsPerShard, shardCount, capNs);
         repairedSlots.addAndGet(repaired);
         takeovers.incrementAndGet();

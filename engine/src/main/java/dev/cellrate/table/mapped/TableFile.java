@@ -1,5 +1,9 @@
 package dev.cellrate.table.mapped;
 
+import static dev.cellrate.table.mapped.TableFileHeader.checksum;
+import static dev.cellrate.table.mapped.TableFileHeader.reason;
+import static dev.cellrate.table.mapped.TableFileHeader.refused;
+import static dev.cellrate.table.mapped.TableFileHeader.writeTimeBase;
 import static dev.cellrate.table.mapped.TableFileLayout.*;
 
 import dev.cellrate.layout.CellLayout;
@@ -13,12 +17,10 @@ import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
@@ -26,7 +28,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.EnumSet;
 import java.util.Set;
-import java.util.zip.CRC32C;
 
 /**
  * A keyed table's bytes in a file ({@link TableFileLayout}): created whole or not at all, opened only if it was
@@ -44,8 +45,9 @@ import java.util.zip.CRC32C;
  * process dies), checked in this order, each failure an {@link IllegalStateException} naming the file and what
  * is wrong: readable and writable by this process (a read-only mount or file is refused, never mapped
  * read-only), owner-only permissions, at least a header long, the magic, the layout version, the header's
- * checksum, the header's own geometry against the file's length (a truncated file), the table's configuration
- * against the one asked for (naming the first field that differs), a fixed key-hash secret against the file's,
+ * checksum, the limits' checksum, the header's own geometry against the file's length (a truncated file), the
+ * kind of front, its limits and the table's configuration against the ones asked for (naming the first field that
+ * differs), a fixed key-hash secret against the file's,
  * the time base's checksum and state. Then, if the file was last used on another boot, or a rebase of it was
  * interrupted, the table is rebased ({@link ShardRepair#rebase}).
  * <p>
@@ -110,6 +112,30 @@ public final class TableFile
         }
     }
 
+    /**
+     * Run {@code action} holding the file's lock (the one opening takes), so that it runs alone among the host's
+     * processes that open or change the file.
+     *
+     * @param path   the file, already open.
+     * @param action what to do.
+     * @throws IllegalStateException naming the file if it cannot be locked.
+     */
+    static void underFileLock(final Path path, final Runnable action)
+    {
+        synchronized (OPENING)
+        {
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                FileLock ignored = channel.lock())
+            {
+                action.run();
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException("cannot lock the keyed-table file " + path + ": " + reason(ex), ex);
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ creation
 
     /**
@@ -129,7 +155,7 @@ public final class TableFile
             {
                 final long secret0 = null == fixedSecret ? random.nextLong() : fixedSecret[0];
                 final long secret1 = null == fixedSecret ? random.nextLong() : fixedSecret[1];
-                writeFully(channel, newHeader(spec, fileLength, secret0, secret1), 0);
+                writeFully(channel, TableFileHeader.initial(spec, fileLength, secret0, secret1), 0);
                 writeInitialTable(channel, spec);
                 channel.force(true);
             }
@@ -173,39 +199,10 @@ public final class TableFile
         }
     }
 
-    private static ByteBuffer newHeader(final TableSpec spec, final long fileLength, final long secret0, final long secret1)
-    {
-        final UnsafeBuffer header = new UnsafeBuffer(ByteBuffer.allocateDirect(HEADER_LENGTH));
-        header.putLong(MAGIC_OFFSET, MAGIC);
-        header.putInt(VERSION_OFFSET, LAYOUT_VERSION);
-        header.putInt(KIND_OFFSET, spec.kind);
-        header.putInt(HEADER_LENGTH_OFFSET, HEADER_LENGTH);
-        header.putInt(POLICY_OFFSET, spec.tableFullPolicy);
-        header.putLong(FILE_LENGTH_OFFSET, fileLength);
-        header.putLong(EMISSION_OFFSET, spec.emissionIntervalNs);
-        header.putLong(TOLERANCE_OFFSET, spec.toleranceNs);
-        header.putLong(NEW_KEY_LAG_OFFSET, spec.newKeyLagNs);
-        header.putLong(IDLE_GRACE_OFFSET, spec.idleGraceNs);
-        header.putInt(SHARD_COUNT_OFFSET, spec.shardCount);
-        header.putInt(SLOTS_PER_SHARD_OFFSET, spec.slotsPerShard);
-        header.putInt(PROBE_BOUND_OFFSET, spec.probeBound);
-        header.putInt(SLOT_LENGTH_OFFSET, TableLayout.SLOT_LENGTH);
-        header.putInt(SHARD_HEADER_LENGTH_OFFSET, TableLayout.SHARD_HEADER_LENGTH);
-        header.putLong(TABLE_OFFSET_OFFSET, TABLE_REGION_OFFSET);
-        header.putLong(TABLE_LENGTH_OFFSET, spec.tableLength());
-        header.putLong(SECRET0_OFFSET, secret0);
-        header.putLong(SECRET1_OFFSET, secret1);
-        header.putLong(CHECKSUM_OFFSET, checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
-        final TimeBase now = TimeBase.current();
-        writeTimeBase(header, now, System.nanoTime(), TimeBase.wallNowNs(), 0);
-        header.putLong(TIME_STATE_OFFSET, STEADY);
-        header.putLong(PID_NS_OFFSET, LockHolder.pidNamespace());
-        final ByteBuffer bytes = header.byteBuffer().duplicate();
-        bytes.clear();
-        return bytes;
-    }
-
-    /** The table's initial words: zero, except the TAT of every dedicated cell and every slot (a fresh slot). */
+    /**
+     * The table's initial words: zero, except the TAT of every dedicated cell and slot (fresh) and every shard's
+     * reclaim floor (none).
+     */
     private static void writeInitialTable(final FileChannel channel, final TableSpec spec) throws IOException
     {
         final int length = spec.tableLength();
@@ -224,12 +221,17 @@ public final class TableFile
         }
     }
 
-    private static long initialWord(final int offset, final int slotsOffset)
+    static long initialWord(final int offset, final int slotsOffset)
     {
         if (offset >= slotsOffset)
         {
             return (offset - slotsOffset) % TableLayout.SLOT_LENGTH == TableLayout.TAT_OFFSET ?
                 TableLayout.FRESH_SLOT_TAT_NS : 0;
+        }
+        if (offset >= TableLayout.SHARD_HEADERS_OFFSET)
+        {
+            return (offset - TableLayout.SHARD_HEADERS_OFFSET) % TableLayout.SHARD_HEADER_LENGTH ==
+                TableLayout.RECLAIM_FLOOR_OFFSET ? TableLayout.NO_HIGH_WATER_NS : 0;
         }
         final boolean dedicatedTat = offset == TableLayout.EMPTY_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET ||
             offset == TableLayout.TOMBSTONE_KEY_CELL_OFFSET + CellLayout.TAT_OFFSET ||
@@ -257,14 +259,8 @@ public final class TableFile
             requireOwnerOnly(file);
             try (FileLock ignored = channel.lock())
             {
-                final long size = channel.size();
-                if (size < HEADER_LENGTH)
-                {
-                    throw refused(file, "it is " + size + " bytes, shorter than a keyed-table header (" +
-                        HEADER_LENGTH + "): a truncated file, or not a keyed-table file");
-                }
-                final AtomicBuffer header = new UnsafeBuffer(channel.map(FileChannel.MapMode.READ_WRITE, 0, HEADER_LENGTH));
-                final TableSpec inFile = validateHeader(file, header, size);
+                final AtomicBuffer header = TableFileHeader.mapValid(file, channel, FileChannel.MapMode.READ_WRITE);
+                final TableSpec inFile = TableFileHeader.spec(header);
                 final String difference = spec.firstDifference(inFile);
                 if (null != difference)
                 {
@@ -330,68 +326,6 @@ public final class TableFile
     }
 
     /**
-     * @return the spec the header describes.
-     */
-    private static TableSpec validateHeader(final Path file, final AtomicBuffer header, final long size)
-    {
-        final long magic = header.getLong(MAGIC_OFFSET);
-        if (MAGIC != magic)
-        {
-            throw refused(file, "it is not a cellrate keyed-table file (magic 0x" + Long.toHexString(magic) +
-                ", expected 0x" + Long.toHexString(MAGIC) + ")");
-        }
-        final int version = header.getInt(VERSION_OFFSET);
-        if (LAYOUT_VERSION != version)
-        {
-            throw refused(file, "its layout version is " + version + ", and this engine reads version " +
-                LAYOUT_VERSION + " only; a file of another version is never converted in place (delete it to " +
-                "start with an empty table, or run the engine version that wrote it)");
-        }
-        final long stored = header.getLong(CHECKSUM_OFFSET);
-        final long computed = checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET);
-        if (stored != computed)
-        {
-            throw refused(file, "its header is corrupt (checksum 0x" + Long.toHexString(stored) + ", the bytes give 0x" +
-                Long.toHexString(computed) + ")");
-        }
-        final TableSpec inFile = new TableSpec(
-            header.getInt(KIND_OFFSET), header.getLong(EMISSION_OFFSET), header.getLong(TOLERANCE_OFFSET),
-            header.getLong(NEW_KEY_LAG_OFFSET), header.getLong(IDLE_GRACE_OFFSET), header.getInt(POLICY_OFFSET),
-            header.getInt(SHARD_COUNT_OFFSET), header.getInt(SLOTS_PER_SHARD_OFFSET), header.getInt(PROBE_BOUND_OFFSET));
-        requireField(file, "header length", header.getInt(HEADER_LENGTH_OFFSET), HEADER_LENGTH);
-        requireField(file, "slot length", header.getInt(SLOT_LENGTH_OFFSET), TableLayout.SLOT_LENGTH);
-        requireField(file, "shard header length", header.getInt(SHARD_HEADER_LENGTH_OFFSET), TableLayout.SHARD_HEADER_LENGTH);
-        requireField(file, "table offset", header.getLong(TABLE_OFFSET_OFFSET), TABLE_REGION_OFFSET);
-        if (inFile.shardCount < 1 || inFile.shardCount > TableLayout.MAX_SHARDS || Integer.bitCount(inFile.shardCount) != 1 ||
-            inFile.slotsPerShard < 1 || (long)inFile.slotsPerShard * inFile.shardCount > TableLayout.MAX_SLOTS)
-        {
-            throw refused(file, "its geometry is impossible (shardCount " + inFile.shardCount + ", slotsPerShard " +
-                inFile.slotsPerShard + ")");
-        }
-        requireField(file, "table length", header.getLong(TABLE_LENGTH_OFFSET), inFile.tableLength());
-        final long fileLength = fileLength(inFile.tableLength());
-        requireField(file, "file length", header.getLong(FILE_LENGTH_OFFSET), fileLength);
-        if (size < fileLength)
-        {
-            throw refused(file, "it is truncated: " + size + " bytes, and its header describes " + fileLength);
-        }
-        if (size > fileLength)
-        {
-            throw refused(file, "it is " + size + " bytes, and its header describes " + fileLength +
-                ": not a file this engine wrote");
-        }
-        return inFile;
-    }
-
-    private static void requireField(final Path file, final String field, final long value, final long expected)
-    {
-        if (value != expected)
-        {
-            throw refused(file, "its header is inconsistent: " + field + " " + value + ", expected " + expected);
-        }
-    }
-
-    /**
      * Read a table file's statistics without writing anything and without its lock (another process may be
      * deciding on it meanwhile: the counts are each read atomically, not together). The header is validated as
      * on opening; the secret is not read out.
@@ -410,14 +344,8 @@ public final class TableFile
         }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
         {
-            final long size = channel.size();
-            if (size < HEADER_LENGTH)
-            {
-                throw refused(file, "it is " + size + " bytes, shorter than a keyed-table header (" +
-                    HEADER_LENGTH + "): a truncated file, or not a keyed-table file");
-            }
-            final AtomicBuffer header = new UnsafeBuffer(channel.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_LENGTH));
-            final TableSpec spec = validateHeader(file, header, size);
+            final AtomicBuffer header = TableFileHeader.mapValid(file, channel, FileChannel.MapMode.READ_ONLY);
+            final TableSpec spec = TableFileHeader.spec(header);
             final AtomicBuffer table = new UnsafeBuffer(
                 channel.map(FileChannel.MapMode.READ_ONLY, TABLE_REGION_OFFSET, spec.tableLength()));
             long live = 0;
@@ -511,55 +439,11 @@ public final class TableFile
         header.putLong(LATEST_MONO_OFFSET, 0);
         header.putLong(LATEST_WALL_OFFSET, 0);
         header.putLong(LATEST_CHECKSUM_OFFSET, 0); // not the checksum of two zeros: no latest anchor
+        header.putLong(MARKS_OFFSET_OFFSET, 0); // no decider paused before the reboot: its marks are not needed
         headerMap.force();
         header.putLongVolatile(TIME_STATE_OFFSET, STEADY);
         headerMap.force();
         return true;
-    }
-
-    private static void writeTimeBase(
-        final AtomicBuffer header, final TimeBase base, final long monoNs, final long wallNs, final long rebases)
-    {
-        header.putLong(BOOT_ID_HI_OFFSET, base.bootIdHi);
-        header.putLong(BOOT_ID_LO_OFFSET, base.bootIdLo);
-        header.putLong(TIMENS_OFFSET, base.timeNamespaceOffsetNs);
-        header.putLong(ANCHOR_MONO_OFFSET, monoNs);
-        header.putLong(ANCHOR_WALL_OFFSET, wallNs);
-        header.putLong(REBASES_OFFSET, rebases);
-        header.putLong(TIME_CHECKSUM_OFFSET, checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
-    }
-
-    // -------------------------------------------------------------------------------------------------- helpers
-
-    static long checksum(final AtomicBuffer header, final int from, final int to)
-    {
-        final byte[] bytes = new byte[to - from];
-        header.getBytes(from, bytes);
-        final CRC32C crc = new CRC32C();
-        crc.update(bytes);
-        return crc.getValue();
-    }
-
-    private static IllegalStateException refused(final Path file, final String why)
-    {
-        return new IllegalStateException("refusing the keyed-table file " + file + ": " + why);
-    }
-
-    private static String reason(final IOException ex)
-    {
-        if (ex instanceof FileSystemException && null != ((FileSystemException)ex).getReason())
-        {
-            return ((FileSystemException)ex).getReason();
-        }
-        if (ex instanceof AccessDeniedException)
-        {
-            return "Permission denied (" + ((AccessDeniedException)ex).getFile() + ")";
-        }
-        if (ex instanceof NoSuchFileException)
-        {
-            return "No such file or directory (" + ((NoSuchFileException)ex).getFile() + ")";
-        }
-        return null == ex.getMessage() ? ex.getClass().getSimpleName() : ex.getMessage();
     }
 
     /**

@@ -20,8 +20,10 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  +-------------------------------+-------------------------------+
  *  |                   file length (bytes)                         |  FILE_LENGTH_OFFSET   24
  *  +---------------------------------------------------------------+
- *  |                   emission interval T (ns)                    |  EMISSION_OFFSET      32
- *  |                   tolerance tau (ns)                          |  TOLERANCE_OFFSET     40
+ *  +-------------------------------+-------------------------------+
+ *  |         limit count           |            (zero)             |  LIMIT_COUNT_OFFSET   32
+ *  +-------------------------------+-------------------------------+
+ *  |                   (zero)                                      |                       40
  *  |                   new-key lag (ns, 0: new keys start full)    |  NEW_KEY_LAG_OFFSET   48
  *  |                   idle grace (ns)                             |  IDLE_GRACE_OFFSET    56
  *  +-------------------------------+-------------------------------+
@@ -49,6 +51,14 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  |                   latest anchor: CLOCK_MONOTONIC (ns)         |  LATEST_MONO_OFFSET  200
  *  |                   latest anchor: wall clock (ns)              |  LATEST_WALL_OFFSET  208
  *  |                   CRC32C of bytes 200..215                    |  LATEST_CHECKSUM_.. 216
+ *  |                   high-water marks: 0, or their file offset   |  MARKS_OFFSET_OFFSET 224
+ *  +---------------------------------------------------------------+
+ *  |                   (zero)                                      |                     232
+ *  +---------------------------------------------------------------+  -- limits (changed by reconfiguration)
+ *  |                   limit generation (copy in use = gen &amp; 1)   |  LIMIT_GENERATION_.. 256
+ *  +---------------------------------------------------------------+
+ *  |   copy 0: limit count x (T ns, tau ns), CRC32C of those       |  LIMITS_OFFSET       264
+ *  |   copy 1: the same                                            |  + limitsCopyLength
  *  +---------------------------------------------------------------+
  *  |                   zero to HEADER_LENGTH (4096)                |
  *  +---------------------------------------------------------------+  TABLE_REGION_OFFSET 4096
@@ -60,6 +70,16 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * only when a process of a new boot rebases the table, under the file's open lock, with the state word at
  * {@link #REBASING} for the whole rewrite (see {@link TableFile}). The pid namespace is checked on opening: shard
  * lock holders are named by process id ({@link LockHolder}), which means one process only within one namespace.
+ * <p>
+ * The limits (one for a keyed limiter or shaper, one per class for a classed limiter) are kept twice. A change
+ * (a reconfigurable limiter's {@code setLimit}, under the file's lock) writes the copy not in use, with its
+ * checksum, and then advances the generation with one volatile store: a reader reads the generation, the copy it
+ * names, and the generation again, and retries if it moved ({@link HeaderLimits}). A change cut short by a crash
+ * leaves the copy in use whole.
+ * <p>
+ * The high-water marks of refunds ({@link FileMarks}) are one word per slot after the table, at
+ * {@link #marksOffset}: the file is extended by them at its first refund, and {@link #MARKS_OFFSET_OFFSET} is set
+ * once they are written.
  */
 final class TableFileLayout
 {
@@ -67,10 +87,19 @@ final class TableFileLayout
     static final long MAGIC = 0x31454C4241545243L;
 
     /** The layout this engine writes and reads. */
-    static final int LAYOUT_VERSION = 1;
+    static final int LAYOUT_VERSION = 2;
 
-    /** Table kind of a {@code KeyedRateLimiter}'s table: one limit, plain key words. */
+    /** Table kind of a {@code KeyedRateLimiter}'s table: one fixed limit, plain key words. */
     static final int KIND_KEYED_RATE_LIMITER = 1;
+
+    /** Table kind of a {@code ReconfigurableKeyedRateLimiter}'s table: one limit, changed by reconfiguration. */
+    static final int KIND_RECONFIGURABLE = 2;
+
+    /** Table kind of a {@code KeyedShaper}'s table: one fixed limit, plain key words, refunds by cancel. */
+    static final int KIND_SHAPER = 3;
+
+    /** Table kind of a {@code ClassedKeyedRateLimiter}'s table: one fixed limit per class, classed key words. */
+    static final int KIND_CLASSED = 4;
 
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = MAGIC_OFFSET + SIZE_OF_LONG;
@@ -78,9 +107,8 @@ final class TableFileLayout
     static final int HEADER_LENGTH_OFFSET = KIND_OFFSET + SIZE_OF_INT;
     static final int POLICY_OFFSET = HEADER_LENGTH_OFFSET + SIZE_OF_INT;
     static final int FILE_LENGTH_OFFSET = POLICY_OFFSET + SIZE_OF_INT;
-    static final int EMISSION_OFFSET = FILE_LENGTH_OFFSET + SIZE_OF_LONG;
-    static final int TOLERANCE_OFFSET = EMISSION_OFFSET + SIZE_OF_LONG;
-    static final int NEW_KEY_LAG_OFFSET = TOLERANCE_OFFSET + SIZE_OF_LONG;
+    static final int LIMIT_COUNT_OFFSET = FILE_LENGTH_OFFSET + SIZE_OF_LONG;
+    static final int NEW_KEY_LAG_OFFSET = LIMIT_COUNT_OFFSET + 2 * SIZE_OF_LONG;
     static final int IDLE_GRACE_OFFSET = NEW_KEY_LAG_OFFSET + SIZE_OF_LONG;
     static final int SHARD_COUNT_OFFSET = IDLE_GRACE_OFFSET + SIZE_OF_LONG;
     static final int SLOTS_PER_SHARD_OFFSET = SHARD_COUNT_OFFSET + SIZE_OF_INT;
@@ -113,6 +141,18 @@ final class TableFileLayout
     static final int LATEST_WALL_OFFSET = LATEST_MONO_OFFSET + SIZE_OF_LONG;
     static final int LATEST_CHECKSUM_OFFSET = LATEST_WALL_OFFSET + SIZE_OF_LONG;
 
+    /** 0 while the file has no high-water marks, else their offset in the file ({@link #marksOffset}). */
+    static final int MARKS_OFFSET_OFFSET = LATEST_CHECKSUM_OFFSET + SIZE_OF_LONG;
+
+    /** The generation of the limits: advanced by one per change; the copy in use is {@code generation & 1}. */
+    static final int LIMIT_GENERATION_OFFSET = 256;
+
+    /** The first copy of the limits: {@code (T, tau)} per limit, then the CRC32C of those bytes. */
+    static final int LIMITS_OFFSET = LIMIT_GENERATION_OFFSET + SIZE_OF_LONG;
+
+    /** Bytes of one limit in a copy: T and tau. */
+    static final int LIMIT_LENGTH = 2 * SIZE_OF_LONG;
+
     /** The time base is consistent with the table's words. */
     static final long STEADY = 0x5354454144590000L;
 
@@ -125,6 +165,9 @@ final class TableFileLayout
     /** Offset of the table region in the file. */
     static final int TABLE_REGION_OFFSET = HEADER_LENGTH;
 
+    /** The most limits a header holds (classes of a classed table). */
+    static final int MAX_LIMITS = ((HEADER_LENGTH - LIMITS_OFFSET) / 2 - SIZE_OF_LONG) / LIMIT_LENGTH;
+
     private TableFileLayout()
     {
     }
@@ -136,5 +179,42 @@ final class TableFileLayout
     static long fileLength(final int tableLength)
     {
         return (long)TABLE_REGION_OFFSET + tableLength;
+    }
+
+    /**
+     * @param limitCount limits in the header.
+     * @return bytes of one copy of the limits, its checksum included.
+     */
+    static int limitsCopyLength(final int limitCount)
+    {
+        return limitCount * LIMIT_LENGTH + SIZE_OF_LONG;
+    }
+
+    /**
+     * @param limitCount limits in the header.
+     * @param copy       0 or 1.
+     * @return the offset of that copy of the limits.
+     */
+    static int limitsCopyOffset(final int limitCount, final int copy)
+    {
+        return LIMITS_OFFSET + copy * limitsCopyLength(limitCount);
+    }
+
+    /**
+     * @param tableLength bytes of the table region.
+     * @return the file offset of the high-water marks: the first page after the table.
+     */
+    static long marksOffset(final int tableLength)
+    {
+        return (fileLength(tableLength) + HEADER_LENGTH - 1) / HEADER_LENGTH * HEADER_LENGTH;
+    }
+
+    /**
+     * @param slotCount slots of the table.
+     * @return bytes of the high-water marks: one word per slot.
+     */
+    static long marksLength(final int slotCount)
+    {
+        return (long)slotCount * SIZE_OF_LONG;
     }
 }

@@ -9,9 +9,15 @@ import dev.cellrate.table.TableLayout;
  */
 final class TableSpec
 {
+    /** The table configuration and geometry, in the order a difference is reported. */
+    private static final String[] CONFIGURATION_FIELDS = {"initial fill (new-key lag ns)", "idleGraceNs",
+        "tableFullPolicy (ordinal)", "shardCount", "slotsPerShard", "probeBound"};
+
     final int kind;
     final long emissionIntervalNs;
     final long toleranceNs;
+    /** Every limit's {@code (T, tau)}, limit 0 first: one for most kinds, one per class for a classed table. */
+    final long[] limitsNs;
     final long newKeyLagNs;
     final long idleGraceNs;
     final int tableFullPolicy;
@@ -20,20 +26,18 @@ final class TableSpec
     final int probeBound;
 
     /**
-     * @param kind               the table kind ({@link TableFileLayout#KIND_KEYED_RATE_LIMITER}).
-     * @param emissionIntervalNs the limit's T.
-     * @param toleranceNs        the limit's tau.
-     * @param newKeyLagNs        the initial fill of new keys (0: full).
-     * @param idleGraceNs        the idle grace.
-     * @param tableFullPolicy    the table-full policy's ordinal.
-     * @param shardCount         shards (validated by the builder).
-     * @param slotsPerShard      slots per shard (validated by the builder).
-     * @param probeBound         the probe bound (validated by the builder).
+     * @param kind            the table kind.
+     * @param limitsNs        every limit's {@code (T, tau)}, limit 0 first; at most {@link TableFileLayout#MAX_LIMITS}.
+     * @param newKeyLagNs     the initial fill of new keys (0: full).
+     * @param idleGraceNs     the idle grace.
+     * @param tableFullPolicy the table-full policy's ordinal.
+     * @param shardCount      shards (validated by the builder).
+     * @param slotsPerShard   slots per shard (validated by the builder).
+     * @param probeBound      the probe bound (validated by the builder).
      */
     TableSpec(
         final int kind,
-        final long emissionIntervalNs,
-        final long toleranceNs,
+        final long[] limitsNs,
         final long newKeyLagNs,
         final long idleGraceNs,
         final int tableFullPolicy,
@@ -42,14 +46,21 @@ final class TableSpec
         final int probeBound)
     {
         this.kind = kind;
-        this.emissionIntervalNs = emissionIntervalNs;
-        this.toleranceNs = toleranceNs;
+        this.limitsNs = limitsNs.clone();
+        this.emissionIntervalNs = limitsNs[0];
+        this.toleranceNs = limitsNs[1];
         this.newKeyLagNs = newKeyLagNs;
         this.idleGraceNs = idleGraceNs;
         this.tableFullPolicy = tableFullPolicy;
         this.shardCount = shardCount;
         this.slotsPerShard = slotsPerShard;
         this.probeBound = probeBound;
+    }
+
+    /** @return limits in the spec. */
+    int limitCount()
+    {
+        return limitsNs.length / 2;
     }
 
     /** @return bytes of the table region ({@link TableLayout#length}). */
@@ -59,12 +70,12 @@ final class TableSpec
     }
 
     /**
-     * @return {@code 2 (tau + T)}: the largest lag any front leaves on a key (an empty bucket plus a debit's full
+     * @return {@code 2 (tau + T)} of the largest limit: the largest lag any front leaves on a key (an empty bucket plus a debit's full
      * burst of debt, {@code Limit#debtCeilingNs}), so {@code now + maxLag} bounds every TAT written at {@code now}.
      */
     long maxLagNs()
     {
-        return 2 * (toleranceNs + emissionIntervalNs);
+        return HeaderLimits.maxLagNs(limitsNs);
     }
 
     /**
@@ -76,41 +87,62 @@ final class TableSpec
     {
         if (kind != file.kind)
         {
-            return differs("table kind", file.kind, kind);
+            return "table kind: the file holds " + kindName(file.kind) + ", this front is " + kindName(kind);
         }
-        if (emissionIntervalNs != file.emissionIntervalNs)
+        if (limitCount() != file.limitCount())
         {
-            return differs("limit emissionIntervalNs", file.emissionIntervalNs, emissionIntervalNs);
+            return differs("limit count (classes)", file.limitCount(), limitCount());
         }
-        if (toleranceNs != file.toleranceNs)
+        final String[] fields = new String[2 * limitCount()];
+        for (int i = 0; i < limitCount(); i++)
         {
-            return differs("limit toleranceNs", file.toleranceNs, toleranceNs);
+            final String limit = (0 == i ? "limit " : "class " + i + " limit ") +
+                (TableFileLayout.KIND_RECONFIGURABLE == kind ? "(the one in use: it changes only by setLimit of a " +
+                "reconfigurable limiter on the file) " : "");
+            fields[2 * i] = limit + "emissionIntervalNs";
+            fields[2 * i + 1] = limit + "toleranceNs";
         }
-        if (newKeyLagNs != file.newKeyLagNs)
+        final String limits = firstDifference(fields, file.limitsNs, limitsNs);
+        return null != limits ? limits : firstDifference(CONFIGURATION_FIELDS, file.configuration(), configuration());
+    }
+
+    /** @return the values of {@link #CONFIGURATION_FIELDS}, in that order. */
+    private long[] configuration()
+    {
+        return new long[] {newKeyLagNs, idleGraceNs, tableFullPolicy, shardCount, slotsPerShard, probeBound};
+    }
+
+    private static String firstDifference(final String[] fields, final long[] inFile, final long[] asked)
+    {
+        for (int i = 0; i < fields.length; i++)
         {
-            return differs("initial fill (new-key lag ns)", file.newKeyLagNs, newKeyLagNs);
-        }
-        if (idleGraceNs != file.idleGraceNs)
-        {
-            return differs("idleGraceNs", file.idleGraceNs, idleGraceNs);
-        }
-        if (tableFullPolicy != file.tableFullPolicy)
-        {
-            return differs("tableFullPolicy (ordinal)", file.tableFullPolicy, tableFullPolicy);
-        }
-        if (shardCount != file.shardCount)
-        {
-            return differs("shardCount", file.shardCount, shardCount);
-        }
-        if (slotsPerShard != file.slotsPerShard)
-        {
-            return differs("slotsPerShard", file.slotsPerShard, slotsPerShard);
-        }
-        if (probeBound != file.probeBound)
-        {
-            return differs("probeBound", file.probeBound, probeBound);
+            if (inFile[i] != asked[i])
+            {
+                return differs(fields[i], inFile[i], asked[i]);
+            }
         }
         return null;
+    }
+
+    /**
+     * @param kind a table kind.
+     * @return what it names, for messages.
+     */
+    static String kindName(final int kind)
+    {
+        switch (kind)
+        {
+            case TableFileLayout.KIND_KEYED_RATE_LIMITER:
+                return "a keyed limiter's table (a fixed limit, build())";
+            case TableFileLayout.KIND_RECONFIGURABLE:
+                return "a reconfigurable keyed limiter's table (its limit changed by setLimit, buildReconfigurable())";
+            case TableFileLayout.KIND_SHAPER:
+                return "a keyed shaper's table (buildShaper(mode))";
+            case TableFileLayout.KIND_CLASSED:
+                return "a classed keyed limiter's table (buildClassed(...))";
+            default:
+                return "an unknown kind of table (" + kind + ")";
+        }
     }
 
     private static String differs(final String field, final long inFile, final long asked)

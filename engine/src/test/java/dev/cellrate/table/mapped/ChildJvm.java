@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
  * A child JVM running one of this package's test mains, with the engine's JVM option and the test class path.
  * Its standard output is read line by line ({@link #awaitLine}); its standard error goes to the parent's.
  */
-final class ChildJvm implements AutoCloseable
+public final class ChildJvm implements AutoCloseable
 {
-    final Process process;
+    public final Process process;
     private final BufferedReader out;
 
     private ChildJvm(final Process process)
@@ -30,7 +30,7 @@ final class ChildJvm implements AutoCloseable
      * @param args      its arguments.
      * @return the started child.
      */
-    static ChildJvm start(final String prefix, final Class<?> mainClass, final String... args) throws IOException
+    public static ChildJvm start(final String prefix, final Class<?> mainClass, final String... args) throws IOException
     {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -66,7 +66,7 @@ final class ChildJvm implements AutoCloseable
      * @return the line.
      * @throws IllegalStateException if the child ends first.
      */
-    String awaitLine(final String prefix) throws IOException
+    public String awaitLine(final String prefix) throws IOException
     {
         String line;
         while (null != (line = out.readLine()))
@@ -91,7 +91,7 @@ final class ChildJvm implements AutoCloseable
         return lines;
     }
 
-    int exitCode()
+    public int exitCode()
     {
         try
         {

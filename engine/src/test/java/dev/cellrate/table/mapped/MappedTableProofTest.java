@@ -55,7 +55,7 @@ final class MappedTableProofTest
         assertTrue(keysOfA.size() > 32, "many keys were admitted in both processes: " + keysOfA.size());
         final Limit slow = TrafficChild.SLOW;
         final TableFile view = TableFile.open(file, new TableSpec(TableFileLayout.KIND_KEYED_RATE_LIMITER,
-            slow.emissionIntervalNs(), slow.toleranceNs(), 0, KeyedRateLimiterBuilder.DEFAULT_IDLE_GRACE_NS, 0, 4, 1024, 512), null);
+            new long[] {slow.emissionIntervalNs(), slow.toleranceNs()}, 0, KeyedRateLimiterBuilder.DEFAULT_IDLE_GRACE_NS, 0, 4, 1024, 512), null);
         final Map<Long, Integer> slotsByWord = slotsByWord(view, 4);
         for (final long key : byKey.keySet())
         {
@@ -214,8 +214,8 @@ final class MappedTableProofTest
     private static TableSpec specOf(final Path file)
     {
         final Limit limit = TrafficChild.SLOW;
-        return new TableSpec(TableFileLayout.KIND_KEYED_RATE_LIMITER, limit.emissionIntervalNs(), limit.toleranceNs(),
-            0, 3_600_000_000_000L, 0, 16, 1 << 16, 512);
+        return new TableSpec(TableFileLayout.KIND_KEYED_RATE_LIMITER,
+            new long[] {limit.emissionIntervalNs(), limit.toleranceNs()}, 0, 3_600_000_000_000L, 0, 16, 1 << 16, 512);
     }
 
     /**

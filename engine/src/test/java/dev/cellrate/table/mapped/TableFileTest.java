@@ -95,11 +95,11 @@ final class TableFileTest
     {
         final Path path = directory.resolve("t.table");
         TableFile.open(path, TestSpecs.small(), null);
-        final TableSpec slower = new TableSpec(KIND_KEYED_RATE_LIMITER, 2 * TestSpecs.T_NS, TestSpecs.TAU_NS, 0,
+        final TableSpec slower = new TableSpec(KIND_KEYED_RATE_LIMITER, new long[] {2 * TestSpecs.T_NS, TestSpecs.TAU_NS}, 0,
             1_000_000_000L, 0, TestSpecs.SHARDS, TestSpecs.SLOTS_PER_SHARD, 64);
         assertRefused(path, slower, "limit emissionIntervalNs: the file has 1000000, this limiter asks for 2000000");
         assertRefused(path, TestSpecs.sized(128), "slotsPerShard: the file has 64, this limiter asks for 128");
-        final TableSpec otherPolicy = new TableSpec(KIND_KEYED_RATE_LIMITER, TestSpecs.T_NS, TestSpecs.TAU_NS, 0,
+        final TableSpec otherPolicy = new TableSpec(KIND_KEYED_RATE_LIMITER, new long[] {TestSpecs.T_NS, TestSpecs.TAU_NS}, 0,
             1_000_000_000L, 2, TestSpecs.SHARDS, TestSpecs.SLOTS_PER_SHARD, 64);
         assertRefused(path, otherPolicy, "tableFullPolicy (ordinal): the file has 0, this limiter asks for 2");
         final IllegalStateException secret = assertThrows(IllegalStateException.class,
@@ -139,7 +139,7 @@ final class TableFileTest
     {
         final Path path = directory.resolve("t.table");
         TableFile.open(path, TestSpecs.small(), null);
-        edit(path, header -> header.putLong(TOLERANCE_OFFSET, header.getLong(TOLERANCE_OFFSET) ^ 1));
+        edit(path, header -> header.putLong(IDLE_GRACE_OFFSET, header.getLong(IDLE_GRACE_OFFSET) ^ 1));
         assertRefused(path, TestSpecs.small(), "its header is corrupt (checksum");
     }
 
@@ -150,10 +150,19 @@ final class TableFileTest
         TableFile.open(path, TestSpecs.small(), null);
         edit(path, header ->
         {
-            header.putInt(VERSION_OFFSET, 2);
-            header.putLong(CHECKSUM_OFFSET, TableFile.checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
+            header.putInt(VERSION_OFFSET, 1);
+            header.putLong(CHECKSUM_OFFSET, TableFileHeader.checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
         });
-        assertRefused(path, TestSpecs.small(), "its layout version is 2, and this engine reads version 1 only");
+        assertRefused(path, TestSpecs.small(), "its layout version is 1, and this engine reads version 2 only");
+    }
+
+    @Test
+    void damagedLimitsAreRefused() throws Exception
+    {
+        final Path path = directory.resolve("t.table");
+        TableFile.open(path, TestSpecs.small(), null);
+        edit(path, header -> header.putLong(LIMITS_OFFSET, header.getLong(LIMITS_OFFSET) ^ 1));
+        assertRefused(path, TestSpecs.small(), "its limits are corrupt");
     }
 
     @Test
@@ -184,7 +193,7 @@ final class TableFileTest
         edit(path, header ->
         {
             header.putLong(TIMENS_OFFSET, header.getLong(TIMENS_OFFSET) + 5_000_000_000L);
-            header.putLong(TIME_CHECKSUM_OFFSET, TableFile.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
+            header.putLong(TIME_CHECKSUM_OFFSET, TableFileHeader.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
         });
         assertRefused(path, TestSpecs.small(), "processes sharing a table must share a time namespace");
     }
@@ -222,7 +231,7 @@ final class TableFileTest
             header.putLong(ANCHOR_WALL_OFFSET, 7);
             header.putLong(LATEST_MONO_OFFSET, mono);
             header.putLong(LATEST_WALL_OFFSET, wall);
-            header.putLong(LATEST_CHECKSUM_OFFSET, TableFile.checksum(header, LATEST_MONO_OFFSET, LATEST_CHECKSUM_OFFSET));
+            header.putLong(LATEST_CHECKSUM_OFFSET, TableFileHeader.checksum(header, LATEST_MONO_OFFSET, LATEST_CHECKSUM_OFFSET));
         });
     }
 
@@ -269,7 +278,7 @@ final class TableFileTest
         {
             header.putLong(BOOT_ID_HI_OFFSET, 0x1234);
             anchor.apply(header, anchorMonoNs, anchorWallNs);
-            header.putLong(TIME_CHECKSUM_OFFSET, TableFile.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
+            header.putLong(TIME_CHECKSUM_OFFSET, TableFileHeader.checksum(header, BOOT_ID_HI_OFFSET, TIME_CHECKSUM_OFFSET));
         });
 
         final long beforeNs = System.nanoTime();
@@ -405,6 +414,39 @@ final class TableFileTest
             final UnsafeBuffer header = new UnsafeBuffer(channel.map(FileChannel.MapMode.READ_WRITE, 0, HEADER_LENGTH));
             change.accept(header);
         }
+    }
+
+    @Test
+    void theHighWaterMarksAreWrittenOnceAndTheirLengthIsChecked() throws Exception
+    {
+        final Path path = directory.resolve("t.table");
+        final TableSpec spec = TestSpecs.small();
+        final TableFile file = TableFile.open(path, spec, null);
+        assertEquals(fileLength(spec.tableLength()), Files.size(path), "no room for marks before a refund");
+        final long marksEnd = marksOffset(spec.tableLength()) + marksLength(spec.shardCount * spec.slotsPerShard);
+        assertEquals(null, new FileMarks(file).ifCreated(), "no marks before a refund");
+        final AtomicBuffer marks = new FileMarks(file).create();
+        assertEquals(marksEnd, Files.size(path));
+        assertEquals(marksOffset(spec.tableLength()), file.header.getLong(MARKS_OFFSET_OFFSET));
+        marks.putLongVolatile(8, 42);
+        final TableFile again = TableFile.open(path, spec, null);
+        assertEquals(42, new FileMarks(again).ifCreated().getLongVolatile(8), "another opening maps the same marks");
+        for (int offset = 16; offset < marks.capacity(); offset += 8)
+        {
+            assertEquals(TableLayout.NO_HIGH_WATER_NS, marks.getLongVolatile(offset));
+        }
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE))
+        {
+            channel.truncate(marksEnd - 8);
+        }
+        assertRefused(path, spec, "it is truncated: " + (marksEnd - 8) + " bytes, and its header describes " +
+            marksEnd + " (with its high-water marks)");
+        // A creation of the marks cut short (length past the table, no offset in the header) is written again.
+        edit(path, header -> header.putLong(MARKS_OFFSET_OFFSET, 0));
+        final TableFile interrupted = TableFile.open(path, spec, null);
+        assertEquals(null, new FileMarks(interrupted).ifCreated());
+        assertEquals(TableLayout.NO_HIGH_WATER_NS, new FileMarks(interrupted).create().getLongVolatile(8));
+        assertEquals(marksEnd, Files.size(path));
     }
 
     private static void assertRefused(final Path path, final TableSpec spec, final String why)

@@ -20,7 +20,7 @@ final class TestSpecs
 
     static TableSpec sized(final int slotsPerShard)
     {
-        return new TableSpec(TableFileLayout.KIND_KEYED_RATE_LIMITER, T_NS, TAU_NS, 0, 1_000_000_000L, 0,
+        return new TableSpec(TableFileLayout.KIND_KEYED_RATE_LIMITER, new long[] {T_NS, TAU_NS}, 0, 1_000_000_000L, 0,
             SHARDS, slotsPerShard, Math.min(64, slotsPerShard));
     }
 }

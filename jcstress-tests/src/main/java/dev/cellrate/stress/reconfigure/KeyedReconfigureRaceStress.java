@@ -71,7 +71,7 @@ public final class KeyedReconfigureRaceStress
         @Arbiter
         public void arbiter(final JJ_Result r)
         {
-            r.r2 = limiter.tatNs(KEY) - NOW_NS;
+            r.r2 = TestFronts.tatNs(limiter, KEY) - NOW_NS;
         }
     }
 
@@ -108,7 +108,7 @@ public final class KeyedReconfigureRaceStress
         @Arbiter
         public void arbiter(final JJ_Result r)
         {
-            r.r2 = limiter.tatNs(KEY) - NOW_NS;
+            r.r2 = TestFronts.tatNs(limiter, KEY) - NOW_NS;
         }
     }
 }

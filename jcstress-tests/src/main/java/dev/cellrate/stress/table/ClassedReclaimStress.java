@@ -83,8 +83,8 @@ public class ClassedReclaimStress
     @Arbiter
     public void arbiter(final JJJJ_Result r)
     {
-        final long tatA = limiter.tatNs(KEY_A);
-        final long tatB = limiter.tatNs(KEY_B);
+        final long tatA = TestFronts.tatNs(limiter, KEY_A);
+        final long tatB = TestFronts.tatNs(limiter, KEY_B);
         r.r1 = codeA;
         r.r2 = codeB;
         r.r3 = (SlotTable.STALE != tatA ? 1 : 0) + (SlotTable.STALE != tatB ? 2 : 0);

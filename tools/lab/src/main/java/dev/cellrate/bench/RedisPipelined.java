@@ -58,6 +58,7 @@ public final class RedisPipelined
     private final String[] keyStrings = new String[KEYS];
     private final byte[][] keyBytes = new byte[KEYS][];
     private RedisRateLimiter cellrate;
+    private RedisRateLimiter oneCommandEach;
     private ProxyManager<byte[]> bucket4j;
     private BucketConfiguration configuration;
 
@@ -114,6 +115,8 @@ public final class RedisPipelined
         final Limit limit = Limit.of(1_000_000, 1, TimeUnit.SECONDS, 1L << 40);
         cellrate = RedisRateLimiter.builder(forCellrate, limit, FailPolicy.CLOSED)
             .timeoutNs(TimeUnit.SECONDS.toNanos(5)).build();
+        oneCommandEach = RedisRateLimiter.builder(forCellrate, limit, FailPolicy.CLOSED)
+            .timeoutNs(TimeUnit.SECONDS.toNanos(5)).coalesceCalls(false).build();
         configuration = BucketConfiguration.builder()
             .addLimit(Bandwidth.builder().capacity(1L << 40).refillGreedy(1_000_000, Duration.ofSeconds(1)).build())
             .build();
@@ -122,6 +125,8 @@ public final class RedisPipelined
             .build();
 
         final Caller single = (r, k, p, c) -> Result.isAdmitted(cellrate.tryAcquire(keyStrings[r.nextInt(KEYS)], 1)) ? 1 : 0;
+        final Caller uncoalesced = (r, k, p, c) ->
+            Result.isAdmitted(oneCommandEach.tryAcquire(keyStrings[r.nextInt(KEYS)], 1)) ? 1 : 0;
         final Caller batch = (r, k, p, c) ->
         {
             for (int i = 0; i < BATCH; i++)
@@ -141,21 +146,29 @@ public final class RedisPipelined
             bucket4j.builder().build(keyBytes[r.nextInt(KEYS)], () -> configuration).tryConsume(1) ? 1 : 0;
 
         final String[] names = {"cellrate, 1 sync caller", "cellrate, 64 sync callers", "bucket4j, 64 callers",
-            "bucket4j, 1 caller", "cellrate, batch of 32, 1 caller", "cellrate, 64 async in flight"};
-        final Caller[] callers = {single, single, peer, peer, batch, async};
-        final int[] threads = {1, CALLERS, CALLERS, 1, 1, 1};
+            "bucket4j, 1 caller", "cellrate, batch of 32, 1 caller", "cellrate, 64 async in flight",
+            "cellrate, 64 sync, 1 command each"};
+        final Caller[] callers = {single, single, peer, peer, batch, async, uncoalesced};
+        final int[] threads = {1, CALLERS, CALLERS, 1, 1, 1, CALLERS};
         System.out.println("warm-up");
         for (int c = 0; c < callers.length; c++)
         {
             measure(callers[c], threads[c], Math.min(phaseNs, TimeUnit.SECONDS.toNanos(2)));
         }
         final double[][] rates = new double[rounds][callers.length];
+        final double[][] perTrip = new double[rounds][callers.length];
         for (int round = 0; round < rounds; round++)
         {
             for (int c = 0; c < callers.length; c++)
             {
+                final RedisRateLimiter counted = 6 == c ? oneCommandEach : 2 == c || 3 == c ? null : cellrate;
+                final long tripsBefore = null == counted ? 0 : counted.roundTrips();
+                final long startNs = System.nanoTime();
                 rates[round][c] = measure(callers[c], threads[c], phaseNs);
-                System.out.printf("round %d  %-32s %,12.0f decisions/s%n", round + 1, names[c], rates[round][c]);
+                final double decisions = rates[round][c] * (System.nanoTime() - startNs) / 1e9;
+                perTrip[round][c] = null == counted ? Double.NaN : decisions / (counted.roundTrips() - tripsBefore);
+                System.out.printf("round %d  %-32s %,12.0f decisions/s  %6.1f decisions per round trip%n", round + 1,
+                    names[c], rates[round][c], perTrip[round][c]);
             }
         }
         System.out.printf("%nmedians over %d rounds of %d s per configuration (load average now %s):%n", rounds,
@@ -163,16 +176,20 @@ public final class RedisPipelined
         for (int c = 0; c < callers.length; c++)
         {
             final int column = c;
-            System.out.printf("  %-32s %,12.0f decisions/s%n", names[c], median(rounds, r -> rates[r][column]));
+            System.out.printf("  %-32s %,12.0f decisions/s  %6.1f decisions per round trip%n", names[c],
+                median(rounds, r -> rates[r][column]), median(rounds, r -> perTrip[r][column]));
         }
         report("64 sync callers / 1 sync caller (goal >= 5)", rounds, r -> rates[r][1] / rates[r][0]);
         report("cellrate / bucket4j, 64 callers (goal >= 3)", rounds, r -> rates[r][1] / rates[r][2]);
         report("cellrate / bucket4j, 1 caller", rounds, r -> rates[r][0] / rates[r][3]);
         report("batch of 32 / 32 single sync calls (goal >= 10)", rounds, r -> rates[r][4] / rates[r][0]);
         report("64 async in flight / 1 sync caller", rounds, r -> rates[r][5] / rates[r][0]);
+        report("64 sync, 1 command each / bucket4j, 64 callers", rounds, r -> rates[r][6] / rates[r][2]);
+        report("64 sync coalesced / 1 command each", rounds, r -> rates[r][1] / rates[r][6]);
         System.out.println("fallbacks " + cellrate.fallbacks() + ", key errors " + cellrate.keyErrors() +
             ", round trips " + cellrate.roundTrips());
         cellrate.close();
+        oneCommandEach.close();
     }
 
     private interface PerRound

@@ -1,0 +1,61 @@
+package dev.cellrate.redis;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A synchronous caller's {@link PendingDecision}: the caller parks until the reply is published or its own
+ * deadline passes.
+ */
+final class BlockingDecision extends PendingDecision
+{
+    private final Thread caller;
+
+    BlockingDecision(final byte[] redisKey, final long incrementUs, final Thread caller)
+    {
+        super(redisKey, incrementUs);
+        this.caller = caller;
+    }
+
+    void answered()
+    {
+        LockSupport.unpark(caller);
+    }
+
+    /**
+     * Wait until the reply is published or the deadline passes (then the reply's cause is
+     * {@link FallbackCause#TIMEOUT}), or the thread is interrupted ({@link FallbackCause#ERROR}, the interrupt kept).
+     */
+    void await(final long deadlineNs)
+    {
+        boolean interrupted = false;
+        while (true)
+        {
+            final int s = state;
+            if (ANSWERED == s)
+            {
+                break;
+            }
+            if (CLAIMED == s)
+            {
+                Thread.onSpinWait(); // the reply is being copied: a few stores
+                continue;
+            }
+            interrupted |= Thread.interrupted();
+            final long leftNs = deadlineNs - System.nanoTime();
+            if (interrupted || leftNs <= 0)
+            {
+                if (abandon())
+                {
+                    reply.cause = interrupted ? FallbackCause.ERROR : FallbackCause.TIMEOUT;
+                    break;
+                }
+                continue; // claimed meanwhile: the reply is a few stores away
+            }
+            LockSupport.parkNanos(this, leftNs);
+        }
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package dev.cellrate.redis;
+
+/**
+ * The script's reply to a combined call of n decisions, {@code {now_us, then per key: retry_after_us,
+ * tat_after_us, granted}}, parsed into one {@code long[3n]} that belongs to the command: the callers' own
+ * replies are filled from it only for the decisions whose callers still wait ({@link PendingDecision#claim()}).
+ */
+final class CoalescedReply extends ScriptOutput<CoalescedReply>
+{
+    long nowUs;
+    final long[] perKey;
+
+    CoalescedReply(final int keys)
+    {
+        output = this;
+        perKey = new long[3 * keys];
+    }
+
+    public void set(final long integer)
+    {
+        final int index = count++ - 1;
+        if (index < 0)
+        {
+            nowUs = integer;
+        }
+        else if (index < perKey.length)
+        {
+            perKey[index] = integer;
+        }
+    }
+
+    /**
+     * @return true iff the whole reply arrived and no error.
+     */
+    boolean complete()
+    {
+        return null == error && 1 + perKey.length == count;
+    }
+
+    boolean usable()
+    {
+        return complete();
+    }
+
+    /** Fill the caller's reply of decision {@code i} as the one-key call's reply would read. */
+    void copyTo(final int i, final ScriptReply to)
+    {
+        to.set(nowUs);
+        to.set(perKey[3 * i]);
+        to.set(perKey[3 * i + 1]);
+        to.set(perKey[3 * i + 2]);
+    }
+}
