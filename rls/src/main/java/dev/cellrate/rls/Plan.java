@@ -34,6 +34,8 @@ final class Plan
     final long[] remaining;
     /** ns until the descriptor's limit is back to full (GCRA) or its window ends (fixed window). */
     final long[] resetNs;
+    /** The matcher's scratch, while resolving. */
+    final dev.cellrate.rls.config.RlsConfig.Match match = new dev.cellrate.rls.config.RlsConfig.Match();
     /** True while a request uses this plan (a reused plan is taken by one request at a time). */
     boolean inUse;
 

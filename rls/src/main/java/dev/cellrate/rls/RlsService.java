@@ -417,7 +417,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         final RateLimitRequest request = plan.request;
         final String domain = request.getDomain();
         final long requestHits = Math.max(1, Integer.toUnsignedLong(request.getHitsAddend()));
-        final RlsConfig.Match match = new RlsConfig.Match();
+        final RlsConfig.Match match = plan.match;
         Set<String> replaced = null;
         final String[] statsKeys = plan.statsKeys;
         final String[][] shared = plan.shared;
