@@ -36,6 +36,8 @@ final class Plan
     final long[] resetNs;
     /** The matcher's scratch, while resolving. */
     final dev.cellrate.rls.config.RlsConfig.Match match = new dev.cellrate.rls.config.RlsConfig.Match();
+    /** The descriptor hasher's scratch, while resolving. */
+    final DescriptorKey.Sip sip = new DescriptorKey.Sip();
     /** True while a request uses this plan (a reused plan is taken by one request at a time). */
     boolean inUse;
 

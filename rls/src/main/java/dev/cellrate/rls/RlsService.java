@@ -488,7 +488,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
                 final RateLimitDescriptor descriptor = request.getDescriptors(i);
                 if (hashKeys)
                 {
-                    plan.keys[i] = descriptorKey.hash(domain, descriptor, shared[i]);
+                    plan.keys[i] = descriptorKey.hash(domain, descriptor, shared[i], plan.sip);
                 }
                 if (textKeys)
                 {
