@@ -54,14 +54,18 @@ import java.util.concurrent.atomic.LongAdder;
  * answers the local cell's own codes. Read every code with {@link Result#isAdmitted(long)}.
  * <p>
  * Contract: a {@link KeyedLimiter}, except that a decision on Redis allocates what Lettuce needs for one
- * command (the key bytes, the arguments, the command and its output; nothing else), and that its clock forms
+ * command (the key bytes, the arguments, the command and its output; nothing else; a coalesced decision its key
+ * bytes, one small holder and its share of the combined command), and that its clock forms
  * {@code (key, permits)} use the server's clock, not {@link #clock()} (which times {@link FailPolicy#LOCAL}
  * fallbacks). A {@code long} key {@code k} is the Redis key {@code prefix + Long.toString(k)}: the same cell as
  * the character key {@code "k"}.
  * <p>
  * Concurrency: any thread may call any method; the connection is Lettuce's thread-safe shared connection, which
- * pipelines the commands of concurrent callers. No call takes a lock or blocks anyone but its own caller, and the
- * timeouts of asynchronous calls run on one daemon thread shared by every limiter ({@link SharedTimer}).
+ * pipelines the commands of concurrent callers. The decisions on server time of concurrent callers are coalesced
+ * ({@link Coalescer}): while up to two script calls are in flight, those that arrive gather and leave as one script
+ * call that decides each key in order on its own cell ({@link RedisRateLimiterBuilder#coalesceCalls(boolean)}
+ * turns it off). No call takes a lock or blocks anyone but its own caller, and the timeouts of asynchronous calls
+ * run on one daemon thread shared by every limiter ({@link SharedTimer}).
  */
 public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 {
