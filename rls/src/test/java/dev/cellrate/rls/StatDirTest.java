@@ -98,7 +98,11 @@ class StatDirTest
     {
         final String config = "domain: d\ndescriptors:\n" +
             "  - key: k\n    detailed_metric: true\n    rate_limit:\n      unit: hour\n      requests_per_unit: 5\n";
-        try (Rls rls = Rls.start(RlsServer.Mode.GCRA, config))
+        final Path directory = Files.createTempDirectory("rls-config");
+        Files.writeString(directory.resolve("c.yaml"), config, StandardCharsets.UTF_8);
+        final RlsServer.Options options = Rls.options(directory);
+        options.keysPerRule = 4096; // room for every descriptor: only the statistics keys run out
+        try (Rls rls = new Rls(options, null))
         {
             final int keys = RlsService.MAX_STATS_KEYS + 20;
             for (int i = 0; i < keys; i++)
