@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A child JVM with a reconfigurable keyed limiter on a table file (10 permits a second, burst {@code args[1]}):
  * prints {@code ready}, waits (at most 30 s) until the file's limit has burst {@code args[2]} (set by another
- * process), then spends key {@code args[3]} at one instant and prints {@code limit T tau} and {@code admitted N}.
+ * process), then spends key {@code args[3]} at one instant and prints {@code limit T tau}, {@code admitted N} and
+ * {@code at NOW} (that instant, {@code System.nanoTime()}: one clock for every process of the host).
  */
 public final class ReconfigureChild
 {
@@ -46,5 +47,6 @@ public final class ReconfigureChild
         }
         System.out.println("limit " + limiter.limit().emissionIntervalNs() + " " + limiter.limit().toleranceNs());
         System.out.println("admitted " + admitted);
+        System.out.println("at " + nowNs);
     }
 }
