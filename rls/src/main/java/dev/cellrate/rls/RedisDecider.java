@@ -62,6 +62,11 @@ final class RedisDecider implements Decider
         return new RuleState(rule, cells, micros);
     }
 
+    public boolean synchronous()
+    {
+        return false; // answers on a Lettuce I/O thread
+    }
+
     public boolean hashedKeys()
     {
         return null != local;
