@@ -33,6 +33,10 @@ final class KeyedMappedBuilderSpecTest
             .initialPermits(1).mappedFile(dir.resolve("reconfigurable")).buildReconfigurable();
         assertEquals(Result.ADMITTED, reconfigurable.tryAcquire(1L, 1, 0));
         assertTrue(reconfigurable.tryAcquire(1L, 1, 0) > 0);
+        final KeyedShaper shaper = KeyedRateLimiter.builder(THREE).slotCount(64).initialPermits(1)
+            .mappedFile(dir.resolve("shaper")).buildShaper(ShaperMode.delay());
+        assertEquals(2 * THREE.emissionIntervalNs(), shaper.reserve(1L, 1, 0),
+            "started at a lag of two intervals: the first permit waits for them");
     }
 
     @Test
@@ -58,5 +62,22 @@ final class KeyedMappedBuilderSpecTest
         assertEquals(Result.ADMITTED, y.tryAcquire(5L, 1, 0));
         assertTrue(y.tryAcquire(5L, 1, 0) > 0, "decided under the file's new burst of one");
         assertEquals(ONE, y.limit());
+    }
+
+    @Test
+    void aFixedSeedPlacesKeysInAMappedTableAsInMemory()
+    {
+        final KeyedRateLimiter memory = KeyedRateLimiter.builder(ONE).seed(42).shardCount(2).slotCount(2)
+            .probeBound(1).build();
+        final KeyedRateLimiter mapped = KeyedRateLimiter.builder(ONE).seed(42).shardCount(2).slotCount(2)
+            .probeBound(1).mappedFile(dir.resolve("seeded")).build();
+        final StringBuilder inMemory = new StringBuilder();
+        final StringBuilder inFile = new StringBuilder();
+        for (int i = 0; i < 24; i++)
+        {
+            inMemory.append(Result.TABLE_FULL == memory.tryAcquire("key-" + i, 1, 0) ? 'F' : 'A');
+            inFile.append(Result.TABLE_FULL == mapped.tryAcquire("key-" + i, 1, 0) ? 'F' : 'A');
+        }
+        assertEquals(inMemory.toString(), inFile.toString(), "the same secret, the same shards for the same keys");
     }
 }
