@@ -3,6 +3,7 @@
 # without deciding), the embedded GCRA service, and the service with --redis against a real redis-server,
 # each driven by the same closed-loop grpc-java async load generator (rls/src/test/.../bench/LoadGenerator).
 # Prints requests/s, the server processes' CPU (cores busy), requests/s per busy core, p50/p99/p99.9.
+# Last, the request path alone (RlsService.decide without gRPC): bytes allocated and ns per request.
 #
 #   rls/bench.sh                      (SECONDS_PER_RUN=10 INFLIGHT=16 KEYS=1000 by default)
 set -euo pipefail
@@ -51,3 +52,9 @@ wait_port "$R"
 P=$(free_port); java -jar rls/target/cellrate-rls.jar --config "$WORK/config" --grpc-port "$P" --http-port -1 --bind 127.0.0.1 --redis "redis://127.0.0.1:$R" >/dev/null & PIDS+=($!); RLS=$!
 wait_port "$P"; load "redis(rls only)" "$P" "$RLS"
 load "redis(rls+redis)" "$P" "$RLS,$REDIS"
+kill "$RLS" "$REDIS"
+
+# the service's own request path without gRPC (RlsService.decide on one thread): bytes allocated per request
+# (exact, whatever the load) and mean ns per request
+echo -n "request path alone            "
+java $JAVA_FLAGS -cp "$CP" dev.cellrate.rls.bench.RequestPathProbe 200000

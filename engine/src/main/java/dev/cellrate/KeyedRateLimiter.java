@@ -424,20 +424,6 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
         return refundWord(table.keyWord(key), permits, nowNs);
     }
 
-    /**
-     * @param key     the key's bytes.
-     * @param offset  the first byte.
-     * @param length  the number of bytes.
-     * @param permits the permits to give back, &ge; 1.
-     * @param nowNs   the time, ns.
-     * @return as {@link #refund(long, long, long)}.
-     * @throws IndexOutOfBoundsException if the range is not inside the array.
-     */
-    public long refund(final byte[] key, final int offset, final int length, final long permits, final long nowNs)
-    {
-        return refundWord(table.keyWord(key, offset, length), permits, nowNs);
-    }
-
     private long refundWord(final long keyWord, final long permits, final long nowNs)
     {
         if (permits < 1)

@@ -248,6 +248,7 @@ public final class KeyedRateLimiterBuilder
      * @param mode the shaper's mode.
      * @return the keyed shaper.
      * @throws IllegalArgumentException naming the field and its allowed range.
+     * @throws IllegalStateException    with a {@link #mappedFile}: naming the file and what is wrong with it.
      */
     public KeyedShaper buildShaper(final ShaperMode mode)
     {
@@ -272,6 +273,7 @@ public final class KeyedRateLimiterBuilder
      * @param moreClasses the limits of classes 1, 2, ...; at most {@code shardCount - 3} of them.
      * @return the classed limiter.
      * @throws IllegalArgumentException naming the field and its allowed range.
+     * @throws IllegalStateException    with a {@link #mappedFile}: naming the file and what is wrong with it.
      */
     public ClassedKeyedRateLimiter buildClassed(final KeyClassifier classifier, final Limit... moreClasses)
     {
@@ -302,10 +304,13 @@ public final class KeyedRateLimiterBuilder
 
     /**
      * A keyed limiter whose limit can be replaced at run time, on a table of its own, with this builder's
-     * sizing, policy, initial fill, secret and clock.
+     * sizing, policy, initial fill, secret and clock. With a {@link #mappedFile}, the limit is the file's:
+     * {@code setLimit} changes it for every process on the file, and every limiter on the file decides under it
+     * from its next decision on; an opening with another limit than the file's is refused, naming both.
      *
      * @return the reconfigurable keyed limiter.
      * @throws IllegalArgumentException naming the field and its allowed range.
+     * @throws IllegalStateException    with a {@link #mappedFile}: naming the file and what is wrong with it.
      */
     public ReconfigurableKeyedRateLimiter buildReconfigurable()
     {

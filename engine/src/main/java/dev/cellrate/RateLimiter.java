@@ -28,11 +28,15 @@ public final class RateLimiter implements DebitLimiter
 {
     private final AtomicBuffer buffer;
     private final int tatOffset;
-    /** The cell word as base object and address (the admit path's raw access; {@link #cells} keeps it alive). */
-    private final Object tatBase;
+    /**
+     * The cell word's absolute address (the decision path's raw access, with no base object: a {@link CellArray}
+     * is off-heap; {@link #cells} keeps the memory alive).
+     */
     private final long tatAddress;
     private final long emissionIntervalNs;
     private final long ceilingNs;
+    /** &tau;: the slack of a one-permit request, {@code ceilingNs - emissionIntervalNs}. */
+    private final long toleranceNs;
     private final Limit limit;
     /** The cell loop with the steps that fill a caller's {@link Decision} under this front's limit. */
     private final DecisionFill fill;
@@ -92,10 +96,10 @@ public final class RateLimiter implements DebitLimiter
         this.clock = Bounds.requireNonNull("clock", clock);
         this.buffer = cells.buffer();
         this.tatOffset = CellArray.tatOffset(cells.checkIndex(cellIndex));
-        this.tatBase = buffer.byteArray();
         this.tatAddress = buffer.addressOffset() + tatOffset;
         this.emissionIntervalNs = limit.emissionIntervalNs();
         this.ceilingNs = limit.ceilingNs();
+        this.toleranceNs = limit.toleranceNs();
     }
 
     /**
@@ -107,9 +111,13 @@ public final class RateLimiter implements DebitLimiter
      */
     public long tryAcquire(final long permits, final long nowNs)
     {
-        // One permit is T (every limit's burst is >= 1): no load of the limit between the call and the TAT's CAS.
-        final long incrementNs = 1 == permits ? emissionIntervalNs : limit.incrementNs(permits);
-        return AtomicGcra.acquireAt(tatBase, tatAddress, incrementNs, ceilingNs, nowNs);
+        // One permit is T with the slack tau (every limit's burst is >= 1): no load of the limit and no arithmetic
+        // on the configuration between the call and the TAT's CAS.
+        if (1 == permits)
+        {
+            return AtomicGcra.acquireWithin(null, tatAddress, emissionIntervalNs, toleranceNs, nowNs);
+        }
+        return AtomicGcra.acquireAt(null, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs);
     }
 
     /**
@@ -123,7 +131,7 @@ public final class RateLimiter implements DebitLimiter
      */
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
-        return fill.charge(tatBase, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs, decision);
+        return fill.charge(null, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs, decision);
     }
 
     /**

@@ -79,12 +79,12 @@ class KeyedRefundTest
     }
 
     @Test
-    void stringAndByteFormsAreTheSameKey()
+    void aStringKeyIsTheKeyOfItsUtf8Bytes()
     {
         final KeyedRateLimiter limiter = tiny();
         final byte[] bytes = "x/a/b".getBytes(StandardCharsets.UTF_8);
-        assertEquals(Result.ADMITTED, limiter.tryAcquire("a/b", 3, 1_000));
-        assertEquals(T_NS, limiter.refund(bytes, 2, 3, 1, 1_000));
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(bytes, 2, 3, 3, 1_000));
+        assertEquals(T_NS, limiter.refund("a/b", 1, 1_000));
         assertEquals(2 * T_NS, limiter.refund("a/b", 2, 1_000));
         assertEquals(Result.ADMITTED, limiter.tryAcquire(bytes, 2, 3, 3, 1_000));
     }

@@ -65,6 +65,23 @@ public final class AtomicGcra
     }
 
     /**
+     * {@link #acquireAt} with the slack precomputed ({@link CellLoop#chargeWithin}): the single-cell limiter's
+     * one-permit path.
+     *
+     * @param base        the buffer's array, or null for off-heap memory.
+     * @param address     the word's address (relative to {@code base}).
+     * @param incrementNs {@code n * T} in [1, ceilingNs].
+     * @param slackNs     {@code ceilingNs - incrementNs}.
+     * @param nowNs       the time of the request.
+     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     */
+    public static long acquireWithin(
+        final Object base, final long address, final long incrementNs, final long slackNs, final long nowNs)
+    {
+        return CODES.chargeWithin(base, address, incrementNs, slackNs, nowNs, null);
+    }
+
+    /**
      * What {@link #acquire(AtomicBuffer, int, long, long, long)} would answer now, without charging.
      *
      * @param buffer      the buffer holding the word.

@@ -20,10 +20,13 @@ import org.agrona.UnsafeApi;
  *     whether the call should end, so that the front decides again under settings that changed meanwhile.</li>
  * </ul>
  * <p>
- * Algorithm ({@link #charge}): next = max(TAT, t) + I and due = next - t = lag + I. If next did not overflow
- * (next &gt; base, which also rules out I &lt; 1) and due &gt; 0, due is exact, so the request conforms iff
- * due &le; ceiling and its retry-after is due - ceiling; every other case (saturated lag, unrepresentable TAT,
- * impossible cost) is decided by {@link Gcra}'s saturating functions on the same TAT.
+ * Algorithm ({@link #charge}): with base = max(TAT, t), lag = base - t and slack = ceiling - I (known before
+ * the load), a cost I in [1, ceiling] conforms iff lag &le; slack compared as unsigned numbers (lag is exact as
+ * one, since base &ge; t; with slack &ge; 0 that is two signed compares, 0 &le; lag &le; slack), and is then
+ * charged next = base + I unless that passes {@link Long#MAX_VALUE} ({@link Result#NEVER}); a lag in (slack, 2<sup>63</sup>) is rejected
+ * with the exact retry-after lag - slack, a larger one with {@link Gcra#retryAfterNs}'s saturated one. A cost
+ * below 1 or above the ceiling never conforms ({@link Result#NEVER}). The load-to-CAS path is one subtraction and
+ * two compares, with the addition of the new TAT beside them.
  * <p>
  * Concurrency: the word is read with an acquire load and written only by {@code compareAndExchangeLong} (a
  * volatile CAS), whose release half pairs with the acquire read of the next decider. A rejection is decided on
@@ -61,14 +64,14 @@ public abstract class CellLoop<H>
 
     /**
      * Decide one charge of {@code incrementNs} against {@code ceilingNs} on the word and hand the outcome to the
-     * front's step.
+     * front's steps.
      *
      * @param base        the buffer's array, or null for off-heap memory.
      * @param address     the word's address (relative to {@code base}).
-     * @param incrementNs {@code n * T} in [1, ceilingNs], or anything below 1 for an impossible cost
-     *                    ({@link Result#NEVER}).
+     * @param incrementNs {@code n * T} in [1, ceilingNs]; a cost below 1 or above {@code ceilingNs} never conforms
+     *                    ({@link Result#NEVER}, nothing written).
      * @param ceilingNs   the largest lag after the charge ({@code &tau; + T}, or {@code &tau; + I} for
-     *                    pay-later).
+     *                    pay-later), &ge; 1.
      * @param nowNs       the time of the request.
      * @param holder      passed to the steps unchanged (may be null).
      * @return what {@link #admitted} or {@link #rejected} returned, or {@link #STALE}.
@@ -76,7 +79,30 @@ public abstract class CellLoop<H>
     public final long charge(final Object base, final long address, final long incrementNs, final long ceilingNs,
         final long nowNs, final H holder)
     {
-        return loop(base, address, incrementNs, ceilingNs, nowNs, holder, true);
+        if (incrementNs < 1 || incrementNs > ceilingNs)
+        {
+            return loop(base, address, incrementNs, ceilingNs, nowNs, holder, NEVER);
+        }
+        return loop(base, address, incrementNs, ceilingNs - incrementNs, nowNs, holder, DECIDE);
+    }
+
+    /**
+     * {@link #charge} of a possible cost with its slack computed by the caller (a front computes it once for its
+     * one-permit request): {@code incrementNs} in [1, ceilingNs] and {@code slackNs = ceilingNs - incrementNs}.
+     * No other pair is allowed.
+     *
+     * @param base        the buffer's array, or null for off-heap memory.
+     * @param address     the word's address (relative to {@code base}).
+     * @param incrementNs {@code n * T} in [1, ceilingNs].
+     * @param slackNs     {@code ceilingNs - incrementNs}: the largest lag before the charge that conforms.
+     * @param nowNs       the time of the request.
+     * @param holder      passed to the steps unchanged (may be null).
+     * @return what {@link #admitted} or {@link #rejected} returned, or {@link #STALE}.
+     */
+    public final long chargeWithin(final Object base, final long address, final long incrementNs,
+        final long slackNs, final long nowNs, final H holder)
+    {
+        return loop(base, address, incrementNs, slackNs, nowNs, holder, DECIDE);
     }
 
     /**
@@ -94,20 +120,26 @@ public abstract class CellLoop<H>
     public final long update(final Object base, final long address, final long incrementNs, final long ceilingNs,
         final long nowNs, final H holder)
     {
-        return loop(base, address, incrementNs, ceilingNs, nowNs, holder, false);
+        return loop(base, address, incrementNs, ceilingNs, nowNs, holder, UPDATE);
     }
 
+    private static final int DECIDE = 0;
+    private static final int UPDATE = 1;
+    private static final int NEVER = 2;
+
     /**
-     * The loop: {@code decide} is a constant at each of its two callers, so each inlined copy keeps one branch.
+     * The loop. {@code mode} is a constant at each caller, so each inlined copy keeps one branch:
+     * {@code DECIDE} (a cost in [1, ceiling]) with {@code limitNs} the slack, {@code UPDATE} with {@code limitNs}
+     * the ceiling, {@code NEVER} (a cost below 1 or above the ceiling: never conforms) on the word as read.
      */
     private long loop(
         final Object base,
         final long address,
         final long incrementNs,
-        final long ceilingNs,
+        final long limitNs,
         final long nowNs,
         final H holder,
-        final boolean decide)
+        final int mode)
     {
         long tatNs = UnsafeApi.getLongAcquire(base, address);
         while (true)
@@ -117,29 +149,36 @@ public abstract class CellLoop<H>
                 return STALE;
             }
             long nextTatNs;
-            if (decide)
+            if (DECIDE == mode)
             {
                 final long baseNs = Math.max(tatNs, nowNs);
+                final long lagNs = baseNs - nowNs; // exact as an unsigned number: base >= now
                 nextTatNs = baseNs + incrementNs;
-                final long dueNs = nextTatNs - nowNs;
-                if (nextTatNs <= baseNs || dueNs <= 0)
+                if (lagNs >= 0 && lagNs <= limitNs) // slack >= 0, so this is lag <= slack as unsigned numbers
                 {
-                    final long code =
-                        incrementNs < 1 ? Result.NEVER : Gcra.decide(tatNs, nowNs, incrementNs, ceilingNs);
-                    if (Result.ADMITTED != code)
+                    if (nextTatNs <= baseNs) // max(TAT, t) + I past Long.MAX_VALUE
                     {
-                        return rejected(holder, code, tatNs, nowNs);
+                        return rejected(holder, Result.NEVER, tatNs, nowNs);
                     }
-                    nextTatNs = baseNs + incrementNs;
                 }
-                else if (dueNs > ceilingNs)
+                else if (lagNs >= 0)
                 {
-                    return rejected(holder, dueNs - ceilingNs, tatNs, nowNs);
+                    return rejected(holder, lagNs - limitNs, tatNs, nowNs); // lag and slack both in [0, 2^63)
                 }
+                else
+                {
+                    // A lag of 2^63 ns or more: Gcra's saturating retry-after (never 0 here, as the lag passes the slack).
+                    return rejected(holder, Gcra.retryAfterNs(tatNs, nowNs, incrementNs, limitNs + incrementNs), tatNs,
+                        nowNs);
+                }
+            }
+            else if (NEVER == mode)
+            {
+                return rejected(holder, Result.NEVER, tatNs, nowNs);
             }
             else
             {
-                nextTatNs = updatedTatNs(holder, tatNs, nowNs, incrementNs, ceilingNs);
+                nextTatNs = updatedTatNs(holder, tatNs, nowNs, incrementNs, limitNs);
             }
             final long witnessNs = UnsafeApi.compareAndExchangeLong(base, address, tatNs, nextTatNs);
             if (witnessNs == tatNs)

@@ -12,7 +12,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * which GCRA reads as a full bucket at any time.
  * <p>
  * Memory: the cells live in a direct {@link java.nio.ByteBuffer} referenced by this object (through its
- * {@link UnsafeBuffer}). It is released only by the garbage collector after every limiter that holds this
+ * {@link UnsafeBuffer}), always off-heap: a cell's word is at the absolute address
+ * {@code buffer().addressOffset() + tatOffset(i)} with no base object, as the cell loop reads it. It is released only by the garbage collector after every limiter that holds this
  * array is unreachable, so no code can touch the memory after its release; there is deliberately no
  * {@code close()}.
  * <p>
@@ -90,12 +91,16 @@ public final class CellArray
      * cells' buffer stays a plain {@link UnsafeBuffer} and the hot path pays nothing. The buffer's alignment is
      * checked here ({@link #allocate}'s buffers are checked by {@link #allocateBuffer}).
      *
-     * @throws IllegalStateException if the buffer is not aligned for atomic access.
+     * @throws IllegalStateException if the buffer is not aligned for atomic access or not off-heap.
      */
     public static CellArray over(final AtomicBuffer buffer, final int cellCount)
     {
         Bounds.requireRange("cellCount", cellCount, 1, buffer.capacity() / CellLayout.CELL_LENGTH);
         buffer.verifyAlignment();
+        if (null != buffer.byteArray())
+        {
+            throw new IllegalStateException("buffer must be off-heap (a direct buffer or an address)");
+        }
         return new CellArray(buffer, cellCount);
     }
 

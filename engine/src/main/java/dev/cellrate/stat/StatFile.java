@@ -250,18 +250,7 @@ public final class StatFile implements AutoCloseable
         {
             throw new IllegalArgumentException("sampleEvery must be a power of two in [1, 1024] but was " + sampleEvery);
         }
-        checkOpen();
-        if (null == name || name.isEmpty() || name.length() > StatLayout.MAX_NAME_LENGTH ||
-            !StandardCharsets.US_ASCII.newEncoder().canEncode(name))
-        {
-            throw new IllegalArgumentException(
-                "name must be 1 to " + StatLayout.MAX_NAME_LENGTH + " ASCII characters but was " + name);
-        }
-        Bounds.requireRange("stripes", stripes, 1, 64);
-        if (!BitUtil.isPowerOfTwo(stripes))
-        {
-            throw new IllegalArgumentException("stripes must be a power of two in [1, 64] but was " + stripes);
-        }
+        checkRegistration(name, stripes);
         Bounds.requireRange("topK", topK, 0, TopKeys.MAX_K);
         // Refuse a limiter that does not fit before any of its counters exists: a reader never sees half of one.
         final int sketchLength = topK > 0 ? TopKeys.length(topK, stripes) : 0;
@@ -270,11 +259,7 @@ public final class StatFile implements AutoCloseable
             throw new IllegalStateException("sketch region full: " + sketches.capacity() + " bytes");
         }
         final int counterCount = LimiterStats.OUTCOMES * stripes + (topK > 0 ? 1 : 0);
-        if (counters.available() < counterCount)
-        {
-            throw new IllegalStateException("no counters left: " + name + " needs " + counterCount + ", " +
-                counters.available() + " of " + counters.capacity() + " free");
-        }
+        requireCounters(name, counterCount);
         final int limiterId = nextLimiterId++;
         TopKeys topKeys = null;
         if (topK > 0)
@@ -299,6 +284,15 @@ public final class StatFile implements AutoCloseable
      */
     public synchronized HitStats hits(final String name, final int stripes)
     {
+        checkRegistration(name, stripes);
+        final int counterCount = HitStats.KINDS * stripes;
+        requireCounters(name, counterCount);
+        return new HitStats(this, name, nextLimiterId++, stripes);
+    }
+
+    /** The checks every registration shares: the file is open, the name and the stripes are valid. */
+    private void checkRegistration(final String name, final int stripes)
+    {
         checkOpen();
         if (null == name || name.isEmpty() || name.length() > StatLayout.MAX_NAME_LENGTH ||
             !StandardCharsets.US_ASCII.newEncoder().canEncode(name))
@@ -311,13 +305,16 @@ public final class StatFile implements AutoCloseable
         {
             throw new IllegalArgumentException("stripes must be a power of two in [1, 64] but was " + stripes);
         }
-        final int counterCount = HitStats.KINDS * stripes;
+    }
+
+    /** Refuse a registration that does not fit before any of its counters exists: a reader never sees half of one. */
+    private void requireCounters(final String name, final int counterCount)
+    {
         if (counters.available() < counterCount)
         {
             throw new IllegalStateException("no counters left: " + name + " needs " + counterCount + ", " +
                 counters.available() + " of " + counters.capacity() + " free");
         }
-        return new HitStats(this, name, nextLimiterId++, stripes);
     }
 
     synchronized int allocate(

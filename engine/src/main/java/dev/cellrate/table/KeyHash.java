@@ -27,9 +27,9 @@ import org.agrona.UnsafeApi;
  *     2<sup>s-64</sup> forgery probability after 2<sup>s</sup> queries). A {@link CharSequence} is hashed as
  *     its UTF-8 encoding, exactly as {@code String.getBytes(UTF_8)} encodes it (an unpaired surrogate becomes
  *     {@code '?'}), so the three forms of the same bytes are one key. How the bytes are read changes nothing
- *     of that: an all-ASCII {@code String} stored one byte per char (the JDK's compact strings) is hashed from
- *     its own byte array, which then is its UTF-8 encoding; any other sequence is encoded on the fly from its
- *     chars. The array is found once, at class initialisation, through {@code String}'s {@code value} and
+ *     of that: a {@code String} stored one byte per char (the JDK's compact strings) is read from its own byte
+ *     array while it is ASCII, where that array is its UTF-8 encoding, and encoded from its chars from the
+ *     first word holding a byte above 0x7F on; any other sequence is encoded on the fly from its chars. The array is found once, at class initialisation, through {@code String}'s {@code value} and
  *     {@code coder} fields and checked on a probe string; on a JVM whose {@code String} is laid out otherwise
  *     every sequence takes the char path.</li>
  *     <li>{@link #mixLong}: {@code long} keys through a <b>bijective</b> mixer: xor with a 64-bit seed, then
@@ -224,15 +224,24 @@ public final class KeyHash
         final long k0, final long k1)
     {
         Objects.checkFromIndexSize(offset, length, capacity);
-        return hash(base, address + offset, length, k0, k1);
+        return hash(base, address + offset, length, null, k0, k1);
     }
 
     /**
      * SipHash-2-4 of {@code length} bytes at {@code address} of {@code base} (a {@code byte[]} with the array
      * base offset, or {@code null} with an off-heap address), the range already checked by the caller. Words
      * are read little-endian as the reference does.
+     * <p>
+     * With a {@code latin1} string, the bytes are that string's own one-byte-per-char array (read, never written
+     * or kept), which is its UTF-8 encoding while it is ASCII: the first word (or tail) with a byte above 0x7F
+     * hands the hash over to {@link #hashChars} from that word's first char on, the state so far kept.
+     * <p>
+     * Kept under C2's inlining limit for a hot method (325 bytecodes, {@code -XX:FreqInlineSize}), so that it
+     * inlines into the keyed decision: hence the rounds as a loop the compiler unrolls and the tail apart.
      */
-    private static long hash(final Object base, final long address, final int length, final long k0, final long k1)
+    private static long hash(
+        final Object base, final long address, final int length, final CharSequence latin1, final long k0,
+        final long k1)
     {
         long v0 = k0 ^ C0;
         long v1 = k1 ^ C1;
@@ -243,32 +252,46 @@ public final class KeyHash
         for (long a = address; a < wordsEnd; a += 8)
         {
             final long m = littleEndian(UnsafeApi.getLong(base, a));
+            if (null != latin1 && 0 != (m & HIGH_BITS))
+            {
+                return hashChars(latin1, (int)(a - address), v0, v1, v2, v3);
+            }
             v3 ^= m;
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            for (int r = 0; r < 2; r++) // SipRound twice
+            {
+                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            }
             v0 ^= m;
         }
-        long last = (long)length << 56;
+        final long last = tail(base, address, wordsEnd, length);
+        if (null != latin1 && 0 != (last & HIGH_BITS))
+        {
+            return hashChars(latin1, (int)(wordsEnd - address), v0, v1, v2, v3);
+        }
+        return finish(v0, v1, v2, v3, last | ((long)length << 56));
+    }
+
+    /**
+     * The 0 to 7 bytes after the last whole word of the bytes at {@code address}, little-endian in the low bytes
+     * of a word. Reads only those bytes: after a whole word, the last word of the bytes, overlapping the one
+     * before, whose top bytes are the tail.
+     */
+    private static long tail(final Object base, final long address, final long wordsEnd, final int length)
+    {
         final int tail = length & 7;
-        if (0 != tail && wordsEnd != address) // a tail after at least one whole word
+        if (0 != tail && wordsEnd != address)
         {
-            // The last word of the key, overlapping the one before: its top `tail` bytes are the tail.
-            last |= littleEndian(UnsafeApi.getLong(base, end - 8)) >>> (64 - (tail << 3));
+            return littleEndian(UnsafeApi.getLong(base, wordsEnd + tail - 8)) >>> (64 - (tail << 3));
         }
-        else
+        long word = 0;
+        for (int b = 0; b < tail; b++)
         {
-            for (long a = wordsEnd; a < end; a++)
-            {
-                last |= (UnsafeApi.getByte(base, a) & 0xFFL) << ((a - wordsEnd) << 3);
-            }
+            word |= (UnsafeApi.getByte(base, wordsEnd + b) & 0xFFL) << (b << 3);
         }
-        return finish(v0, v1, v2, v3, last);
+        return word;
     }
 
     private static long littleEndian(final long nativeWord)
@@ -279,9 +302,10 @@ public final class KeyHash
     /**
      * SipHash-2-4 of the UTF-8 encoding of a character sequence (same value as {@link #hashBytes} of
      * {@code key.toString().getBytes(UTF_8)}), without allocating. A {@code String} that the JDK stores one byte
-     * per char (compact strings) and that is all ASCII is hashed from those bytes directly: they are its UTF-8
-     * encoding, so the value is the same, read a word at a time. Any other sequence is encoded on the fly from
-     * its chars (leading ASCII packed eight chars to a word).
+     * per char (compact strings) is hashed from those bytes, a word at a time, for as long as they are ASCII:
+     * there they are its UTF-8 encoding, so the value is the same. From the first word holding a byte above 0x7F
+     * on, and for any other sequence from its start, the UTF-8 bytes are encoded on the fly from the chars
+     * (leading ASCII packed eight chars to a word).
      *
      * @param key the characters.
      * @param k0  the secret's first word.
@@ -290,20 +314,17 @@ public final class KeyHash
      */
     public static long hashCharSequence(final CharSequence key, final long k0, final long k1)
     {
-        if (key instanceof String)
+        if (STRING_VALUE_OFFSET >= 0 && key instanceof String && 0 == UnsafeApi.getByte(key, STRING_CODER_OFFSET))
         {
-            final byte[] ascii = asciiBytes((String)key);
-            if (null != ascii)
-            {
-                return hash(ascii, BufferUtil.ARRAY_BASE_OFFSET, ascii.length, k0, k1);
-            }
+            final byte[] latin1 = (byte[])UnsafeApi.getReference(key, STRING_VALUE_OFFSET);
+            return hash(latin1, BufferUtil.ARRAY_BASE_OFFSET, latin1.length, key, k0, k1);
         }
-        return hashChars(key, k0, k1);
+        return hashChars(key, 0, k0 ^ C0, k1 ^ C1, k0 ^ C2, k1 ^ C3);
     }
 
     /**
-     * @return whether {@link #hashCharSequence} reads an ASCII {@code String}'s bytes directly on this JVM
-     * (tests: the direct path must be the one they check).
+     * @return whether {@link #hashCharSequence} reads a one-byte-per-char {@code String}'s bytes directly on this
+     * JVM (tests: the direct path must be the one they check).
      */
     static boolean stringBytesReadable()
     {
@@ -311,46 +332,21 @@ public final class KeyHash
     }
 
     /**
-     * The bytes a {@code String} holds when it holds one byte per char (coder LATIN1) and every char is ASCII:
-     * then they are exactly its UTF-8 encoding. Otherwise, or when this JVM's {@code String} has another layout,
-     * {@code null}. The array is the string's own: it is read, never written or kept.
+     * {@link #hashCharSequence} for any {@link CharSequence}: the UTF-8 encoding computed from its chars, from
+     * char {@code from} on, with the SipHash state {@code v0..v3} of the {@code from} ASCII chars before it
+     * (whole words: {@code from} is a multiple of 8).
      */
-    private static byte[] asciiBytes(final String key)
+    private static long hashChars(
+        final CharSequence key, final int from, long v0, long v1, long v2, long v3)
     {
-        if (STRING_VALUE_OFFSET < 0 || 0 != UnsafeApi.getByte(key, STRING_CODER_OFFSET))
-        {
-            return null;
-        }
-        final byte[] value = (byte[])UnsafeApi.getReference(key, STRING_VALUE_OFFSET);
-        final int length = value.length;
-        final int wordBytes = length & ~7;
-        long or = 0;
-        for (int i = 0; i != wordBytes; i += 8) // wordBytes is a multiple of 8
-        {
-            or |= UnsafeApi.getLong(value, BufferUtil.ARRAY_BASE_OFFSET + i);
-        }
-        for (int i = wordBytes; i < length; i++)
-        {
-            or |= value[i]; // sign-extended: a byte >= 0x80 sets every high bit
-        }
-        return 0 == (or & HIGH_BITS) ? value : null;
-    }
-
-    /** {@link #hashCharSequence} for any {@link CharSequence}: the UTF-8 encoding computed from its chars. */
-    private static long hashChars(final CharSequence key, final long k0, final long k1)
-    {
-        long v0 = k0 ^ C0;
-        long v1 = k1 ^ C1;
-        long v2 = k0 ^ C2;
-        long v3 = k1 ^ C3;
         final int chars = key.length();
         long word = 0;
         int shift = 0;
         // Only the UTF-8 length mod 256 enters SipHash, so an int that wraps (over 2^31 bytes) is still right.
-        int length = 0;
+        int length = from;
         int pending = 0;
         int pendingBytes = 0;
-        int i = 0;
+        int i = from;
         while (true)
         {
             if (64 == shift)

@@ -142,8 +142,8 @@ final class SlotIndex
      * The decision path's lookup of a present key: the address of the key's slot if it is in its home bucket
      * (the one cache line a decision touches), else 0, and then the caller goes the general way ({@link #find}:
      * a reserved word, a key that spilled past its home line, an absent key, a shard smaller than a bucket).
-     * The four key words are read plain and compared under {@code matchMask} without any branch; the hit is only
-     * a candidate until the caller's validated load confirms it (a key is in at most one slot at a time).
+     * The four key words are read plain and compared under {@code matchMask} in slot order, one predicted
+     * branch each; the hit is only a candidate until the caller's validated load confirms it.
      *
      * @param keyWord   the key word.
      * @param matchMask {@link #matchMask} of the table's kind.
@@ -155,33 +155,28 @@ final class SlotIndex
         {
             return 0; // a shard smaller than a bucket, or EMPTY_KEY / TOMBSTONE_KEY (their own cells if plain)
         }
+        // One branch per slot: the core predicts which slot holds the key and goes on (into this decision's
+        // CAS and the next decision's miss) before the line arrives. Selecting the slot without a branch (an OR
+        // of masked addresses) makes every later step wait for all four words; on a table larger than the
+        // caches it measured slower in CPU time per decision (tools/lab BucketScanCpuTime, KeyedCpuTime).
         final long line = homeLine(keyWord);
-        final long k0 = UnsafeApi.getLong(null, line);
-        final long k1 = UnsafeApi.getLong(null, line + SLOT_LENGTH);
-        final long k2 = UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH);
-        final long k3 = UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH);
-        // No branch on which slot matched: a branch that depends on the line that just missed is mispredicted
-        // about every other decision (the match is at any of the four slots), and the flush also throws away
-        // the next decision's load that the core had already started, so misses stop overlapping (the
-        // random-CAS baseline has no such branch). The slot is chosen by its index in the line, so even words
-        // that matched twice (a key swept and inserted again between these plain reads, or EMPTY words under a
-        // classed mask) give a slot of this line; the validated load then decides whether it is the key's.
-        final long m0 = matches(k0, keyWord, matchMask);
-        final long m1 = matches(k1, keyWord, matchMask);
-        final long m2 = matches(k2, keyWord, matchMask);
-        final long m3 = matches(k3, keyWord, matchMask);
-        final long slotInLine = (m1 & 1) | (m2 & 2) | (m3 & 3);
-        return (m0 | m1 | m2 | m3) & (line + slotInLine * SLOT_LENGTH);
-    }
-
-    /**
-     * @return all ones if {@code a} and {@code b} agree on {@code mask}, else 0, without a branch: with
-     * x = (a ^ b) &amp; mask, {@code (x - 1) & ~x} has its sign bit set iff x == 0.
-     */
-    private static long matches(final long a, final long b, final long mask)
-    {
-        final long x = (a ^ b) & mask;
-        return ((x - 1) & ~x) >> 63;
+        if (((UnsafeApi.getLong(null, line) ^ keyWord) & matchMask) == 0)
+        {
+            return line;
+        }
+        if (((UnsafeApi.getLong(null, line + SLOT_LENGTH) ^ keyWord) & matchMask) == 0)
+        {
+            return line + SLOT_LENGTH;
+        }
+        if (((UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH) ^ keyWord) & matchMask) == 0)
+        {
+            return line + 2 * SLOT_LENGTH;
+        }
+        if (((UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH) ^ keyWord) & matchMask) == 0)
+        {
+            return line + 3 * SLOT_LENGTH;
+        }
+        return 0;
     }
 
     /**

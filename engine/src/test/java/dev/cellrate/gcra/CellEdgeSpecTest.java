@@ -160,4 +160,39 @@ class CellEdgeSpecTest
         assertEquals(Result.ADMITTED, limiter.tryAcquire(1, 0));
         assertEquals(1, limiter.peek(1, 0), "three 1-ns permits taken at once: full for 1 ns");
     }
+
+    @Test
+    void theCellLoopDecidesAsGcraOnEveryWordTimeAndCostItCanBeGiven()
+    {
+        // The loop's test (lag against slack, unsigned) against Gcra's saturating functions, on words, times,
+        // costs and ceilings at and around every boundary of the long range.
+        final long[] edges = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -(1L << 62) - 1, -(1L << 62), -1_000, -1, 0, 1, 99,
+            100, 101, 1_000, (1L << 62) - 1, 1L << 62, (1L << 62) + 1, Long.MAX_VALUE - 300, Long.MAX_VALUE - 1,
+            Long.MAX_VALUE};
+        final long[] increments = {Long.MIN_VALUE, -1, 0, 1, 100, 299, 300, 301, 1L << 62, Long.MAX_VALUE};
+        final long[] ceilings = {1, 100, 300, 1L << 61, 1L << 62};
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(25);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        final long address = buffer.addressOffset() + 8;
+        int decisions = 0;
+        for (int i = 0; i < 200_000; i++)
+        {
+            final long tatNs = i < 50_000 ? edges[random.nextInt(edges.length)] + random.nextLong(-2, 3) :
+                random.nextLong();
+            final long nowNs = i % 3 == 0 ? tatNs + random.nextLong(-400, 400) : edges[random.nextInt(edges.length)];
+            final long incrementNs = increments[random.nextInt(increments.length)];
+            final long ceilingNs = ceilings[random.nextInt(ceilings.length)];
+            // A cost outside [1, ceiling] never conforms (Gcra's functions take costs inside it only).
+            final long expected = incrementNs < 1 || incrementNs > ceilingNs ? Result.NEVER :
+                Gcra.decide(tatNs, nowNs, incrementNs, ceilingNs);
+            buffer.putLongVolatile(8, tatNs);
+            final long code = AtomicGcra.acquireAt(buffer.byteArray(), address, incrementNs, ceilingNs, nowNs);
+            final String what = "tat " + tatNs + ", now " + nowNs + ", I " + incrementNs + ", ceiling " + ceilingNs;
+            assertEquals(expected, code, what);
+            assertEquals(Result.ADMITTED == expected ? Gcra.nextTatNs(tatNs, nowNs, incrementNs) : tatNs,
+                buffer.getLongVolatile(8), what);
+            decisions++;
+        }
+        assertEquals(200_000, decisions);
+    }
 }

@@ -10,9 +10,9 @@ final class BlockingDecision extends PendingDecision
 {
     private final Thread caller;
 
-    BlockingDecision(final byte[] redisKey, final long incrementUs, final Thread caller)
+    BlockingDecision(final byte[] redisKey, final long incrementUs, final long nowUs, final Thread caller)
     {
-        super(redisKey, incrementUs);
+        super(redisKey, incrementUs, nowUs);
         this.caller = caller;
     }
 

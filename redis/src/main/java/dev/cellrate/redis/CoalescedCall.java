@@ -5,7 +5,8 @@ import io.lettuce.core.protocol.CommandType;
 
 /**
  * The decisions of concurrent callers sent together by a {@link Coalescer}: one script call (the
- * batch form of the script, server time) that decides each key in order on its own cell, exactly as the one-key
+ * batch form of the script; each key at its caller's time or the server's) that decides each key in order on its
+ * own cell, exactly as the one-key
  * calls one after the other would. On the reply, each decision whose caller still waits gets its own key's
  * answer (a synchronous caller is woken, an asynchronous one called back on this I/O thread); on a failure or the call's timeout, its cause. A NOSCRIPT reply hands the call to EVAL with the time
  * left, as for any other call.
@@ -22,7 +23,7 @@ final class CoalescedCall extends ScriptCall<CoalescedReply>
         final PendingDecision[] decisions, final byte[][] redisKeys, final long[] incrementsUs, final long deadlineNs)
     {
         super(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply,
-            limiter.batchArgs(bySha, redisKeys, incrementsUs, decisions.length, RedisRateLimiter.SERVER_TIME)),
+            limiter.coalescedArgs(bySha, decisions, redisKeys, incrementsUs)),
             reply, limiter, bySha, deadlineNs);
         this.coalescer = coalescer;
         this.decisions = decisions;
@@ -64,7 +65,7 @@ final class CoalescedCall extends ScriptCall<CoalescedReply>
             {
                 if (complete)
                 {
-                    reply.copyTo(i, decision.reply);
+                    reply.copyTo(i, decision.nowUs, decision.reply);
                 }
                 else
                 {

@@ -42,10 +42,13 @@ final class CoalescedReply extends ScriptOutput<CoalescedReply>
         return complete();
     }
 
-    /** Fill the caller's reply of decision {@code i} as the one-key call's reply would read. */
-    void copyTo(final int i, final ScriptReply to)
+    /**
+     * Fill the caller's reply of decision {@code i} as the one-key call's reply would read: the time it was
+     * decided at is the caller's own, or the server's ({@code callerNowUs} = {@link RedisRateLimiter#SERVER_TIME}).
+     */
+    void copyTo(final int i, final long callerNowUs, final ScriptReply to)
     {
-        to.set(nowUs);
+        to.set(RedisRateLimiter.SERVER_TIME == callerNowUs ? nowUs : callerNowUs);
         to.set(perKey[3 * i]);
         to.set(perKey[3 * i + 1]);
         to.set(perKey[3 * i + 2]);

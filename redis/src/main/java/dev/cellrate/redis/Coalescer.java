@@ -4,7 +4,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Sends the server-time decisions of concurrent callers together (synchronous and asynchronous), so that many
+ * Sends the one-key decisions of concurrent callers together (synchronous and asynchronous, on server or caller
+ * time), so that many
  * callers on one connection cost Redis one script call per group instead of one per decision.
  * <p>
  * Algorithm: a caller pushes its {@link PendingDecision} on a lock-free stack, then tries to send. While fewer

@@ -19,9 +19,9 @@ final class ListenedDecision extends PendingDecision implements TimerTask
 
     ListenedDecision(
         final RedisRateLimiter limiter, final byte[] redisKey, final long permits, final long incrementUs,
-        final Decision decision, final DecisionListener listener)
+        final long nowUs, final Decision decision, final DecisionListener listener)
     {
-        super(redisKey, incrementUs);
+        super(redisKey, incrementUs, nowUs);
         this.limiter = limiter;
         this.permits = permits;
         this.decision = decision;
@@ -69,6 +69,6 @@ final class ListenedDecision extends PendingDecision implements TimerTask
 
     private void finish()
     {
-        listener.onDecision(limiter.finish(reply, redisKey, permits, decision));
+        listener.onDecision(limiter.finish(reply, redisKey, permits, nowUs, decision));
     }
 }

@@ -21,14 +21,17 @@ abstract class PendingDecision
 
     final byte[] redisKey;
     final long incrementUs;
+    /** The caller's time in &micro;s, or {@link RedisRateLimiter#SERVER_TIME}. */
+    final long nowUs;
     final ScriptReply reply = new ScriptReply();
     volatile int state;
     PendingDecision next;
 
-    PendingDecision(final byte[] redisKey, final long incrementUs)
+    PendingDecision(final byte[] redisKey, final long incrementUs, final long nowUs)
     {
         this.redisKey = redisKey;
         this.incrementUs = incrementUs;
+        this.nowUs = nowUs;
     }
 
     /** @return true iff the caller's side gave up before this decision was sent (sending it would charge for nothing). */

@@ -128,14 +128,38 @@ public final class RedisComposite
      */
     public static final class Legs
     {
-        private final byte[][] keys = new byte[MAX_LEGS][];
-        private final long[] incrementUs = new long[MAX_LEGS];
-        private final long[] ceilingUs = new long[MAX_LEGS];
-        private final long[] intervalUs = new long[MAX_LEGS];
-        private final int[] modes = new int[MAX_LEGS];
-        private final long[] retryAfterUs = new long[MAX_LEGS];
-        private final long[] tatUs = new long[MAX_LEGS];
+        private final byte[][] keys;
+        private final long[] incrementUs;
+        private final long[] ceilingUs;
+        private final long[] intervalUs;
+        private final int[] modes;
+        private final long[] retryAfterUs;
+        private final long[] tatUs;
         private int count;
+
+        /** A holder for up to {@link #MAX_LEGS} legs. */
+        public Legs()
+        {
+            this(MAX_LEGS);
+        }
+
+        /**
+         * @param capacity the most legs it holds, in [1, {@link #MAX_LEGS}].
+         */
+        public Legs(final int capacity)
+        {
+            if (capacity < 1 || capacity > MAX_LEGS)
+            {
+                throw new IllegalArgumentException("capacity must be in [1, " + MAX_LEGS + "] but was " + capacity);
+            }
+            keys = new byte[capacity][];
+            incrementUs = new long[capacity];
+            ceilingUs = new long[capacity];
+            intervalUs = new long[capacity];
+            modes = new int[capacity];
+            retryAfterUs = new long[capacity];
+            tatUs = new long[capacity];
+        }
         private long nowUs;
         private boolean allConform;
         private FallbackCause cause;
@@ -150,13 +174,13 @@ public final class RedisComposite
          * @param mode    {@link #CHECK}, {@link #CHARGE}, {@link #ALONE} or {@link #REFUND} (a refund above the
          *                burst gives back the whole bucket).
          * @return the leg's index.
-         * @throws IllegalStateException if {@link #MAX_LEGS} legs are already added.
+         * @throws IllegalStateException if the holder is full.
          */
         public int add(final byte[] key, final MicrosLimit limit, final long permits, final int mode)
         {
-            if (count == MAX_LEGS)
+            if (count == keys.length)
             {
-                throw new IllegalStateException("at most " + MAX_LEGS + " legs");
+                throw new IllegalStateException("at most " + keys.length + " legs");
             }
             if (mode < CHECK || mode > REFUND)
             {

@@ -54,14 +54,18 @@ import java.util.concurrent.atomic.LongAdder;
  * answers the local cell's own codes. Read every code with {@link Result#isAdmitted(long)}.
  * <p>
  * Contract: a {@link KeyedLimiter}, except that a decision on Redis allocates what Lettuce needs for one
- * command (the key bytes, the arguments, the command and its output; nothing else), and that its clock forms
+ * command (the key bytes, the arguments, the command and its output; nothing else; a coalesced decision its key
+ * bytes, one small holder and its share of the combined command), and that its clock forms
  * {@code (key, permits)} use the server's clock, not {@link #clock()} (which times {@link FailPolicy#LOCAL}
  * fallbacks). A {@code long} key {@code k} is the Redis key {@code prefix + Long.toString(k)}: the same cell as
  * the character key {@code "k"}.
  * <p>
  * Concurrency: any thread may call any method; the connection is Lettuce's thread-safe shared connection, which
- * pipelines the commands of concurrent callers. No call takes a lock or blocks anyone but its own caller, and the
- * timeouts of asynchronous calls run on one daemon thread shared by every limiter ({@link SharedTimer}).
+ * pipelines the commands of concurrent callers. The one-key decisions of concurrent callers are coalesced
+ * ({@link Coalescer}): while up to two script calls are in flight, those that arrive gather and leave as one script
+ * call that decides each key in order on its own cell ({@link RedisRateLimiterBuilder#coalesceCalls(boolean)}
+ * turns it off). No call takes a lock or blocks anyone but its own caller, and the timeouts of asynchronous calls
+ * run on one daemon thread shared by every limiter ({@link SharedTimer}).
  */
 public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 {
@@ -83,6 +87,8 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     public static final long REJECTED_KEY_ERROR = Result.REJECTED_KEY_ERROR;
 
     static final long SERVER_TIME = -1;
+    /** The script's time argument when each key comes with its own time. */
+    private static final long PER_KEY_TIME = -2;
     private static final long NS_PER_US = 1000;
     private static final long STARTUP_STEP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
 
@@ -609,6 +615,32 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         return args.add(limit.ceilingUs()).add(limit.emissionIntervalUs()).add(0).add(nowUs).add(extraTtlMs);
     }
 
+    /**
+     * The arguments of a combined call: the batch form, at one time when every decision has the same one (the
+     * server's or a caller's), else each key at its own ({@code -2}, then one time per key).
+     */
+    CommandArgs<byte[], byte[]> coalescedArgs(
+        final boolean bySha, final PendingDecision[] decisions, final byte[][] redisKeys, final long[] incrementsUs)
+    {
+        final int count = decisions.length;
+        final long firstUs = decisions[0].nowUs;
+        boolean oneTime = true;
+        for (int i = 1; i < count && oneTime; i++)
+        {
+            oneTime = decisions[i].nowUs == firstUs;
+        }
+        final CommandArgs<byte[], byte[]> args =
+            batchArgs(bySha, redisKeys, incrementsUs, count, oneTime ? firstUs : PER_KEY_TIME);
+        if (!oneTime)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                args.add(decisions[i].nowUs);
+            }
+        }
+        return args;
+    }
+
     void settleBatch(final FallbackCause cause)
     {
         settle(cause);
@@ -642,29 +674,27 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         {
             return never(nowUs, decision);
         }
-        final ScriptReply reply = SERVER_TIME == nowUs && null != coalescer ?
-            callCoalesced(redisKey, incrementUs) : call(redisKey, incrementUs, 0, nowUs);
+        final ScriptReply reply = null != coalescer ?
+            callCoalesced(redisKey, incrementUs, nowUs) : call(redisKey, incrementUs, 0, nowUs);
         return answer(reply, redisKey, permits, nowUs, decision);
     }
 
     /**
-     * One synchronous decision on server time sent with those of concurrent callers ({@link Coalescer}), bounded by
-     * the timeout.
+     * One synchronous decision sent with those of concurrent callers ({@link Coalescer}), bounded by the timeout.
      *
      * @return the reply; when not {@link ScriptReply#complete4()} its {@code cause} says why.
      */
-    private ScriptReply callCoalesced(final byte[] redisKey, final long incrementUs)
+    private ScriptReply callCoalesced(final byte[] redisKey, final long incrementUs, final long nowUs)
     {
         final long startNs = System.nanoTime();
-        final FallbackCause refusal = !ready ? FallbackCause.NOT_CONNECTED :
-            breaker.allow(startNs) ? null : FallbackCause.BREAKER_OPEN;
+        final FallbackCause refusal = refusal();
         if (null != refusal)
         {
             final ScriptReply reply = new ScriptReply();
             reply.cause = refusal;
             return reply;
         }
-        final BlockingDecision pending = new BlockingDecision(redisKey, incrementUs, Thread.currentThread());
+        final BlockingDecision pending = new BlockingDecision(redisKey, incrementUs, nowUs, Thread.currentThread());
         coalescer.submit(pending);
         pending.await(startNs + timeoutNs);
         judge(pending.reply);
@@ -672,10 +702,11 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     }
 
     /** The code of a coalesced decision whose reply (or cause) is in: judged for the breaker, then answered. */
-    long finish(final ScriptReply reply, final byte[] redisKey, final long permits, final Decision decision)
+    long finish(
+        final ScriptReply reply, final byte[] redisKey, final long permits, final long nowUs, final Decision decision)
     {
         judge(reply);
-        return answer(reply, redisKey, permits, SERVER_TIME, decision);
+        return answer(reply, redisKey, permits, nowUs, decision);
     }
 
     private void judge(final ScriptReply reply)
@@ -881,7 +912,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
             listener.onDecision(never(nowUs, decision));
             return;
         }
-        if (SERVER_TIME == nowUs && null != coalescer)
+        if (null != coalescer)
         {
             final FallbackCause refusal = refusal();
             if (null != refusal)
@@ -891,7 +922,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
                 listener.onDecision(answer(reply, redisKey, permits, nowUs, decision));
                 return;
             }
-            new ListenedDecision(this, redisKey, permits, incrementUs, decision, listener).start(coalescer);
+            new ListenedDecision(this, redisKey, permits, incrementUs, nowUs, decision, listener).start(coalescer);
             return;
         }
         AsyncCall.start(this, redisKey, permits, incrementUs, 0, nowUs, decision, listener, null);

@@ -209,8 +209,8 @@ public final class RedisRateLimiterBuilder
     }
 
     /**
-     * Whether the decisions on server time of concurrent callers (synchronous and asynchronous, one key each) are
-     * sent together (default true):
+     * Whether the one-key decisions of concurrent callers (synchronous and asynchronous, on server or caller time)
+     * are sent together (default true):
      * while up to two script calls are in flight, the decisions that arrive meanwhile gather and leave as one
      * script call of the batch form, each key decided in order on its own cell exactly as single calls one after
      * the other. A lone caller's decision leaves at once. Turn it off when the connection's server needs one key

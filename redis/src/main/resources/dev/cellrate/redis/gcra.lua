@@ -5,9 +5,11 @@
 -- ARGV[n+1]   ceiling tau' + T' (us), <= 2^52
 -- ARGV[n+2]   T' (us): the unit of a lease
 -- ARGV[n+3]   lease: extra intervals to grant beyond each request (0: a plain decision)
--- ARGV[n+4]   caller time (us), or -1: the server's TIME
+-- ARGV[n+4]   caller time (us), or -1: the server's TIME, or -2: each key's own time in ARGV[n+5+i]
 -- ARGV[n+5]   extra expiry (ms) beyond TAT - now
--- Reply: {now_us, then for each key: retry_after_us, tat_after_us, granted}. retry_after_us is 0 when admitted,
+-- ARGV[n+5+i] with -2 only: KEYS[i]'s caller time (us), or -1: the server's TIME
+-- Reply: {now_us, then for each key: retry_after_us, tat_after_us, granted}; with -2, now_us is the server's TIME
+-- if a key used it, else -2. retry_after_us is 0 when admitted,
 -- > 0 when rejected, -1 when the key holds another type or a value that is not a TAT (a decimal integer below
 -- 2^53): an error about that key alone, which changes nothing; -2 when skipped.
 if redis.replicate_commands then redis.replicate_commands() end
@@ -17,13 +19,23 @@ local unit = tonumber(ARGV[n + 2])
 local lease = tonumber(ARGV[n + 3])
 local now = tonumber(ARGV[n + 4])
 local extra = tonumber(ARGV[n + 5])
-if now < 0 then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local perKey = now == -2
+local server = nil
+local function serverTime()
+  if server == nil then
+    local t = redis.call('TIME')
+    server = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  end
+  return server
 end
+if now == -1 then now = serverTime() end
 local out = {now}
 for i = 1, n do
   local inc = tonumber(ARGV[i])
+  if perKey then
+    now = tonumber(ARGV[n + 5 + i])
+    if now < 0 then now = serverTime() end
+  end
   local retry, tat, granted = -2, 0, 0
   if inc > 0 then
     local stored = redis.pcall('GET', KEYS[i])
@@ -65,4 +77,5 @@ for i = 1, n do
   out[3 * i] = tat
   out[3 * i + 1] = granted
 end
+if perKey and server ~= nil then out[1] = server end
 return out

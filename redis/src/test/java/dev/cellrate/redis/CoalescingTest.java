@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cellrate.Decision;
+import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import io.lettuce.core.RedisClient;
@@ -36,6 +37,7 @@ class CoalescingTest
     private static final int CALLERS = 64;
     private static final long BURST = 10;
     private static final int POISONED = 5;
+    private static final long EPOCH_NS = 1_764_000_000_000_000_000L;
 
     @Test
     void sixtyFourCallersShareAFewScriptCallsAndEachGetsItsOwnAnswer() throws Exception
@@ -111,6 +113,76 @@ class CoalescingTest
                 }
                 assertEquals(0, limiter.fallbacks());
                 assertEquals(1, limiter.keyErrors());
+                limiter.close();
+            }
+            finally
+            {
+                client.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void callersOnTheirOwnTimesAndOnTheServersShareACallAndEachIsDecidedAtItsOwnTime() throws Exception
+    {
+        try (RedisFixture redis = new RedisFixture();
+             StatefulRedisConnection<String, String> admin = redis.client.connect(StringCodec.UTF8))
+        {
+            final RedisClient client = redis.server.client();
+            final AtomicInteger scripts = count(client, CommandType.EVALSHA);
+            try (StatefulRedisConnection<byte[], byte[]> shared = client.connect(ByteArrayCodec.INSTANCE))
+            {
+                final Limit limit = Limit.of(1, 1, TimeUnit.SECONDS, BURST); // T = 1 s: a caller's time moves its answer
+                final RedisRateLimiter limiter = RedisRateLimiter.builder(shared, limit, FailPolicy.CLOSED)
+                    .prefix("mix:").timeoutNs(TimeUnit.SECONDS.toNanos(10)).build();
+                final KeyedRateLimiter engine = KeyedRateLimiter.builder(limit).expectedKeys(1024).build();
+                final long[] callerNs = new long[CALLERS];
+                for (int i = 0; i < CALLERS; i++) // every key spent at EPOCH_NS; even callers come back at their own time
+                {
+                    final String key = "k" + i;
+                    assertEquals(engine.tryAcquire(key, BURST, EPOCH_NS), limiter.tryAcquire(key, BURST, EPOCH_NS));
+                    callerNs[i] = EPOCH_NS + i * 250_000_000L; // 0 to 15.75 s later: 0 to 10 permits back
+                }
+                final int before = scripts.get();
+                FaultTest.debugSleep(admin, "1");
+                Thread.sleep(100);
+                final Decision[] decisions = new Decision[CALLERS];
+                final AtomicLongArray codes = new AtomicLongArray(CALLERS);
+                final List<Thread> callers = new ArrayList<>();
+                for (int i = 0; i < CALLERS; i++)
+                {
+                    final int caller = i;
+                    decisions[i] = new Decision();
+                    final Thread t = new Thread(() -> codes.set(caller, 0 == caller % 2 ?
+                        limiter.tryAcquire("k" + caller, 2, callerNs[caller], decisions[caller]) :
+                        limiter.tryAcquire("s" + caller, 1, decisions[caller])));
+                    callers.add(t);
+                    t.start();
+                }
+                for (final Thread t : callers)
+                {
+                    t.join(TimeUnit.SECONDS.toMillis(20));
+                }
+                final int calls = scripts.get() - before;
+                assertTrue(calls <= Coalescer.MAX_IN_FLIGHT + 2, "64 decisions in " + calls + " script calls");
+                final Decision expected = new Decision();
+                for (int i = 0; i < CALLERS; i++)
+                {
+                    if (0 == i % 2)
+                    {
+                        final long code = engine.tryAcquire("k" + i, 2, callerNs[i], expected);
+                        assertEquals(code, codes.get(i), "caller " + i + " at its own time");
+                        assertEquals(expected.remaining(), decisions[i].remaining(), "caller " + i);
+                        assertEquals(expected.resetAfterNs(), decisions[i].resetAfterNs(), "caller " + i);
+                        assertEquals(expected.retryAfterNs(), decisions[i].retryAfterNs(), "caller " + i);
+                    }
+                    else
+                    {
+                        assertEquals(Result.ADMITTED, codes.get(i), "caller " + i + " on the server's time");
+                        assertEquals(BURST - 1, decisions[i].remaining(), "caller " + i);
+                    }
+                }
+                assertEquals(0, limiter.fallbacks());
                 limiter.close();
             }
             finally

@@ -43,6 +43,15 @@ interface Decider
     }
 
     /**
+     * @return true if {@link #decide} fills the plan and runs {@code done} before it returns, on the calling
+     * thread (then the service reuses one plan per thread).
+     */
+    default boolean synchronous()
+    {
+        return true;
+    }
+
+    /**
      * @return true if this decider reads {@link Plan#keys} (the descriptors' 64-bit identities).
      */
     default boolean hashedKeys()

@@ -42,7 +42,19 @@ final class DescriptorKey
      */
     long hash(final String domain, final RateLimitDescriptor descriptor, final String[] shared)
     {
-        final Sip sip = new Sip(k0, k1);
+        return hash(domain, descriptor, shared, new Sip());
+    }
+
+    /**
+     * @param domain     the domain.
+     * @param descriptor the descriptor.
+     * @param shared     per entry, the shared wildcard value, or null.
+     * @param scratch    a hasher to reuse (one thread at a time).
+     * @return the descriptor's 64-bit identity.
+     */
+    long hash(final String domain, final RateLimitDescriptor descriptor, final String[] shared, final Sip scratch)
+    {
+        final Sip sip = scratch.reset(k0, k1);
         sip.string(domain);
         for (int i = 0; i < descriptor.getEntriesCount(); i++)
         {
@@ -59,7 +71,7 @@ final class DescriptorKey
      */
     long hashOfBytes(final byte[]... parts)
     {
-        final Sip sip = new Sip(k0, k1);
+        final Sip sip = new Sip().reset(k0, k1);
         for (final byte[] part : parts)
         {
             sip.bytes(part);
@@ -85,8 +97,8 @@ final class DescriptorKey
         return b.toString();
     }
 
-    /** SipHash-2-4 over a stream of bytes, fed string by string. */
-    private static final class Sip
+    /** SipHash-2-4 over a stream of bytes, fed string by string; {@link #reset} before each hash. */
+    static final class Sip
     {
         private long v0;
         private long v1;
@@ -96,12 +108,16 @@ final class DescriptorKey
         private int pendingBytes;
         private long total;
 
-        Sip(final long k0, final long k1)
+        Sip reset(final long k0, final long k1)
         {
             v0 = k0 ^ 0x736f6d6570736575L;
             v1 = k1 ^ 0x646f72616e646f6dL;
             v2 = k0 ^ 0x6c7967656e657261L;
             v3 = k1 ^ 0x7465646279746573L;
+            pending = 0;
+            pendingBytes = 0;
+            total = 0;
+            return this;
         }
 
         /**

@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *     <li>the other descriptors are charged all or nothing: one alone by {@code tryAcquire}; several with equal
  *     hits through a {@link KeyedCompositeRateLimiter} over their rules' limiters (a refused one leaves every
  *     other cell as it was); several with different hits are first all peeked, and charged only if every peek
- *     admits (a concurrent request may then still refuse a later one, which leaves the earlier ones charged:
- *     never an over-admission, and counted in {@link #partialCharges()}).</li>
+ *     admits; when a concurrent request still takes a later one's last permits meanwhile, the earlier ones get
+ *     their hits back by the engine's keyed refund (counted in {@link #rollbacks()}).</li>
  * </ul>
  * Remaining permits and the time until the bucket is full come from the decision holder for a single
  * descriptor and from peeks for several (the largest cost a peek admits, found by bisection over
@@ -43,7 +43,7 @@ final class GcraDecider implements Decider
     private final int keysPerRule;
     private final NanoClock clock;
     private final Map<String, KeyedCompositeRateLimiter> composites = new ConcurrentHashMap<>();
-    private final AtomicLong partialCharges = new AtomicLong();
+    private final AtomicLong rollbacks = new AtomicLong();
     private final ThreadLocal<Decision> decisions = ThreadLocal.withInitial(Decision::new);
 
     GcraDecider(final int keysPerRule, final NanoClock clock)
@@ -86,11 +86,11 @@ final class GcraDecider implements Decider
 
     /**
      * @return multi-descriptor requests with different hits whose later descriptor was refused by a race after
-     * every peek admitted, leaving the earlier ones charged.
+     * every peek admitted, and whose earlier descriptors were given their hits back.
      */
-    long partialCharges()
+    long rollbacks()
     {
-        return partialCharges.get();
+        return rollbacks.get();
     }
 
     public Map<String, Long> counters(final java.util.Collection<RuleState> states)
@@ -106,7 +106,7 @@ final class GcraDecider implements Decider
             }
         }
         return Map.of("cellrate_rls_table_full_events", tableFull, "cellrate_rls_live_descriptors", liveKeys,
-            "cellrate_rls_partial_charges", partialCharges.get());
+            "cellrate_rls_rollbacks", rollbacks.get());
     }
 
     public void decide(final Plan plan, final Runnable done)
@@ -310,27 +310,17 @@ final class GcraDecider implements Decider
         }
         if (!anyOver)
         {
-            boolean charged = false;
             for (int i = 0; i < plan.count; i++)
             {
                 if (isLeg(plan, i))
                 {
-                    if (anyOver)
-                    {
-                        plan.over[i] = false; // not charged: an earlier descriptor was refused
-                        continue;
-                    }
                     final long code = plan.states[i].gcra.tryAcquire(plan.keys[i], plan.hits[i], plan.nowNs);
                     plan.over[i] = !Result.isAdmitted(code);
                     if (plan.over[i])
                     {
-                        anyOver = true;
-                        if (charged)
-                        {
-                            partialCharges.incrementAndGet();
-                        }
+                        rollBack(plan, i);
+                        break;
                     }
-                    charged = true;
                 }
             }
         }
@@ -339,6 +329,30 @@ final class GcraDecider implements Decider
             if (isLeg(plan, i))
             {
                 fillFromPeeks(plan, i);
+            }
+        }
+    }
+
+    /**
+     * A concurrent request took descriptor {@code refused}'s last permits between the peeks and the charges: give
+     * the descriptors charged before it their hits back (the engine's keyed refund lowers each TAT by exactly what
+     * the charge added, never below now), so the refused request takes nothing, and mark the rest not charged.
+     */
+    private void rollBack(final Plan plan, final int refused)
+    {
+        rollbacks.incrementAndGet();
+        for (int j = 0; j < refused; j++)
+        {
+            if (isLeg(plan, j))
+            {
+                plan.states[j].gcra.refund(plan.keys[j], plan.hits[j], plan.nowNs);
+            }
+        }
+        for (int j = refused + 1; j < plan.count; j++)
+        {
+            if (isLeg(plan, j))
+            {
+                plan.over[j] = false; // not charged: an earlier descriptor was refused
             }
         }
     }

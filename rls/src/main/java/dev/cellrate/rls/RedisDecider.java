@@ -62,6 +62,11 @@ final class RedisDecider implements Decider
         return new RuleState(rule, cells, micros);
     }
 
+    public boolean synchronous()
+    {
+        return false; // answers on a Lettuce I/O thread
+    }
+
     public boolean hashedKeys()
     {
         return null != local;
@@ -95,7 +100,7 @@ final class RedisDecider implements Decider
                 refused |= !plan.rules[i].shadowMode();
             }
         }
-        final RedisComposite.Legs legs = new RedisComposite.Legs();
+        final RedisComposite.Legs legs = new RedisComposite.Legs(Math.max(1, plan.count)); // count <= MAX_DESCRIPTORS
         final int[] legOf = new int[plan.count];
         for (int i = 0; i < plan.count; i++)
         {

@@ -105,6 +105,9 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
 
     private final Decider decider;
     private final boolean hashKeys;
+    private final boolean synchronous;
+    private final ThreadLocal<Plan> plans = ThreadLocal.withInitial(() -> new Plan(MAX_DESCRIPTORS));
+    private static final Runnable NOTHING = () -> { };
     private final boolean textKeys;
     private final DescriptorKey descriptorKey;
     private final Map<String, RuleStats> stats = new ConcurrentHashMap<>();
@@ -149,6 +152,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         this.overflowStats = new RuleStats("", "_overflow", statFile);
         this.decider = decider;
         this.hashKeys = decider.hashedKeys();
+        this.synchronous = decider.synchronous();
         this.textKeys = decider.textKeys();
         this.descriptorKey = new DescriptorKey();
         this.answers = new Answers(globalShadowMode, headers);
@@ -315,15 +319,49 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             return;
         }
         final Snapshot s = snapshot;
-        final Plan plan = new Plan(request, decider.nowNs());
+        final Plan plan = plan(request);
         final String unresolved = resolve(s, plan);
         if (null != unresolved)
         {
+            plan.release();
             invalidRequests.incrementAndGet();
             onInvalid.accept(Status.INVALID_ARGUMENT.withDescription(unresolved));
             return;
         }
-        decider.decide(plan, () -> onAnswer.accept(answers.respond(plan)));
+        if (synchronous)
+        {
+            final RateLimitResponse response;
+            try
+            {
+                decider.decide(plan, NOTHING);
+                response = answers.respond(plan);
+            }
+            finally
+            {
+                plan.release();
+            }
+            onAnswer.accept(response);
+        }
+        else
+        {
+            decider.decide(plan, () -> onAnswer.accept(answers.respond(plan)));
+        }
+    }
+
+    /** A decider that answers on the calling thread gets this thread's plan, unless a request already holds it. */
+    private Plan plan(final RateLimitRequest request)
+    {
+        final long nowNs = decider.nowNs();
+        if (synchronous)
+        {
+            final Plan reused = plans.get();
+            if (!reused.inUse)
+            {
+                reused.inUse = true;
+                return reused.reset(request, nowNs);
+            }
+        }
+        return new Plan(request, nowNs);
     }
 
     private static void complete(final StreamObserver<RateLimitResponse> observer, final RateLimitResponse response)
@@ -379,10 +417,10 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         final RateLimitRequest request = plan.request;
         final String domain = request.getDomain();
         final long requestHits = Math.max(1, Integer.toUnsignedLong(request.getHitsAddend()));
-        final RlsConfig.Match match = new RlsConfig.Match();
+        final RlsConfig.Match match = plan.match;
         Set<String> replaced = null;
-        final String[] statsKeys = new String[plan.count];
-        final String[][] shared = new String[plan.count][];
+        final String[] statsKeys = plan.statsKeys;
+        final String[][] shared = plan.shared;
         for (int i = 0; i < plan.count; i++)
         {
             final RateLimitDescriptor descriptor = request.getDescriptors(i);
@@ -450,7 +488,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
                 final RateLimitDescriptor descriptor = request.getDescriptors(i);
                 if (hashKeys)
                 {
-                    plan.keys[i] = descriptorKey.hash(domain, descriptor, shared[i]);
+                    plan.keys[i] = descriptorKey.hash(domain, descriptor, shared[i], plan.sip);
                 }
                 if (textKeys)
                 {

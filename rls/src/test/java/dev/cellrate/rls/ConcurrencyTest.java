@@ -91,4 +91,59 @@ class ConcurrencyTest
             server.close();
         }
     }
+
+    @Test
+    void differentHitsPerDescriptorUnderRacesTakeNothingFromARefusedRequestsOtherDescriptors() throws Exception
+    {
+        final String config = "domain: d\ndescriptors:\n" +
+            "  - key: a\n    rate_limit:\n      unit: hour\n      requests_per_unit: 100000\n" +
+            "  - key: b\n    rate_limit:\n      unit: hour\n      requests_per_unit: 60\n";
+        try (Rls rls = Rls.start(RlsServer.Mode.GCRA, config))
+        {
+            final AtomicInteger combos = new AtomicInteger();
+            final Thread[] threads = new Thread[4];
+            for (int t = 0; t < threads.length; t++)
+            {
+                final boolean combo = t % 2 == 0;
+                threads[t] = new Thread(() ->
+                {
+                    final ManagedChannel channel =
+                        NettyChannelBuilder.forAddress("127.0.0.1", rls.server.grpcPort()).usePlaintext().build();
+                    try
+                    {
+                        final RateLimitServiceGrpc.RateLimitServiceBlockingStub stub =
+                            RateLimitServiceGrpc.newBlockingStub(channel);
+                        for (int i = 0; i < 150; i++)
+                        {
+                            if (combo)
+                            {
+                                if (RateLimitResponse.Code.OK == stub.shouldRateLimit(Rls.request("d", 0,
+                                    d("a", "x"), Rls.withHits(d("b", "y"), 2))).getOverallCode())
+                                {
+                                    combos.incrementAndGet();
+                                }
+                            }
+                            else
+                            {
+                                stub.shouldRateLimit(Rls.request("d", 0, Rls.withHits(d("b", "y"), 1)));
+                            }
+                        }
+                    }
+                    finally
+                    {
+                        channel.shutdownNow();
+                    }
+                });
+                threads[t].start();
+            }
+            for (final Thread t : threads)
+            {
+                t.join();
+            }
+            final long remainingA = rls.call("d", Rls.withHits(d("a", "x"), 0)).getStatuses(0).getLimitRemaining();
+            assertEquals(100_000 - combos.get(), remainingA,
+                "a is charged by the admitted requests only (" + combos.get() + " admitted, rollbacks " +
+                    rls.server.service().deciderCounters().get("cellrate_rls_rollbacks") + ")");
+        }
+    }
 }

@@ -186,4 +186,19 @@ class RedisAllOrNothingTest
             assertEquals(96, route.getStatuses(0).getLimitRemaining(), "all or nothing locally too: 3 + this one");
         }
     }
+
+    @Test
+    void aRequestOfSeveralDescriptorsIsOneRoundTrip() throws Exception
+    {
+        try (RedisServer redis = RedisServer.start(); Rls rls = replica(redis, CONFIG))
+        {
+            final long before = rls.server.service().deciderCounters().get("cellrate_rls_redis_round_trips");
+            for (int i = 0; i < 10; i++)
+            {
+                rls.call("d", d("user", "rt" + i), d("route", "rt"), d("shadow", "rt" + i));
+            }
+            assertEquals(10, rls.server.service().deciderCounters().get("cellrate_rls_redis_round_trips") - before,
+                "10 requests of 3 descriptors: 10 round trips");
+        }
+    }
 }

@@ -92,4 +92,28 @@ class StatDirTest
             assertTrue(metrics.contains("ratelimit_service_rate_limit_over_limit{domain=\"d\",key=\"d.k\"} 2\n"), metrics);
         }
     }
+
+    @Test
+    void statisticsKeysPastTheFilesRoomCountUnderOverflow() throws Exception
+    {
+        final String config = "domain: d\ndescriptors:\n" +
+            "  - key: k\n    detailed_metric: true\n    rate_limit:\n      unit: hour\n      requests_per_unit: 5\n";
+        final Path directory = Files.createTempDirectory("rls-config");
+        Files.writeString(directory.resolve("c.yaml"), config, StandardCharsets.UTF_8);
+        final RlsServer.Options options = Rls.options(directory);
+        options.keysPerRule = 4096; // room for every descriptor: only the statistics keys run out
+        try (Rls rls = new Rls(options, null))
+        {
+            final int keys = RlsService.MAX_STATS_KEYS + 20;
+            for (int i = 0; i < keys; i++)
+            {
+                assertEquals(io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code.OK,
+                    rls.call("d", d("k", "v" + i)).getOverallCode());
+            }
+            final Map<String, RuleStats> stats = rls.server.service().stats();
+            assertEquals(RlsService.MAX_STATS_KEYS + 1, stats.size(), "the kept keys and _overflow");
+            assertEquals(20, stats.get("_overflow").totalHits.sum());
+            assertEquals(1, stats.get("d.k_v0").withinLimit.sum());
+        }
+    }
 }

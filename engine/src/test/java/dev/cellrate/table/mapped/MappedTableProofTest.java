@@ -39,8 +39,10 @@ final class MappedTableProofTest
     {
         final Path file = directory.resolve("shared.table");
         TrafficChild.slow(file); // created here, so both children open the same file
-        try (ChildJvm a = ChildJvm.start(null, TrafficChild.class, "traffic", file.toString(), logs("a"), "256", "2", "2500");
-            ChildJvm b = ChildJvm.start(null, TrafficChild.class, "traffic", file.toString(), logs("b"), "256", "2", "2500"))
+        // Each JVM runs 2.5 s, and on until it admitted at least 200 of the 256 keys (a loaded host may give it
+        // little of those 2.5 s), so at least 144 keys are admitted in both, whatever the scheduling.
+        try (ChildJvm a = ChildJvm.start(null, TrafficChild.class, "traffic", file.toString(), logs("a"), "256", "2", "2500", "200");
+            ChildJvm b = ChildJvm.start(null, TrafficChild.class, "traffic", file.toString(), logs("b"), "256", "2", "2500", "200"))
         {
             a.awaitLine("DONE");
             b.awaitLine("DONE");
@@ -75,9 +77,15 @@ final class MappedTableProofTest
         {
             first.awaitLine("READY");
             Thread.sleep(1000);
+            // Mid-traffic, once it spent at least half of every burst on average (at most 60 s on a loaded host).
+            final long deadlineNs = System.nanoTime() + 60_000_000_000L;
+            while (read(new HashMap<>(), "first-0", "first-1").size() < 256 * 5 && System.nanoTime() - deadlineNs < 0)
+            {
+                Thread.sleep(50);
+            }
             first.kill();
         }
-        try (ChildJvm second = ChildJvm.start(null, TrafficChild.class, "traffic", file.toString(), logs("second"), "256", "2", "1500"))
+        try (ChildJvm second = ChildJvm.start(null, TrafficChild.class, "traffic", file.toString(), logs("second"), "256", "2", "1500", "1"))
         {
             second.awaitLine("DONE");
             assertEquals(0, second.exitCode());

@@ -416,6 +416,39 @@ final class TableFileTest
         }
     }
 
+    @Test
+    void theHighWaterMarksAreWrittenOnceAndTheirLengthIsChecked() throws Exception
+    {
+        final Path path = directory.resolve("t.table");
+        final TableSpec spec = TestSpecs.small();
+        final TableFile file = TableFile.open(path, spec, null);
+        assertEquals(fileLength(spec.tableLength()), Files.size(path), "no room for marks before a refund");
+        final long marksEnd = marksOffset(spec.tableLength()) + marksLength(spec.shardCount * spec.slotsPerShard);
+        assertEquals(null, new FileMarks(file).ifCreated(), "no marks before a refund");
+        final AtomicBuffer marks = new FileMarks(file).create();
+        assertEquals(marksEnd, Files.size(path));
+        assertEquals(marksOffset(spec.tableLength()), file.header.getLong(MARKS_OFFSET_OFFSET));
+        marks.putLongVolatile(8, 42);
+        final TableFile again = TableFile.open(path, spec, null);
+        assertEquals(42, new FileMarks(again).ifCreated().getLongVolatile(8), "another opening maps the same marks");
+        for (int offset = 16; offset < marks.capacity(); offset += 8)
+        {
+            assertEquals(TableLayout.NO_HIGH_WATER_NS, marks.getLongVolatile(offset));
+        }
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.WRITE))
+        {
+            channel.truncate(marksEnd - 8);
+        }
+        assertRefused(path, spec, "it is truncated: " + (marksEnd - 8) + " bytes, and its header describes " +
+            marksEnd + " (with its high-water marks)");
+        // A creation of the marks cut short (length past the table, no offset in the header) is written again.
+        edit(path, header -> header.putLong(MARKS_OFFSET_OFFSET, 0));
+        final TableFile interrupted = TableFile.open(path, spec, null);
+        assertEquals(null, new FileMarks(interrupted).ifCreated());
+        assertEquals(TableLayout.NO_HIGH_WATER_NS, new FileMarks(interrupted).create().getLongVolatile(8));
+        assertEquals(marksEnd, Files.size(path));
+    }
+
     private static void assertRefused(final Path path, final TableSpec spec, final String why)
     {
         final IllegalStateException error = assertThrows(IllegalStateException.class, () -> TableFile.open(path, spec, null));

@@ -1,5 +1,6 @@
 package dev.cellrate.table.mapped;
 
+import dev.cellrate.table.SharedMarks;
 import dev.cellrate.table.SharedTable;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.table.TableLayout;
@@ -19,7 +20,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 /**
  * Small shared tables in real mapped files, for stress tests that need thousands of them (a jcstress state each):
  * a file of {@code regionsPerFile} regions is mapped once, each region laid out as a table of the given geometry
- * with the words a new table file has, and run with the shard lock of a mapped table ({@link SharedShardLock}).
+ * with the words a new table file has, and run with the shard lock of a mapped table ({@link SharedShardLock}) and
+ * high-water marks in the same file, announced by a flag word as a table file announces its own ({@link FileMarks}):
+ * after the table, a flag word (0 none, 1 being written, 2 written) and one mark per slot.
  * A region is taken for a test state and given back once the state is done (its arbiter); a new file is mapped
  * when none is free. The files are removed when the JVM exits.
  */
@@ -45,7 +48,8 @@ public final class TestMappedRegions
         this.slotsPerShard = slotsPerShard;
         this.regionsPerFile = regionsPerFile;
         this.tableLength = TableLayout.length(shardCount, shardCount * slotsPerShard);
-        this.regionLength = (tableLength + REGION_ALIGNMENT - 1) & -REGION_ALIGNMENT;
+        this.regionLength = (tableLength + Long.BYTES * (1 + shardCount * slotsPerShard) + REGION_ALIGNMENT - 1) &
+            -REGION_ALIGNMENT;
     }
 
     /**
@@ -64,6 +68,7 @@ public final class TestMappedRegions
         {
             region.putLong(offset, TableFile.initialWord(offset, slotsOffset));
         }
+        region.putLong(tableLength, 0); // no marks
         region.putLongVolatile(0, region.getLong(0)); // a full fence after the words, before the table is used
         return region;
     }
@@ -81,8 +86,9 @@ public final class TestMappedRegions
         final AtomicBuffer region, final int probeBound, final long idleGraceNs, final long seed, final long maxLagNs,
         final NanoClock clock)
     {
-        return SharedTable.over(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, seed, clock, region,
-            new SharedShardLock(region, shardCount, slotsPerShard, maxLagNs), null);
+        final AtomicBuffer table = new UnsafeBuffer(region, 0, tableLength);
+        return SharedTable.over(shardCount, slotsPerShard, probeBound, idleGraceNs, seed, seed, clock, table,
+            new SharedShardLock(table, shardCount, slotsPerShard, maxLagNs), new RegionMarks(region));
     }
 
     /**
@@ -91,6 +97,49 @@ public final class TestMappedRegions
     public void give(final AtomicBuffer region)
     {
         free.add(region);
+    }
+
+    /**
+     * The marks after a region's table: each table over the region (one per simulated process) maps them when the
+     * flag says they are written, as a table file's openings do.
+     */
+    private final class RegionMarks implements SharedMarks
+    {
+        private static final long WRITING = 1;
+        private static final long WRITTEN = 2;
+
+        private final AtomicBuffer region;
+        private final AtomicBuffer marks;
+
+        RegionMarks(final AtomicBuffer region)
+        {
+            this.region = region;
+            this.marks = new UnsafeBuffer(region, tableLength + Long.BYTES, shardCount * slotsPerShard * Long.BYTES);
+        }
+
+        @Override
+        public AtomicBuffer ifCreated()
+        {
+            return WRITTEN == region.getLongVolatile(tableLength) ? marks : null;
+        }
+
+        @Override
+        public AtomicBuffer create()
+        {
+            if (region.compareAndSetLong(tableLength, 0, WRITING))
+            {
+                for (int offset = 0; offset < marks.capacity(); offset += Long.BYTES)
+                {
+                    marks.putLong(offset, TableLayout.NO_HIGH_WATER_NS);
+                }
+                region.putLongVolatile(tableLength, WRITTEN);
+            }
+            while (WRITTEN != region.getLongVolatile(tableLength))
+            {
+                Thread.onSpinWait(); // another table over the region is writing them
+            }
+            return marks;
+        }
     }
 
     private synchronized void mapAnotherFile()
@@ -106,11 +155,11 @@ public final class TestMappedRegions
             final long length = (long)regionLength * regionsPerFile;
             try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
             {
-                raf.setLength(length);
+                raf.write(new byte[(int)length]); // written, not sparse
                 final MappedByteBuffer mapped = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, length);
                 for (int i = 0; i < regionsPerFile; i++)
                 {
-                    free.add(new UnsafeBuffer(mapped, i * regionLength, tableLength));
+                    free.add(new UnsafeBuffer(mapped, i * regionLength, regionLength));
                 }
             }
         }

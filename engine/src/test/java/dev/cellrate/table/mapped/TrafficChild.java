@@ -6,13 +6,16 @@ import dev.cellrate.Result;
 
 import java.nio.file.Path;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * Child-JVM main for the sharing and restart proofs, on a mapped {@link KeyedRateLimiter}.
  * <ul>
- * <li>{@code traffic FILE LOGS KEYS THREADS MILLIS}: {@link #slow} limiter; THREADS threads decide on random keys
- * in [0, KEYS) at {@code System.nanoTime()} for MILLIS ms, each recording its admissions in
- * {@code LOGS-<thread>.log}.</li>
+ * <li>{@code traffic FILE LOGS KEYS THREADS MILLIS [MIN_KEYS]}: {@link #slow} limiter; THREADS threads decide on
+ * random keys in [0, KEYS) at {@code System.nanoTime()} for MILLIS ms, and on past it until the process admitted
+ * at least MIN_KEYS distinct keys (at most 60 s more: a loaded host may give a JVM little time), each recording
+ * its admissions in {@code LOGS-<thread>.log}.</li>
  * <li>{@code inserts FILE LOGS FIRST COUNT THREADS}: {@link #storm} limiter; thread t inserts the keys
  * FIRST + t, FIRST + t + THREADS, ... below FIRST + COUNT (one decision each), recording each admission.</li>
  * </ul>
@@ -47,6 +50,9 @@ public final class TrafficChild
         final KeyedRateLimiter limiter = traffic ? slow(file) : storm(file);
         final int threads = Integer.parseInt(args[traffic ? 4 : 5]);
         final Thread[] workers = new Thread[threads];
+        final int minKeys = traffic && args.length > 6 ? Integer.parseInt(args[6]) : 0;
+        final AtomicIntegerArray admittedKeys = new AtomicIntegerArray(traffic ? Integer.parseInt(args[3]) : 0);
+        final AtomicInteger distinctKeys = new AtomicInteger();
         for (int t = 0; t < threads; t++)
         {
             final AdmissionLog log = new AdmissionLog(Path.of(logs + "-" + t + ".log"));
@@ -57,14 +63,19 @@ public final class TrafficChild
                 {
                     final int keys = Integer.parseInt(args[3]);
                     final long endNs = System.nanoTime() + Long.parseLong(args[5]) * 1_000_000L;
+                    final long capNs = endNs + 60_000_000_000L;
                     final SplittableRandom random = new SplittableRandom(thread * 31L + ProcessHandle.current().pid());
                     long nowNs;
-                    while ((nowNs = System.nanoTime()) - endNs < 0)
+                    while ((nowNs = System.nanoTime()) - endNs < 0 || (distinctKeys.get() < minKeys && nowNs - capNs < 0))
                     {
-                        final long key = random.nextInt(keys);
+                        final int key = random.nextInt(keys);
                         if (Result.isAdmitted(limiter.tryAcquire(key, 1, nowNs)))
                         {
                             log.admitted(nowNs, key);
+                            if (admittedKeys.compareAndSet(key, 0, 1))
+                            {
+                                distinctKeys.incrementAndGet();
+                            }
                         }
                     }
                 }

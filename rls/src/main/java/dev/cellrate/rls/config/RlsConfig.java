@@ -95,8 +95,10 @@ public final class RlsConfig
             String metricValue = entry.getValue(); // the value the statistics key names under value_to_metric
             if (null == next)
             {
-                for (final DescriptorNode.Wildcard wildcard : level.wildcards)
+                final java.util.List<DescriptorNode.Wildcard> wildcards = level.wildcards;
+                for (int w = 0, n = wildcards.size(); w < n; w++) // indexed: no iterator per descriptor
                 {
+                    final DescriptorNode.Wildcard wildcard = wildcards.get(w);
                     if (wildcard.matches(keyValue))
                     {
                         next = level.children.get(wildcard.mapKey);
