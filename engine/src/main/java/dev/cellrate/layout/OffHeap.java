@@ -42,7 +42,16 @@ public final class OffHeap
      */
     public static boolean unsafeReachable()
     {
-        return null == UNREACHABLE;
+        return reachable(UNREACHABLE);
+    }
+
+    /**
+     * @param unreachable what loading Agrona's {@code UnsafeApi} threw, or null.
+     * @return true iff nothing was thrown.
+     */
+    static boolean reachable(final Throwable unreachable)
+    {
+        return null == unreachable;
     }
 
     /**
@@ -50,12 +59,21 @@ public final class OffHeap
      */
     public static void requireUnsafe()
     {
-        if (null != UNREACHABLE)
+        require(UNREACHABLE);
+    }
+
+    /**
+     * @param unreachable what loading Agrona's {@code UnsafeApi} threw, or null.
+     * @throws IllegalStateException naming {@link #JVM_OPTION}, caused by {@code unreachable}, when not null.
+     */
+    static void require(final Throwable unreachable)
+    {
+        if (!reachable(unreachable))
         {
             throw new IllegalStateException("cellrate needs the JVM option " + JVM_OPTION + " (Agrona 2.x reads " +
                 "jdk.internal.misc.Unsafe); add it to the java command line, to surefire's argLine and to forked " +
                 "JVMs; executable jars can carry 'Add-Exports: java.base/jdk.internal.misc' in their manifest",
-                UNREACHABLE);
+                unreachable);
         }
     }
 
