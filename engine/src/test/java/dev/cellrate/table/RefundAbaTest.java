@@ -17,10 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 9 item 1, deterministically: a decider D stopped between its validated read and its CAS (the test
- * plays D's two steps of the slot loop itself, with the table's own package-private steps), a refund that
- * lowers the word, and a new key that reclaims the slot. T = 1 ms, burst 100, grace 1 s, as reproduced in the
- * issue. On the code before the fix D's CAS succeeded on B's cell (witness == expected).
+ * The refund-then-reclaim ABA, deterministically: a decider D stopped between its validated read and its CAS
+ * (the test plays D's two steps of the slot loop itself, with the table's own package-private steps), a refund
+ * that lowers the word, and a new key that reclaims the slot. T = 1 ms, burst 100, grace 1 s. Without the
+ * high-water mark D's CAS would land on B's cell (witness == expected).
  */
 class RefundAbaTest
 {

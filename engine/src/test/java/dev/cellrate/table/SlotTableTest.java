@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The table's internal slot steps (package-private since issue 9, item 5): the validated load and the CAS
+ * The table's internal slot steps (package-private): the validated load and the CAS
  * re-validate the key.
  */
 class SlotTableTest
