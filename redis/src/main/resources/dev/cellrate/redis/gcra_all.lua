@@ -45,21 +45,33 @@ end
 local retry, tat = {}, {}
 local work = {}
 local all = true
+local function store(key, t)
+  redis.call('SET', key, string.format('%.0f', t), 'PX', math.ceil((t - now) / 1000) + extra)
+end
+-- Leg i's GCRA test on its key's TAT as the legs before it left it: returns the key, the TAT and the increment
+-- when the leg conforms (retry[i] = 0, nothing charged yet); otherwise sets retry[i] and tat[i] and returns nil.
+local function decide(i)
+  local key = KEYS[i]
+  local inc = tonumber(ARGV[3 * i - 2])
+  local ceiling = tonumber(ARGV[3 * i - 1])
+  local t = work[key] or load(key)
+  if t == false then
+    retry[i], tat[i] = -1, 0
+  elseif t - now + inc > ceiling then
+    retry[i], tat[i] = t - now + inc - ceiling, t
+  else
+    retry[i] = 0
+    return key, t, inc
+  end
+  return nil
+end
 for i = 1, n do
   local mode = tonumber(ARGV[3 * i])
   if mode < 2 then
-    local key = KEYS[i]
-    local inc = tonumber(ARGV[3 * i - 2])
-    local ceiling = tonumber(ARGV[3 * i - 1])
-    local t = work[key] or load(key)
-    if t == false then
-      retry[i], tat[i] = -1, 0
-      all = false
-    elseif t - now + inc > ceiling then
-      retry[i], tat[i] = t - now + inc - ceiling, t
+    local key, t, inc = decide(i)
+    if key == nil then
       all = false
     else
-      retry[i] = 0
       if mode == 1 then
         t = t + inc
         work[key] = t
@@ -70,7 +82,7 @@ for i = 1, n do
 end
 if all then
   for key, t in pairs(work) do
-    redis.call('SET', key, string.format('%.0f', t), 'PX', math.ceil((t - now) / 1000) + extra)
+    store(key, t)
   end
 else
   work = {}
@@ -82,19 +94,12 @@ else
 end
 for i = 1, n do
   if tonumber(ARGV[3 * i]) == 2 then
-    local key = KEYS[i]
-    local inc = tonumber(ARGV[3 * i - 2])
-    local ceiling = tonumber(ARGV[3 * i - 1])
-    local t = work[key] or load(key)
-    if t == false then
-      retry[i], tat[i] = -1, 0
-    elseif t - now + inc > ceiling then
-      retry[i], tat[i] = t - now + inc - ceiling, t
-    else
+    local key, t, inc = decide(i)
+    if key ~= nil then
       t = t + inc
       work[key] = t
-      retry[i], tat[i] = 0, t
-      redis.call('SET', key, string.format('%.0f', t), 'PX', math.ceil((t - now) / 1000) + extra)
+      tat[i] = t
+      store(key, t)
     end
   end
 end
@@ -110,7 +115,7 @@ for i = 1, n do
       if after < t then
         work[key] = after
         if after > now then
-          redis.call('SET', key, string.format('%.0f', after), 'PX', math.ceil((after - now) / 1000) + extra)
+          store(key, after)
         else
           redis.call('DEL', key)
         end
