@@ -203,7 +203,7 @@ final class HttpSide implements AutoCloseable
                 .append("ratelimit_service_invalid_requests ").append(service.invalidRequests()).append('\n');
             for (final Map.Entry<String, Long> counter : new java.util.TreeMap<>(service.deciderCounters()).entrySet())
             {
-                b.append("# TYPE ").append(counter.getKey()).append(counter.getKey().endsWith("descriptors") ?
+                b.append("# TYPE ").append(counter.getKey()).append(counter.getKey().endsWith("descriptors") || counter.getKey().endsWith("_open") ?
                     " gauge\n" : " counter\n").append(counter.getKey()).append(' ').append(counter.getValue())
                     .append('\n');
             }
