@@ -1,13 +1,9 @@
-package dev.cellrate.shaper;
+package dev.cellrate;
 
-import dev.cellrate.Reservation;
 import dev.cellrate.check.Bounds;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.cellrate.layout.CellArray;
-import dev.cellrate.Limit;
-import dev.cellrate.Reserver;
-import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;

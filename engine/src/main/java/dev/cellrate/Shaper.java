@@ -1,14 +1,9 @@
-package dev.cellrate.shaper;
+package dev.cellrate;
 
-import dev.cellrate.ShaperMode;
 import dev.cellrate.release.ReleaseRunner;
-import dev.cellrate.Reservation;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.gcra.Gcra;
-import dev.cellrate.Reserver;
 import dev.cellrate.layout.CellArray;
-import dev.cellrate.Limit;
-import dev.cellrate.Result;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
