@@ -149,7 +149,7 @@ public final class KeyedShaper extends TableFront implements KeyedReserver
     /**
      * @return the release mode of every key.
      */
-    public ShaperMode mode()
+    ShaperMode mode()
     {
         return mode;
     }

@@ -202,7 +202,7 @@ public final class Reservation
     /**
      * @return the TAT the cell held before this reservation (what a successful cancel restores).
      */
-    public long tatBeforeNs()
+    long tatBeforeNs()
     {
         return tatBeforeNs;
     }
@@ -211,7 +211,7 @@ public final class Reservation
      * @return the TAT this reservation left in the cell ({@code slot + n * T}); a cancel succeeds only while
      * the cell still holds exactly this value.
      */
-    public long tatAfterNs()
+    long tatAfterNs()
     {
         return tatAfterNs;
     }
