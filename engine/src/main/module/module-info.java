@@ -16,6 +16,7 @@ module dev.cellrate
     exports dev.cellrate;
     exports dev.cellrate.composite;
     exports dev.cellrate.concurrency;
+    exports dev.cellrate.hash;
     exports dev.cellrate.http;
     exports dev.cellrate.observe;
     exports dev.cellrate.reconfigure;
