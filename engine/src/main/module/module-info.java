@@ -20,7 +20,6 @@ module dev.cellrate
     exports dev.cellrate.observe;
     exports dev.cellrate.reconfigure;
     exports dev.cellrate.release;
-    exports dev.cellrate.shaper;
     exports dev.cellrate.stat;
     exports dev.cellrate.tcm;
     exports dev.cellrate.translate;

@@ -32,7 +32,7 @@ final class JvmLaunchIT
             "probe.ModuleProbe"));
         assertTrue(output.contains("module dev.cellrate"), output);
         assertTrue(output.contains("exports [dev.cellrate, dev.cellrate.composite, dev.cellrate.concurrency, dev.cellrate.hash, dev.cellrate.http, " +
-            "dev.cellrate.observe, dev.cellrate.reconfigure, dev.cellrate.release, dev.cellrate.shaper, dev.cellrate.stat, " +
+            "dev.cellrate.observe, dev.cellrate.reconfigure, dev.cellrate.release, dev.cellrate.stat, " +
             "dev.cellrate.tcm, dev.cellrate.translate, dev.cellrate.warmup, dev.cellrate.window]"),
             output);
         assertTrue(output.contains("decision ADMITTED 100000000"), output);
