@@ -57,4 +57,4 @@ kill "$RLS" "$REDIS"
 # the service's own request path without gRPC (RlsService.decide on one thread): bytes allocated per request
 # (exact, whatever the load) and mean ns per request
 echo -n "request path alone            "
-java $JAVA_FLAGS -cp "$CP" dev.cellrate.rls.bench.RequestPathProbe 200000
+java $JAVA_FLAGS -cp "$CP" dev.cellrate.rls.RequestPathProbe 200000

@@ -199,16 +199,15 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
      */
     public ServerServiceDefinition definition()
     {
-        final MethodDescriptor<Object, RateLimitResponse> method = RateLimitServiceGrpc.getShouldRateLimitMethod()
-            .toBuilder(new RequestMarshaller(), ProtoUtils.marshaller(RateLimitResponse.getDefaultInstance()))
+        final MethodDescriptor<Object, Object> method = RateLimitServiceGrpc.getShouldRateLimitMethod()
+            .toBuilder(new RequestMarshaller(), new ResponseMarshaller())
             .build();
         return ServerServiceDefinition.builder(RateLimitServiceGrpc.SERVICE_NAME)
-            .addMethod(method, ServerCalls.asyncUnaryCall((final Object parsed,
-                final StreamObserver<RateLimitResponse> observer) ->
+            .addMethod(method, ServerCalls.asyncUnaryCall((final Object parsed, final StreamObserver<Object> observer) ->
             {
                 if (parsed instanceof RateLimitRequest)
                 {
-                    shouldRateLimit((RateLimitRequest)parsed, observer);
+                    answer((RateLimitRequest)parsed, observer);
                 }
                 else
                 {
@@ -221,11 +220,31 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             .build();
     }
 
+    /**
+     * The gRPC call's path: the request decided, and the answer sent to the observer as a {@link WireAnswer} (or
+     * the call failed with its status).
+     *
+     * @param request  the request.
+     * @param observer the call.
+     */
+    void answer(final RateLimitRequest request, final StreamObserver<Object> observer)
+    {
+        try
+        {
+            decide(request, observer, observer, true, RlsService::complete, RlsService::fail); // nothing captured
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(Level.SEVERE, "request not decided", ex);
+            fail(observer, Status.INTERNAL.withDescription("not decided: " + ex));
+        }
+    }
+
     public void shouldRateLimit(final RateLimitRequest request, final StreamObserver<RateLimitResponse> observer)
     {
         try
         {
-            decide(request, observer, observer, RlsService::complete, RlsService::fail); // nothing captured
+            decide(request, observer, observer, false, RlsService::complete, RlsService::fail);
         }
         catch (final RuntimeException ex)
         {
@@ -244,7 +263,12 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     public void decide(final RateLimitRequest request, final Consumer<RateLimitResponse> onAnswer,
         final Consumer<Status> onInvalid)
     {
-        decide(request, onAnswer, onInvalid, Consumer::accept, Consumer::accept);
+        decide(request, onAnswer, onInvalid, false, RlsService::accept, Consumer::accept);
+    }
+
+    private static void accept(final Consumer<RateLimitResponse> onAnswer, final Object response)
+    {
+        onAnswer.accept((RateLimitResponse)response);
     }
 
     /**
@@ -253,11 +277,13 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
      * @param request       the request.
      * @param answerTarget  passed to {@code answer}.
      * @param invalidTarget passed to {@code invalid}.
+     * @param wire          answer a {@link WireAnswer} (this thread's, to be sent at once), else a
+     *                      {@link RateLimitResponse}.
      * @param answer        receives the response (exactly once, unless {@code invalid} is called).
      * @param invalid       receives the status of a request that cannot be decided.
      */
     private <A, I> void decide(final RateLimitRequest request, final A answerTarget, final I invalidTarget,
-        final BiConsumer<A, RateLimitResponse> answer, final BiConsumer<I, Status> invalid)
+        final boolean wire, final BiConsumer<A, Object> answer, final BiConsumer<I, Status> invalid)
     {
         requests.increment();
         final String invalidField = Resolver.validate(request);
@@ -279,11 +305,11 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         }
         if (synchronous)
         {
-            final RateLimitResponse response;
+            final Object response;
             try
             {
                 decider.decide(plan, NOTHING);
-                response = answers.respond(plan);
+                response = wire ? answers.encode(plan) : answers.respond(plan);
             }
             finally
             {
@@ -293,7 +319,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         }
         else
         {
-            decider.decide(plan, () -> answer.accept(answerTarget, answers.respond(plan)));
+            decider.decide(plan, () -> answer.accept(answerTarget, wire ? answers.encode(plan) : answers.respond(plan)));
         }
     }
 
@@ -313,11 +339,14 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         return new Plan(request, nowNs);
     }
 
-    private static void complete(final StreamObserver<RateLimitResponse> observer, final RateLimitResponse response)
+    /** A response ({@link RateLimitResponse} or {@link WireAnswer}), then the end of the call. */
+    private static <T> void complete(final StreamObserver<T> observer, final Object response)
     {
         try
         {
-            observer.onNext(response);
+            @SuppressWarnings("unchecked")
+            final T message = (T)response;
+            observer.onNext(message);
             observer.onCompleted();
         }
         catch (final RuntimeException ex)
@@ -326,7 +355,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         }
     }
 
-    private static void fail(final StreamObserver<RateLimitResponse> observer, final Status status)
+    private static void fail(final StreamObserver<?> observer, final Status status)
     {
         try
         {
