@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * CPU split by thread (from {@code /proc/PID/task/TID/stat}): the JIT compilers, the garbage collector, and the
  * rest (the event loops that answer), so the cost of an answer at steady state reads apart from compilation.
  * <p>
- * {@code LoadGenerator NAME PORT SECONDS INFLIGHT KEYS CLK_TCK PID[,PID...]}
+ * {@code LoadGenerator NAME PORT SECONDS INFLIGHT KEYS CLK_TCK PID[,PID...]}; the warm-up lasts
+ * {@code -DwarmupSeconds} (default half the measured time, at least 3 s).
  */
 public final class LoadGenerator
 {
@@ -71,7 +72,7 @@ public final class LoadGenerator
             new Caller(stubs[i % channels], requests, sequence, histogram, measuring, stopping, answers, overLimit,
                 errors, drained).send();
         }
-        Thread.sleep(TimeUnit.SECONDS.toMillis(Math.max(3, seconds / 2))); // warm-up
+        Thread.sleep(TimeUnit.SECONDS.toMillis(Integer.getInteger("warmupSeconds", Math.max(3, seconds / 2))));
         synchronized (histogram)
         {
             histogram.reset();
