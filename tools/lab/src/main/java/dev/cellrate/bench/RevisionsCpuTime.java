@@ -41,14 +41,14 @@ public final class RevisionsCpuTime
     }
 
     /**
-     * @param args rounds, key count, comma-separated kinds, then {@code name=classpath} per build (at least two).
+     * @param args rounds, key count, comma-separated kinds, then {@code name=classpath} per build (one or more).
      * @throws Exception if a build cannot be loaded.
      */
     public static void main(final String[] args) throws Exception
     {
-        if (args.length < 5)
+        if (args.length < 4)
         {
-            System.err.println("usage: RevisionsCpuTime ROUNDS KEYS KINDS NAME=CLASSPATH NAME=CLASSPATH ...");
+            System.err.println("usage: RevisionsCpuTime ROUNDS KEYS KINDS NAME=CLASSPATH [NAME=CLASSPATH ...]");
             System.exit(2);
         }
         final int rounds = Integer.parseInt(args[0]);
