@@ -455,8 +455,16 @@ public final class KeyHash
             c0 | c1 << 8 | c2 << 16 | c3 << 24 | c4 << 32 | c5 << 40 | c6 << 48 | c7 << 56 : NOT_ASCII;
     }
 
-    /** {@link #asciiWord(CharSequence, int)} for the last {@code n < 8} chars (the word's top bytes are 0). */
-    private static long asciiWord(final CharSequence chars, final int from, final int n)
+    /**
+     * {@link #asciiWord(CharSequence, int)} for {@code n} chars (a tail of fewer than 8): their UTF-8 word in the
+     * low {@code n} bytes, the top bytes 0.
+     *
+     * @param chars the characters (at least {@code from + n} of them).
+     * @param from  the first char.
+     * @param n     how many chars, in [0, 8].
+     * @return the word, or {@link #NOT_ASCII} if a char is {@code >= 0x80}.
+     */
+    public static long asciiWord(final CharSequence chars, final int from, final int n)
     {
         long packed = 0;
         long or = 0;
