@@ -51,7 +51,7 @@ final class AsyncCall extends ScriptCall<ScriptReply>
         final long lease, final long nowUs, final Decision decision, final DecisionListener listener,
         final LeaseListener leaseListener)
     {
-        final ScriptReply reply = new ScriptReply();
+        final ScriptReply reply = new ScriptReply(incrementUs);
         final FallbackCause refusal = limiter.link.refusal();
         if (null != refusal)
         {

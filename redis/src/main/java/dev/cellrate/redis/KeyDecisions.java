@@ -34,7 +34,7 @@ final class KeyDecisions
     /**
      * One synchronous decision sent with those of concurrent callers ({@link Coalescer}), bounded by the timeout.
      *
-     * @return the reply; when not {@link ScriptReply#complete4()} its {@code cause} says why.
+     * @return the reply; when not {@link ScriptReply#decided()} its {@code cause} says why.
      */
     private ScriptReply callCoalesced(final byte[] redisKey, final long incrementUs, final long nowUs)
     {
@@ -42,7 +42,7 @@ final class KeyDecisions
         final FallbackCause refusal = limiter.link.refusal();
         if (null != refusal)
         {
-            final ScriptReply reply = new ScriptReply();
+            final ScriptReply reply = new ScriptReply(incrementUs);
             reply.cause = refusal;
             return reply;
         }
@@ -76,7 +76,7 @@ final class KeyDecisions
             final FallbackCause refusal = limiter.link.refusal();
             if (null != refusal)
             {
-                final ScriptReply reply = new ScriptReply();
+                final ScriptReply reply = new ScriptReply(incrementUs);
                 reply.cause = refusal;
                 listener.onDecision(limiter.verdicts.answer(reply, redisKey, permits, nowUs, decision));
                 return;

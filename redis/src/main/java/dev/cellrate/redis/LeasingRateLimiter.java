@@ -157,11 +157,11 @@ public final class LeasingRateLimiter
         {
             lease.left.set(0); // drop what is left: never two leases with permits at once
             final ScriptReply reply = redis.link.call(redisKey, incrementUs, leaseIntervals, nowUs);
-            if (!reply.complete4())
+            if (!reply.decided())
             {
                 return redis.verdicts.answer(reply, redisKey, permits, nowUs, decision);
             }
-            if (0 == reply.retryAfterUs)
+            if (reply.admitted())
             {
                 leasesTaken.incrementAndGet();
                 permitsLeased.addAndGet(reply.granted);

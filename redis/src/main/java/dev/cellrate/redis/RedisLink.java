@@ -107,11 +107,11 @@ final class RedisLink
     /**
      * One synchronous script call, EVALSHA then EVAL on NOSCRIPT, bounded by the timeout.
      *
-     * @return the reply; when not {@link ScriptReply#complete4()} its {@code cause} says why.
+     * @return the reply; when not {@link ScriptReply#decided()} its {@code cause} says why.
      */
     ScriptReply call(final byte[] redisKey, final long incrementUs, final long lease, final long nowUs)
     {
-        final ScriptReply reply = new ScriptReply();
+        final ScriptReply reply = new ScriptReply(incrementUs);
         final long startNs = System.nanoTime();
         reply.cause = refusal();
         if (null != reply.cause)

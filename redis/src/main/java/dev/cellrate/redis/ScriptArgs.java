@@ -5,8 +5,8 @@ import io.lettuce.core.protocol.CommandArgs;
 
 /**
  * The arguments of {@code gcra.lua} (its header names each one): the script by SHA-1 or by source, the cells as
- * keys, then the increments, the limit, the lease, the time and the extra expiry, for one key, a batch, or the
- * decisions of concurrent callers sent together.
+ * keys, then the limit, the lease, the time, the extra expiry and the increments (one for every key, or one per
+ * key), for one key, a batch, or the decisions of concurrent callers sent together.
  */
 final class ScriptArgs
 {
@@ -28,34 +28,39 @@ final class ScriptArgs
     CommandArgs<byte[], byte[]> one(
         final boolean bySha, final byte[] redisKey, final long incrementUs, final long lease, final long nowUs)
     {
-        return new CommandArgs<>(ByteArrayCodec.INSTANCE)
-            .add(bySha ? GcraScript.SHA1_HEX : GcraScript.SOURCE)
-            .add(1)
-            .addKey(redisKey)
-            .add(incrementUs)
-            .add(ceilingUs)
-            .add(emissionIntervalUs)
-            .add(lease)
-            .add(nowUs)
-            .add(extraTtlMs);
+        return head(bySha, 1).addKey(redisKey)
+            .add(ceilingUs).add(emissionIntervalUs).add(lease).add(nowUs).add(extraTtlMs).add(incrementUs);
     }
 
-    /** {@code count} keys at one time; an increment of 0 skips its key. */
+    /**
+     * {@code count} keys at one time; an increment of 0 skips its key. One increment for every key when they are
+     * all the same (the common case: one argument instead of {@code count}), else one per key.
+     */
     CommandArgs<byte[], byte[]> batch(
         final boolean bySha, final byte[][] redisKeys, final long[] incrementsUs, final int count, final long nowUs)
     {
-        final CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE)
-            .add(bySha ? GcraScript.SHA1_HEX : GcraScript.SOURCE)
-            .add(count);
+        final CommandArgs<byte[], byte[]> args = head(bySha, count);
         for (int i = 0; i < count; i++)
         {
             args.addKey(redisKeys[i]);
         }
+        args.add(ceilingUs).add(emissionIntervalUs).add(0).add(nowUs).add(extraTtlMs);
+        final long firstUs = incrementsUs[0];
+        boolean shared = firstUs > 0;
+        for (int i = 1; i < count && shared; i++)
+        {
+            shared = incrementsUs[i] == firstUs;
+        }
+        if (shared)
+        {
+            return args.add(firstUs);
+        }
+        args.add(0);
         for (int i = 0; i < count; i++)
         {
             args.add(incrementsUs[i]);
         }
-        return args.add(ceilingUs).add(emissionIntervalUs).add(0).add(nowUs).add(extraTtlMs);
+        return args;
     }
 
     /**
@@ -82,5 +87,10 @@ final class ScriptArgs
             }
         }
         return args;
+    }
+
+    private static CommandArgs<byte[], byte[]> head(final boolean bySha, final int keys)
+    {
+        return new CommandArgs<>(ByteArrayCodec.INSTANCE).add(bySha ? GcraScript.SHA1_HEX : GcraScript.SOURCE).add(keys);
     }
 }

@@ -19,6 +19,7 @@ final class Verdicts
     private static final long NS_PER_US = 1000;
 
     private final Limit effective;
+    private final long ceilingUs;
     private final FailPolicy policy;
     private final KeyedRateLimiter local;
     private final NanoClock localClock;
@@ -28,6 +29,7 @@ final class Verdicts
     Verdicts(final RedisRateLimiterBuilder b, final MicrosLimit limit)
     {
         this.effective = limit.effective();
+        this.ceilingUs = limit.ceilingUs();
         this.policy = b.policy;
         this.local = FailPolicy.LOCAL == b.policy ? KeyedRateLimiter.builder(b.limit).expectedKeys(b.localKeys)
             .initialPermits(Math.min(b.localInitialPermits, b.limit.burst())).build() : null;
@@ -41,7 +43,7 @@ final class Verdicts
     long answer(
         final ScriptReply reply, final byte[] redisKey, final long permits, final long nowUs, final Decision decision)
     {
-        if (reply.complete4())
+        if (reply.decided())
         {
             return fromReply(reply, decision);
         }
@@ -80,10 +82,10 @@ final class Verdicts
             }
             else
             {
-                final long retryAfterUs = reply.retryAfterUs[i];
-                if (retryAfterUs >= 0)
+                final long value = reply.values[i];
+                if (0 != value)
                 {
-                    code = 0 == retryAfterUs ? Result.ADMITTED : retryAfterUs * NS_PER_US;
+                    code = value > 0 ? Result.ADMITTED : -value * NS_PER_US;
                 }
                 else
                 {
@@ -99,10 +101,10 @@ final class Verdicts
 
     long fromReply(final ScriptReply reply, final Decision decision)
     {
-        final long code = 0 == reply.retryAfterUs ? Result.ADMITTED : reply.retryAfterUs * NS_PER_US;
+        final long code = reply.admitted() ? Result.ADMITTED : reply.retryAfterUs() * NS_PER_US;
         if (null != decision)
         {
-            decision.set(code, reply.tatAfterUs * NS_PER_US, reply.nowUs * NS_PER_US, effective);
+            decision.set(code, reply.tatAfterUs(ceilingUs) * NS_PER_US, reply.nowUs * NS_PER_US, effective);
         }
         return code;
     }
