@@ -20,13 +20,20 @@ import org.agrona.UnsafeApi;
  *     whether the call should end, so that the front decides again under settings that changed meanwhile.</li>
  * </ul>
  * <p>
- * Algorithm ({@link #charge}): with base = max(TAT, t), lag = base - t and slack = ceiling - I (known before
- * the load), a cost I in [1, ceiling] conforms iff lag &le; slack compared as unsigned numbers (lag is exact as
- * one, since base &ge; t; with slack &ge; 0 that is two signed compares, 0 &le; lag &le; slack), and is then
- * charged next = base + I unless that passes {@link Long#MAX_VALUE} ({@link Result#NEVER}); a lag in (slack, 2<sup>63</sup>) is rejected
- * with the exact retry-after lag - slack, a larger one with {@link Gcra#retryAfterNs}'s saturated one. A cost
- * below 1 or above the ceiling never conforms ({@link Result#NEVER}). The load-to-CAS path is one subtraction and
- * two compares, with the addition of the new TAT beside them.
+ * Algorithm ({@link #charge}): with base = max(TAT, t), lag = base - t and slack = ceiling - I, a cost I in
+ * [1, ceiling] conforms iff lag &le; slack, and is then charged next = base + I unless that passes
+ * {@link Long#MAX_VALUE} ({@link Result#NEVER}); a rejection answers the retry-after lag - slack, saturated at
+ * {@link Long#MAX_VALUE} past 2<sup>63</sup> ns ({@link Gcra#retryAfterNs}). A cost below 1 or above the ceiling
+ * never conforms ({@link Result#NEVER}).
+ * <p>
+ * When t + ceiling is a long (every time but the last ceiling's worth of the range), the loop decides in the
+ * latest-TAT form: latest = t + slack is worked out from the arguments while the load is in flight, and the
+ * request conforms iff TAT &le; latest, which is lag &le; slack exactly. The load-to-CAS path is then one compare,
+ * with next = max(TAT, t) + I (at most t + ceiling, so it cannot overflow) beside it, and a rejection's
+ * retry-after is TAT - latest. Above that time the loop decides in the lag form: lag &le; slack as two signed
+ * compares (lag is exact as an unsigned number, since base &ge; t; a negative one is a lag past 2<sup>63</sup>),
+ * then the overflow check of next. Both forms give the same answers and words (checked against {@link Gcra}
+ * at the edges of the long range).
  * <p>
  * Concurrency: the word is read with an acquire load and written only by {@code compareAndExchangeLong} (a
  * volatile CAS), whose release half pairs with the acquire read of the next decider. A rejection is decided on
@@ -142,6 +149,11 @@ public abstract class CellLoop<H>
         final int mode)
     {
         long tatNs = UnsafeApi.getLongAcquire(base, address);
+        // DECIDE: the latest TAT that conforms, now + slack, worked out from the arguments while the load is in
+        // flight. Exact when now + ceiling is a long (slack + I = ceiling): then neither it nor the charged
+        // max(TAT, t) + I <= now + ceiling overflows, and the path from the load to the CAS is one compare.
+        final long latestNs = nowNs + limitNs;
+        final boolean exact = nowNs <= Long.MAX_VALUE - incrementNs - limitNs;
         while (true)
         {
             if (stale(holder))
@@ -149,7 +161,17 @@ public abstract class CellLoop<H>
                 return STALE;
             }
             long nextTatNs;
-            if (DECIDE == mode)
+            if (DECIDE == mode && exact)
+            {
+                if (tatNs > latestNs)
+                {
+                    // TAT - latest is the retry-after, lag - slack; it reads <= 0 only past 2^63 ns: saturated
+                    final long retryAfterNs = tatNs - latestNs;
+                    return rejected(holder, retryAfterNs > 0 ? retryAfterNs : Long.MAX_VALUE, tatNs, nowNs);
+                }
+                nextTatNs = Math.max(tatNs, nowNs) + incrementNs;
+            }
+            else if (DECIDE == mode)
             {
                 final long baseNs = Math.max(tatNs, nowNs);
                 final long lagNs = baseNs - nowNs; // exact as an unsigned number: base >= now
