@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *     <li>{@code engine same now}: the same with one caller time (no store by the harness);</li>
  *     <li>{@code latest-TAT}: a copy of the one-permit path that compares the TAT with the latest conforming TAT,
  *     {@code now + slack}, worked out while the load is in flight (same fields, off-heap word);</li>
- *     <li>{@code heap word}: the engine's decision on a TAT held in a field of the limiter object itself (no load
- *     of an address between the limiter and its word);</li>
+ *     <li>{@code heap word}: the latest-TAT decision on a TAT held in a field of the limiter object itself (no
+ *     load of an address between the limiter and its word);</li>
  *     <li>{@code get + CAS}: the JMH floor, {@code AtomicLong.get()} then {@code compareAndExchange(v, v + 1)},
  *     with no store by the harness;</li>
  *     <li>{@code get + CAS, store}: the floor with the caller-time store of the admit rows before its CAS.</li>
@@ -145,30 +145,22 @@ public final class AdmitShapeCpuTime
             if (1 == permits)
             {
                 long tat = (long)TAT.getAcquire(this);
-                final long limitNs = slackNs;
-                while (true)
+                final long latestNs = nowNs + slackNs;
+                if (nowNs <= Long.MAX_VALUE - incrementNs - slackNs)
                 {
-                    final long baseNs = Math.max(tat, nowNs);
-                    final long lagNs = baseNs - nowNs;
-                    final long nextTatNs = baseNs + incrementNs;
-                    if (lagNs >= 0 && lagNs <= limitNs)
+                    while (tat <= latestNs)
                     {
-                        if (nextTatNs <= baseNs)
+                        final long witness = (long)TAT.compareAndExchange(this, tat, Math.max(tat, nowNs) + incrementNs);
+                        if (witness == tat)
                         {
-                            return -1;
+                            return 0;
                         }
+                        tat = witness;
                     }
-                    else
-                    {
-                        return lagNs >= 0 ? lagNs - limitNs : Long.MAX_VALUE;
-                    }
-                    final long witness = (long)TAT.compareAndExchange(this, tat, nextTatNs);
-                    if (witness == tat)
-                    {
-                        return 0;
-                    }
-                    tat = witness;
+                    final long retryAfterNs = tat - latestNs;
+                    return retryAfterNs > 0 ? retryAfterNs : Long.MAX_VALUE;
                 }
+                return -1; // not measured: the lag form
             }
             throw new UnsupportedOperationException();
         }
