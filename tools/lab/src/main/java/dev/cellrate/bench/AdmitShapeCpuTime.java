@@ -2,10 +2,6 @@ package dev.cellrate.bench;
 
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
-import dev.cellrate.gcra.AtomicGcra;
-import org.agrona.BufferUtil;
-import org.agrona.UnsafeApi;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -21,8 +17,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *     <li>{@code engine}: {@code RateLimiter.tryAcquire(1, nowNs++)};</li>
  *     <li>{@code engine same now}: the same with one caller time (no store by the harness);</li>
- *     <li>{@code latest-TAT}: a copy of the one-permit path that compares the TAT with the latest conforming TAT,
- *     {@code now + slack}, worked out while the load is in flight (same fields, off-heap word);</li>
  *     <li>{@code heap word}: the latest-TAT decision on a TAT held in a field of the limiter object itself (no
  *     load of an address between the limiter and its word);</li>
  *     <li>{@code get + CAS}: the JMH floor, {@code AtomicLong.get()} then {@code compareAndExchange(v, v + 1)},
@@ -39,7 +33,7 @@ public final class AdmitShapeCpuTime
 {
     private static final int OPS = 4_000_000;
     private static final Limit LIMIT = SingleLimiterBenchmark.CELLRATE_ADMIT;
-    private static final String[] NAMES = {"engine", "engine same now", "latest-TAT", "heap word", "get + CAS",
+    private static final String[] NAMES = {"engine", "engine same now", "heap word", "get + CAS",
         "get + CAS, store"};
 
     /** The benchmark state object, as JMH's {@code @State(Scope.Benchmark)} instance. */
@@ -47,7 +41,6 @@ public final class AdmitShapeCpuTime
     {
         RateLimiter engine = new RateLimiter(LIMIT);
         RateLimiter engineSameNow = new RateLimiter(LIMIT);
-        LatestCell latest;
         HeapCell heap = new HeapCell(LIMIT);
         AtomicLong casCounter = new AtomicLong();
         AtomicLong casCounterStore = new AtomicLong();
@@ -65,55 +58,7 @@ public final class AdmitShapeCpuTime
         volatile boolean isDone;
     }
 
-    /** The one-permit path with the latest conforming TAT worked out before the load. */
-    static final class LatestCell
-    {
-        private final long tatAddress;
-        private final long incrementNs;
-        private final long slackNs;
-        private final long maxNowNs;
-
-        LatestCell(final long tatAddress, final Limit limit)
-        {
-            this.tatAddress = tatAddress;
-            this.incrementNs = limit.emissionIntervalNs();
-            this.slackNs = limit.toleranceNs();
-            this.maxNowNs = Long.MAX_VALUE - limit.ceilingNs();
-            UnsafeApi.putLongVolatile(null, tatAddress, Long.MIN_VALUE);
-        }
-
-        long tryAcquire(final long permits, final long nowNs)
-        {
-            if (1 == permits)
-            {
-                final long address = tatAddress;
-                long tatNs = UnsafeApi.getLongAcquire(null, address);
-                if (nowNs <= maxNowNs)
-                {
-                    final long latestNs = nowNs + slackNs;
-                    while (tatNs <= latestNs)
-                    {
-                        final long witnessNs = UnsafeApi.compareAndExchangeLong(
-                            null, address, tatNs, Math.max(tatNs, nowNs) + incrementNs);
-                        if (witnessNs == tatNs)
-                        {
-                            return 0;
-                        }
-                        tatNs = witnessNs;
-                    }
-                    final long retryAfterNs = tatNs - latestNs;
-                    if (retryAfterNs > 0)
-                    {
-                        return retryAfterNs;
-                    }
-                }
-                return AtomicGcra.acquireWithin(null, address, incrementNs, slackNs, nowNs);
-            }
-            throw new UnsupportedOperationException();
-        }
-    }
-
-    /** The engine's decision on a word held in this object's own field. */
+    /** The engine's one-permit decision (latest-TAT form) on a word held in this object's own field. */
     static final class HeapCell
     {
         private static final VarHandle TAT;
@@ -170,9 +115,8 @@ public final class AdmitShapeCpuTime
     private final Clock clock = new Clock();
     private final Control control = new Control();
 
-    private AdmitShapeCpuTime(final long word)
+    private AdmitShapeCpuTime()
     {
-        bench.latest = new LatestCell(word, LIMIT);
     }
 
     /**
@@ -181,10 +125,9 @@ public final class AdmitShapeCpuTime
     public static void main(final String[] args)
     {
         final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
-        final long words = new UnsafeBuffer(BufferUtil.allocateDirectAligned(1024, 128)).addressOffset();
-        final AdmitShapeCpuTime work = new AdmitShapeCpuTime(words + 256);
+        final AdmitShapeCpuTime work = new AdmitShapeCpuTime();
         final PairedRounds measured = PairedRounds.measure(NAMES.length, 3, rounds, w -> OPS, work::run);
-        final int floorIndex = 4;
+        final int floorIndex = 3;
         final double[] floor = measured.ns(floorIndex);
         for (int w = 0; w < NAMES.length; w++)
         {
@@ -212,10 +155,8 @@ public final class AdmitShapeCpuTime
             case 1:
                 return engineSameNow();
             case 2:
-                return latest();
-            case 3:
                 return heap();
-            case 4:
+            case 3:
                 return getAndCas();
             default:
                 return getAndCasStore();
@@ -250,22 +191,6 @@ public final class AdmitShapeCpuTime
         do
         {
             sink += state.engineSameNow.tryAcquire(1, time.nowNs);
-            ops++;
-        }
-        while (!stop.isDone && ops != OPS);
-        return sink + ops;
-    }
-
-    private long latest()
-    {
-        final Bench state = bench;
-        final Clock time = clock;
-        final Control stop = control;
-        long sink = 0;
-        long ops = 0;
-        do
-        {
-            sink += state.latest.tryAcquire(1, time.nowNs++);
             ops++;
         }
         while (!stop.isDone && ops != OPS);
