@@ -15,11 +15,11 @@ module dev.cellrate
     exports dev.cellrate;
     exports dev.cellrate.composite;
     exports dev.cellrate.concurrency;
+    exports dev.cellrate.hash;
     exports dev.cellrate.http;
     exports dev.cellrate.observe;
     exports dev.cellrate.reconfigure;
     exports dev.cellrate.release;
-    exports dev.cellrate.shaper;
     exports dev.cellrate.stat;
     exports dev.cellrate.tcm;
     exports dev.cellrate.translate;

@@ -29,11 +29,11 @@ final class Startup implements TimerTask
     private static final long MAX_RETRY_NS = TimeUnit.SECONDS.toNanos(1);
 
     final CompletableFuture<Void> done = new CompletableFuture<>();
-    private final RedisRateLimiter limiter;
+    private final RedisLink limiter;
     private final long stepTimeoutNs;
     private int failures;
 
-    Startup(final RedisRateLimiter limiter, final long stepTimeoutNs)
+    Startup(final RedisLink limiter, final long stepTimeoutNs)
     {
         this.limiter = limiter;
         this.stepTimeoutNs = stepTimeoutNs;
