@@ -1,6 +1,5 @@
 package dev.cellrate.table;
 
-import static dev.cellrate.table.TableLayout.RECLAIMING;
 import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 
 import java.lang.invoke.MethodHandle;
@@ -183,7 +182,7 @@ public abstract class SlotLoop<H>
         final int insertClass, final boolean classed)
     {
         final long slot = index.slotIn(keyWord, classed ? classedMask : -1L);
-        if (0 != slot && Long.MIN_VALUE != nowNs)
+        if (0 != slot)
         {
             final long storedWord = classed ? UnsafeApi.getLongAcquire(null, slot) : keyWord;
             if (!classed || isClassedWord(storedWord, keyWord))
@@ -195,11 +194,12 @@ public abstract class SlotLoop<H>
                 // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
                 // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what
                 // Gcra.retryAfterNs and Gcra.nextTatNs compute, without their saturation cases, which go to
-                // chargeSlow).
+                // chargeSlow). A TAT at or below FRESH_SLOT_TAT_NS (RECLAIMING, or a fresh cell, which a charge at
+                // nowNs = Long.MIN_VALUE reads as full: startsFull) also goes there: one test for both.
                 final long baseNs = Math.max(tatNs, nowNs);
                 final long nextTatNs = baseNs + incrementNs;
                 final long dueNs = nextTatNs - nowNs;
-                if (nextTatNs > baseNs && dueNs > 0 && RECLAIMING != tatNs &&
+                if (nextTatNs > baseNs && dueNs > 0 && tatNs > FRESH_SLOT_TAT_NS &&
                     UnsafeApi.getLongAcquire(null, slot) == storedWord)
                 {
                     final long ceilingNs = classed ? classCeilingNs(classIndex) : ceilingArgNs;
