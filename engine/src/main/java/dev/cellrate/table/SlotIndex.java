@@ -197,6 +197,47 @@ final class SlotIndex
     }
 
     /**
+     * {@link #slotIn} without a branch on which slot matched: the four key words are compared under
+     * {@code matchMask} and the matching slot's address is an OR of masked addresses. For a key whose home line is
+     * already in cache (a batch touches its lines first) or whose key word took many instructions to compute (a
+     * hashed key): there a mispredicted slot branch has no miss to hide behind, and its flush also throws away the
+     * loads the core has started for the next key. (For a long key decided alone on a table larger than the
+     * caches the predicted branch of {@link #slotIn} is cheaper: it lets the core run on into the CAS before the
+     * line arrives.)
+     *
+     * @param keyWord   the key word.
+     * @param matchMask {@link #matchMask} of the table's kind.
+     * @return the slot's address, or 0 (as {@link #slotIn}).
+     */
+    long slotSelected(final long keyWord, final long matchMask)
+    {
+        if (!bucketScan || EMPTY_KEY == keyWord || TOMBSTONE_KEY == keyWord)
+        {
+            return 0;
+        }
+        final long line = homeLine(keyWord);
+        final long slot = (line & matchBits(UnsafeApi.getLong(null, line), keyWord, matchMask)) |
+            ((line + SLOT_LENGTH) & matchBits(UnsafeApi.getLong(null, line + SLOT_LENGTH), keyWord, matchMask)) |
+            ((line + 2 * SLOT_LENGTH) & matchBits(UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH), keyWord, matchMask)) |
+            ((line + 3 * SLOT_LENGTH) & matchBits(UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH), keyWord, matchMask));
+        // One slot holds the key at a time, but the four plain reads are no snapshot: a key swept and inserted again
+        // between them (or EMPTY words under a classed mask) can match twice, and an OR of two addresses may be no
+        // slot of this line. Only an address of this line is returned; the validated load then decides whether it
+        // is the key's.
+        return ((slot - line) & ~(3L * SLOT_LENGTH)) == 0 ? slot : 0;
+    }
+
+    /**
+     * @return all ones if {@code word} and {@code keyWord} agree on {@code matchMask}, else 0, without a branch:
+     * with x = (word ^ keyWord) &amp; matchMask, {@code (x - 1) & ~x} has its sign bit set iff x == 0.
+     */
+    private static long matchBits(final long word, final long keyWord, final long matchMask)
+    {
+        final long x = (word ^ keyWord) & matchMask;
+        return ((x - 1) & ~x) >> 63;
+    }
+
+    /**
      * @return whether a slot's word is the key's under {@code matchMask}: for a plain table ({@code -1}, a constant
      * once inlined) a plain comparison, one instruction with the load.
      */
