@@ -3,6 +3,7 @@ package probe;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
+import dev.cellrate.hash.SipHash;
 
 import java.util.TreeSet;
 
@@ -24,6 +25,15 @@ public final class ModuleProbe
             .map(e -> e.source()).toList()));
         final RateLimiter limiter = new RateLimiter(Limit.perSecond(10, 1));
         System.out.println("decision " + Result.name(limiter.tryAcquire(1, 0)) + " " + limiter.tryAcquire(1, 0));
+        // SipHash-2-4 of the 15 bytes 00..0e under the key 00..0f: the reference vector 0xa129ca6149be45e5
+        final SipHash sip = new SipHash(0x0706050403020100L, 0x0f0e0d0c0b0a0908L);
+        final StringBuilder message = new StringBuilder();
+        for (char c = 0; c < 15; c++)
+        {
+            message.append(c);
+        }
+        System.out.printf("hash %x, empty part framed %b%n", sip.hash(message.toString()),
+            sip.parts().add("").finish() == sip.hash(new byte[4], 0, 4));
         try
         {
             new dev.cellrate.table.SlotTable(1, 64, 4, 1_000, 1);

@@ -58,20 +58,6 @@ public final class Decision
     }
 
     /**
-     * Turn a would-be rejection this holder describes into the pass of a front in dry-run: the code becomes
-     * {@link Result#WOULD_HAVE_REJECTED} (an admission) and the retry-after 0; remaining, reset-after and limit
-     * stay what the limiter computed. Called by observing fronts; allocation-free.
-     *
-     * @return this.
-     */
-    public Decision dryRunPass()
-    {
-        this.code = Result.WOULD_HAVE_REJECTED;
-        this.retryAfterNs = 0;
-        return this;
-    }
-
-    /**
      * @return the result code (see {@link Result}).
      */
     public long code()

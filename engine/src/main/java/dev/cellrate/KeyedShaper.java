@@ -1,6 +1,5 @@
 package dev.cellrate;
 
-import dev.cellrate.shaper.Shaper;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.gcra.ShaperMath;
@@ -149,7 +148,7 @@ public final class KeyedShaper extends TableFront implements KeyedReserver
     /**
      * @return the release mode of every key.
      */
-    public ShaperMode mode()
+    ShaperMode mode()
     {
         return mode;
     }

@@ -1,10 +1,8 @@
 package dev.cellrate;
 
-import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.AtomicGcra;
 import dev.cellrate.gcra.Gcra;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -24,24 +22,17 @@ import org.agrona.concurrent.SystemNanoClock;
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns, or {@link Result#NEVER} (-1).
  */
-public final class RateLimiter implements DebitLimiter
+public final class RateLimiter extends CellFront implements DebitLimiter
 {
-    private final AtomicBuffer buffer;
-    private final int tatOffset;
     /**
      * The cell word's absolute address (the decision path's raw access, with no base object: a {@link CellArray}
-     * is off-heap; {@link #cells} keeps the memory alive).
+     * is off-heap; the cell array keeps the memory alive).
      */
     private final long tatAddress;
-    private final long emissionIntervalNs;
-    private final long ceilingNs;
     /** &tau;: the slack of a one-permit request, {@code ceilingNs - emissionIntervalNs}. */
     private final long toleranceNs;
-    private final Limit limit;
     /** The cell loop with the steps that fill a caller's {@link Decision} under this front's limit. */
     private final DecisionFill fill;
-    private final NanoClock clock;
-    private final CellArray cells;
 
     /**
      * A limiter with its own cell, reading {@link SystemNanoClock} in the clock forms.
@@ -90,15 +81,9 @@ public final class RateLimiter implements DebitLimiter
      */
     RateLimiter(final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        this.limit = Bounds.requireNonNull("limit", limit);
+        super(limit, cells, cellIndex, clock);
         this.fill = new DecisionFill(limit);
-        this.cells = Bounds.requireNonNull("cells", cells);
-        this.clock = Bounds.requireNonNull("clock", clock);
-        this.buffer = cells.buffer();
-        this.tatOffset = CellArray.tatOffset(cells.checkIndex(cellIndex));
         this.tatAddress = buffer.addressOffset() + tatOffset;
-        this.emissionIntervalNs = limit.emissionIntervalNs();
-        this.ceilingNs = limit.ceilingNs();
         this.toleranceNs = limit.toleranceNs();
     }
 
@@ -153,37 +138,5 @@ public final class RateLimiter implements DebitLimiter
     {
         return AtomicGcra.debit(buffer, tatOffset, limit.debitIncrementNs(permits), ceilingNs,
             limit.debtCeilingNs(), emissionIntervalNs, nowNs);
-    }
-
-    /**
-     * @return the cell's current TAT (acquire read), {@link CellArray#FRESH_TAT_NS} if never charged.
-     */
-    public long tatNs()
-    {
-        return buffer.getLongAcquire(tatOffset);
-    }
-
-    /**
-     * @return the limit.
-     */
-    public Limit limit()
-    {
-        return limit;
-    }
-
-    /**
-     * @return the clock of the clock forms.
-     */
-    public NanoClock clock()
-    {
-        return clock;
-    }
-
-    /**
-     * @return the cell array holding this limiter's cell.
-     */
-    CellArray cells()
-    {
-        return cells;
     }
 }

@@ -1,7 +1,7 @@
 package dev.cellrate;
 
 import dev.cellrate.gcra.ShaperMath;
-import dev.cellrate.Result;
+import dev.cellrate.handoff.DryRunPass;
 
 /**
  * A caller-owned, reusable record of one admitted reservation: what {@code cancel} needs to refund it, and
@@ -12,10 +12,18 @@ import dev.cellrate.Result;
  * of the same front returns false; neither changes anything. Fronts that share one cell (a reconfigurable shaper across a change of its limit) cancel
  * each other's reservations, since the refund is on that cell.
  * <p>
+ * Only the engine's fronts fill a reservation: its public methods read it, so no caller can make one that looks
+ * issued by a front.
+ * <p>
  * Threading: not thread-safe; keep one per thread (or per in-flight request) and reuse it.
  */
 public final class Reservation
 {
+    static
+    {
+        DryRunPass.register(new PassWriter());
+    }
+
     private long code = Result.NEVER;
     private long nowNs;
     private long slotNs;
@@ -27,8 +35,8 @@ public final class Reservation
     private long cell;
 
     /**
-     * Record an admission. Called by shapers (the fronts of {@code dev.cellrate.shaper} and the keyed shaper), not by
-     * users; allocation-free.
+     * Record an admission. Called by the shapers ({@link Shaper}, {@link ReservingLimiter}, {@link KeyedShaper});
+     * allocation-free.
      *
      * @param delayNs     the delay returned to the caller (&ge; 0).
      * @param nowNs       the time of the request.
@@ -36,9 +44,8 @@ public final class Reservation
      * @param incrementNs {@code n * T} charged.
      * @param owner       the state the cell lives in (a buffer or a table).
      * @param cell        the cell in it (an offset or a key word).
-     * @return this.
      */
-    public Reservation admitted(
+    void admitted(
         final long delayNs,
         final long nowNs,
         final long tatBeforeNs,
@@ -55,7 +62,6 @@ public final class Reservation
         this.incrementNs = incrementNs;
         this.tatBeforeNs = tatBeforeNs;
         this.tatAfterNs = slotNs + incrementNs;
-        return this;
     }
 
     /**
@@ -63,9 +69,8 @@ public final class Reservation
      *
      * @param code  the rejection code.
      * @param nowNs the time of the request.
-     * @return this.
      */
-    public Reservation rejected(final long code, final long nowNs)
+    void rejected(final long code, final long nowNs)
     {
         this.owner = null;
         this.cell = 0;
@@ -76,23 +81,20 @@ public final class Reservation
         this.incrementNs = 0;
         this.tatBeforeNs = 0;
         this.tatAfterNs = 0;
-        return this;
     }
 
     /**
      * Record the pass of a front in dry-run that would have rejected: go now (delay 0), nothing reserved, so
-     * nothing to cancel. Called by observing fronts ({@code ObservedReserver}, {@code ObservedKeyedReserver});
-     * allocation-free.
+     * nothing to cancel. Called by observing fronts ({@code ObservedReserver}, {@code ObservedKeyedReserver})
+     * through {@link DryRunPass}; allocation-free.
      *
      * @param nowNs the time of the request.
-     * @return this.
      */
-    public Reservation dryRunPass(final long nowNs)
+    void dryRunPass(final long nowNs)
     {
         rejected(0, nowNs);
         this.slotNs = nowNs;
         this.releaseNs = nowNs;
-        return this;
     }
 
     /**
@@ -105,7 +107,7 @@ public final class Reservation
      * nothing is refunded).
      * @throws IllegalArgumentException if it was made on another front.
      */
-    public boolean heldOn(final Object owner, final long cell)
+    boolean heldOn(final Object owner, final long cell)
     {
         if (null == this.owner)
         {
@@ -122,7 +124,7 @@ public final class Reservation
     /**
      * Mark the reservation as refunded, so a second cancel through this holder refunds nothing.
      */
-    public void refunded()
+    void refunded()
     {
         incrementNs = 0;
         tatAfterNs = tatBeforeNs;
@@ -134,7 +136,7 @@ public final class Reservation
      * @param refunded whether the cell was lowered.
      * @return {@code refunded}.
      */
-    public boolean refundedIf(final boolean refunded)
+    boolean refundedIf(final boolean refunded)
     {
         if (refunded)
         {
@@ -194,7 +196,7 @@ public final class Reservation
     /**
      * @return the TAT the cell held before this reservation (what a successful cancel restores).
      */
-    public long tatBeforeNs()
+    long tatBeforeNs()
     {
         return tatBeforeNs;
     }
@@ -203,7 +205,7 @@ public final class Reservation
      * @return the TAT this reservation left in the cell ({@code slot + n * T}); a cancel succeeds only while
      * the cell still holds exactly this value.
      */
-    public long tatAfterNs()
+    long tatAfterNs()
     {
         return tatAfterNs;
     }
@@ -212,5 +214,16 @@ public final class Reservation
     {
         return "Reservation{" + Result.name(code) + ", code=" + code + ", nowNs=" + nowNs + ", slotNs=" + slotNs +
             ", releaseNs=" + releaseNs + ", incrementNs=" + incrementNs + '}';
+    }
+
+    /**
+     * The dry-run pass as the observing fronts reach it ({@link DryRunPass}).
+     */
+    private static final class PassWriter implements DryRunPass.Writer<Reservation>
+    {
+        public void pass(final Reservation reservation, final long nowNs)
+        {
+            reservation.dryRunPass(nowNs);
+        }
     }
 }

@@ -69,7 +69,7 @@ public final class ShaperMode
      * @param emissionIntervalNs T &ge; 1.
      * @return {@code N * T}, saturated at {@link Long#MAX_VALUE}: the part of a wait that is forgiven.
      */
-    public long immediateNs(final long emissionIntervalNs)
+    long immediateNs(final long emissionIntervalNs)
     {
         return immediateExcess > Long.MAX_VALUE / emissionIntervalNs ?
             Long.MAX_VALUE : immediateExcess * emissionIntervalNs;

@@ -2,7 +2,7 @@ package dev.cellrate;
 
 import dev.cellrate.KeyedShaper;
 import dev.cellrate.Reservation;
-import dev.cellrate.shaper.ReservingLimiter;
+import dev.cellrate.ReservingLimiter;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.tcm.Colour;

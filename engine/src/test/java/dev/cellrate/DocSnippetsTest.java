@@ -36,7 +36,6 @@ final class DocSnippetsTest
         "import dev.cellrate.composite.*;",
         "import dev.cellrate.concurrency.*;",
         "import dev.cellrate.reconfigure.*;",
-        "import dev.cellrate.shaper.*;",
         "import dev.cellrate.stat.*;",
         "import dev.cellrate.observe.*;",
         "import dev.cellrate.release.*;",

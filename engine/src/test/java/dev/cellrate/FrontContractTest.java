@@ -3,7 +3,7 @@ package dev.cellrate;
 import dev.cellrate.composite.TestComposites;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.composite.CompositeRateLimiter;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.warmup.WarmingUpRateLimiter;
 import dev.cellrate.window.FixedWindowLimiter;
@@ -71,7 +71,7 @@ final class FrontContractTest
         final CachedNanoClock clock = new CachedNanoClock();
         clock.update(1_000 * SECOND_NS);
         final Limit limit = Limit.perSecond(10, 5);
-        final Shaper shaper = dev.cellrate.shaper.TestShapers.shaper(limit, ShaperMode.nodelay(), CellArray.allocate(1), 0, clock);
+        final Shaper shaper = dev.cellrate.TestShapers.shaper(limit, ShaperMode.nodelay(), CellArray.allocate(1), 0, clock);
         assertEquals(0, shaper.reserve(5));
         assertTrue(Result.isEncodedRetryAfter(shaper.reserve(1)));
 

@@ -1,5 +1,6 @@
 package dev.cellrate;
 
+import dev.cellrate.table.TableLayout;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -67,6 +68,25 @@ final class KeyedBuilderSpecTest
     {
         assertEquals(3, keysHeld(KeyedRateLimiter.builder(ONE).slotCount(3).shardCount(1).build()));
         assertEquals(8, keysHeld(KeyedRateLimiter.builder(ONE).slotCount(5).shardCount(1).build()));
+    }
+
+    /**
+     * The size bound is inclusive: a table of exactly the largest slot count passes it, in one shard (the largest
+     * count is odd, so one shard is the only way to hold it exactly). Seen without allocating 2 GB: a bad probe
+     * bound, checked after the size and before any memory is taken, is what the build then refuses, against the
+     * whole shard.
+     */
+    @Test
+    void aTableOfExactlyTheLargestSlotCountIsWithinTheBound()
+    {
+        final int largest = TableLayout.MAX_SLOTS;
+        final String refused = assertThrows(IllegalArgumentException.class,
+            () -> KeyedRateLimiter.builder(ONE).slotCount(largest).shardCount(1).probeBound(0).build()).getMessage();
+        assertEquals("probeBound must be in [1, " + largest + "] but was 0", refused);
+        final String over = assertThrows(IllegalArgumentException.class,
+            () -> KeyedRateLimiter.builder(ONE).slotCount(largest + 1).shardCount(1).probeBound(0).build())
+            .getMessage();
+        assertTrue(over.startsWith("slotCount must be in [1, " + largest + "]"), over);
     }
 
     /** Distinct active keys admitted before the first table-full answer. */

@@ -9,7 +9,7 @@ import dev.cellrate.SingleThreadedRateLimiter;
 import dev.cellrate.PayLaterRateLimiter;
 import dev.cellrate.composite.CompositeRateLimiter;
 import dev.cellrate.KeyedShaper;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.tcm.Colour;
 import dev.cellrate.tcm.SrTcm;

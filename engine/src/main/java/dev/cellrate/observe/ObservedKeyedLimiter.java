@@ -86,7 +86,8 @@ public final class ObservedKeyedLimiter implements KeyedLimiter
     {
         if (answer != code && null != decision)
         {
-            decision.dryRunPass();
+            decision.setOutcome(
+                Result.WOULD_HAVE_REJECTED, decision.remaining(), decision.resetAfterNs(), decision.limit());
         }
         return answer;
     }

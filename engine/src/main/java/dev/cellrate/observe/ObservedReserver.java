@@ -3,6 +3,7 @@ package dev.cellrate.observe;
 import dev.cellrate.stat.LimiterStats;
 import dev.cellrate.stat.StatKind;
 import dev.cellrate.check.Bounds;
+import dev.cellrate.handoff.DryRunPass;
 import dev.cellrate.Reserver;
 import dev.cellrate.Result;
 import dev.cellrate.Reservation;
@@ -87,7 +88,7 @@ public final class ObservedReserver implements Reserver
         }
         if (null != reservation)
         {
-            reservation.dryRunPass(nowNs);
+            DryRunPass.reservation(reservation, nowNs);
         }
         return 0;
     }

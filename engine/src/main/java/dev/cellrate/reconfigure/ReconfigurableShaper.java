@@ -3,7 +3,7 @@ package dev.cellrate.reconfigure;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.check.Bounds;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.Reserver;
 import dev.cellrate.Reservation;
@@ -11,7 +11,7 @@ import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 /**
- * A leaky-queue shaper ({@link dev.cellrate.shaper.Shaper}) whose {@link Limit} can be replaced at run time
+ * A leaky-queue shaper ({@link dev.cellrate.Shaper}) whose {@link Limit} can be replaced at run time
  * ({@link #setLimit(Limit)}), keeping its state as {@link ReconfigurableRateLimiter} does: the TAT is kept, so
  * the backlog is kept in time. Requests already reserved keep the release times they were given (they were
  * promised them); a request after the change queues behind the same backlog and is spaced by the new

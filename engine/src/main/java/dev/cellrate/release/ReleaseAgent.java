@@ -1,7 +1,7 @@
 package dev.cellrate.release;
 
 import dev.cellrate.KeyedShaper;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.Result;
 import org.agrona.LangUtil;

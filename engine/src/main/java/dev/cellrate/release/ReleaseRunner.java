@@ -48,7 +48,7 @@ public final class ReleaseRunner implements AutoCloseable
     /**
      * @return the agent.
      */
-    public ReleaseAgent<?> agent()
+    ReleaseAgent<?> agent()
     {
         return agent;
     }
@@ -56,7 +56,7 @@ public final class ReleaseRunner implements AutoCloseable
     /**
      * @return the agent thread (null before it has started running).
      */
-    public Thread thread()
+    Thread thread()
     {
         return agentRunner.thread();
     }

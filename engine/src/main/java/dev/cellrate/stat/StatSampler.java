@@ -3,7 +3,7 @@ package dev.cellrate.stat;
 import dev.cellrate.TableCounters;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.release.ReleaseAgent;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 

@@ -1,9 +1,12 @@
 package dev.cellrate.tcm;
 
+import dev.cellrate.Marker;
+import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.NanoClock;
 
 import static dev.cellrate.layout.CellLayout.FIRST_OFFSET;
 import static dev.cellrate.layout.CellLayout.LAST_UPDATE_OFFSET;
@@ -11,64 +14,80 @@ import static dev.cellrate.layout.CellLayout.SECOND_OFFSET;
 import static dev.cellrate.layout.CellLayout.STAMP_OFFSET;
 
 /**
- * The seqlock cell of a two-bucket marker: both {@link SrTcm} (buckets Tc, Te) and {@link TrTcm} (buckets Tp,
- * Tc) keep their state in one padded {@link CellArray} cell, in the seqlock-cell layout of {@link CellLayout}
- * (stamp, time of the last update, first bucket, second bucket: words that a TAT cell leaves as padding).
+ * What the two markers share (layer: front support, package-private): the seqlock cell of their two buckets,
+ * the clock, and the colour-blind form. {@link SrTcm} (buckets Tc, Te) and {@link TrTcm} (buckets Tp, Tc) keep
+ * their state in one padded {@link CellArray} cell, in the seqlock-cell layout of {@link CellLayout} (stamp,
+ * time of the last update, first bucket, second bucket: words that a TAT cell leaves as padding); each supplies
+ * only its colour-aware marking and the names of its buckets. Final fields and final methods only, so a marking
+ * reads the cell as its own.
  * <p>
  * Concurrency: a marking takes the stamp ({@link #lock}: CAS even to odd, whose acquire pairs with the
  * previous release), reads the words plainly, and {@link #publish}es: release stores of the three words, then
- * the next even stamp. Readers use {@link #read} (a consistent single-word read).
+ * the next even stamp. Readers use {@link #firstRead} and {@link #secondRead} (consistent single-word reads).
  */
-final class MarkerCell
+abstract class MarkerCell implements Marker
 {
-    private MarkerCell()
-    {
-    }
+    private final AtomicBuffer buffer;
+    private final NanoClock clock;
 
     /**
+     * A fresh cell, both buckets full, last update at {@link CellLayout#NEVER_UPDATED_NS}.
+     *
+     * @param clock  the clock of the clock forms.
      * @param first  the first bucket's initial bytes (full).
      * @param second the second bucket's initial bytes (full).
-     * @return a fresh cell, last update at {@link CellLayout#NEVER_UPDATED_NS}.
      */
-    static AtomicBuffer allocate(final long first, final long second)
+    MarkerCell(final NanoClock clock, final long first, final long second)
     {
-        final AtomicBuffer buffer = CellArray.allocate(1).buffer();
-        publish(buffer, lock(buffer), CellLayout.NEVER_UPDATED_NS, CellLayout.NEVER_UPDATED_NS, first, second);
-        return buffer;
+        this.clock = Bounds.requireNonNull("clock", clock);
+        this.buffer = CellArray.allocate(1).buffer();
+        publish(lock(), CellLayout.NEVER_UPDATED_NS, CellLayout.NEVER_UPDATED_NS, first, second);
     }
 
     /**
-     * @param buffer the cell.
+     * Colour-blind marking: {@link #markColourAware} of a {@link Colour#GREEN} packet.
+     */
+    public final int mark(final long bytes, final long nowNs)
+    {
+        return markColourAware(bytes, Colour.GREEN, nowNs);
+    }
+
+    /**
+     * @return the clock the clock forms read.
+     */
+    public final NanoClock clock()
+    {
+        return clock;
+    }
+
+    /**
      * @return the stamp to {@link #publish} with.
      */
-    static long lock(final AtomicBuffer buffer)
+    final long lock()
     {
         return SeqLock.lock(buffer, STAMP_OFFSET);
     }
 
     /**
-     * @param buffer the cell, its stamp held.
-     * @return the time of the last update.
+     * @return the time of the last update (the stamp held).
      */
-    static long lastUpdateNs(final AtomicBuffer buffer)
+    final long lastUpdateNs()
     {
         return buffer.getLong(LAST_UPDATE_OFFSET);
     }
 
     /**
-     * @param buffer the cell, its stamp held.
-     * @return the first bucket.
+     * @return the first bucket (the stamp held).
      */
-    static long first(final AtomicBuffer buffer)
+    final long first()
     {
         return buffer.getLong(FIRST_OFFSET);
     }
 
     /**
-     * @param buffer the cell, its stamp held.
-     * @return the second bucket.
+     * @return the second bucket (the stamp held).
      */
-    static long second(final AtomicBuffer buffer)
+    final long second()
     {
         return buffer.getLong(SECOND_OFFSET);
     }
@@ -77,17 +96,15 @@ final class MarkerCell
      * Write the marking's result and release the stamp. The last-update time moves to {@code nowNs} only
      * forward (the monotonised clock: time going backwards adds no tokens later either).
      *
-     * @param buffer the cell.
      * @param stamp  from {@link #lock}.
      * @param lastNs the time of the last update, as read under the stamp.
      * @param nowNs  the time of this marking.
      * @param first  the first bucket.
      * @param second the second bucket.
      */
-    static void publish(
-        final AtomicBuffer buffer, final long stamp, final long lastNs, final long nowNs, final long first,
-        final long second)
+    final void publish(final long stamp, final long lastNs, final long nowNs, final long first, final long second)
     {
+        final AtomicBuffer buffer = this.buffer;
         buffer.putLongRelease(LAST_UPDATE_OFFSET, Math.max(lastNs, nowNs));
         buffer.putLongRelease(FIRST_OFFSET, first);
         buffer.putLongRelease(SECOND_OFFSET, second);
@@ -95,12 +112,18 @@ final class MarkerCell
     }
 
     /**
-     * @param buffer the cell.
-     * @param offset a word of the cell.
-     * @return a consistent read of the word.
+     * @return the first bucket as of the last marking (a consistent read).
      */
-    static long read(final AtomicBuffer buffer, final int offset)
+    final long firstRead()
     {
-        return SeqLock.read(buffer, STAMP_OFFSET, offset);
+        return SeqLock.read(buffer, STAMP_OFFSET, FIRST_OFFSET);
+    }
+
+    /**
+     * @return the second bucket as of the last marking (a consistent read).
+     */
+    final long secondRead()
+    {
+        return SeqLock.read(buffer, STAMP_OFFSET, SECOND_OFFSET);
     }
 }

@@ -1,15 +1,10 @@
 package dev.cellrate.tcm;
 
-import dev.cellrate.Marker;
-import dev.cellrate.check.Bounds;
-import static dev.cellrate.check.Bounds.requireRange;
-
-import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
+import static dev.cellrate.check.Bounds.requireRange;
 
 /**
  * A thread-safe, allocation-free single rate three colour marker (srTCM, RFC 2697 [1]): colours each packet
@@ -29,16 +24,14 @@ import org.agrona.concurrent.SystemNanoClock;
  * <p>
  * [1] J. Heinanen, R. Guerin, "A Single Rate Three Color Marker", RFC 2697, 1999.
  */
-public final class SrTcm implements Marker
+public final class SrTcm extends MarkerCell
 {
     /** Largest CBS or EBS: 2<sup>61</sup> bytes (so that sums of counts and ticks cannot overflow). */
     public static final long MAX_BURST_BYTES = 1L << 61;
 
-    private final AtomicBuffer buffer;
     private final long cirBytesPerSecond;
     private final long cbsBytes;
     private final long ebsBytes;
-    private final NanoClock clock;
 
     /**
      * @param cirBytesPerSecond CIR, in [1, {@link TokenTicks#MAX_RATE_PER_SECOND}].
@@ -60,7 +53,7 @@ public final class SrTcm implements Marker
      */
     public SrTcm(final long cirBytesPerSecond, final long cbsBytes, final long ebsBytes, final NanoClock clock)
     {
-        this.clock = Bounds.requireNonNull("clock", clock);
+        super(clock, cbsBytes, ebsBytes);
         requireRange("cirBytesPerSecond", cirBytesPerSecond, 1, TokenTicks.MAX_RATE_PER_SECOND);
         requireRange("cbsBytes", cbsBytes, 0, MAX_BURST_BYTES);
         requireRange("ebsBytes", ebsBytes, 0, MAX_BURST_BYTES);
@@ -68,15 +61,6 @@ public final class SrTcm implements Marker
         this.cirBytesPerSecond = cirBytesPerSecond;
         this.cbsBytes = cbsBytes;
         this.ebsBytes = ebsBytes;
-        this.buffer = MarkerCell.allocate(cbsBytes, ebsBytes);
-    }
-
-    /**
-     * Colour-blind marking: {@link #markColourAware} of a {@link Colour#GREEN} packet.
-     */
-    public int mark(final long bytes, final long nowNs)
-    {
-        return markColourAware(bytes, Colour.GREEN, nowNs);
     }
 
     /**
@@ -84,16 +68,15 @@ public final class SrTcm implements Marker
      */
     public int markColourAware(final long bytes, final int preColour, final long nowNs)
     {
-        final AtomicBuffer buffer = this.buffer;
-        final long stamp = MarkerCell.lock(buffer);
-        final long lastNs = MarkerCell.lastUpdateNs(buffer);
-        final long committed = MarkerCell.first(buffer);
+        final long stamp = lock();
+        final long lastNs = lastUpdateNs();
+        final long committed = first();
         final long ticks = TokenTicks.ticks(lastNs, nowNs, cirBytesPerSecond, cbsBytes + ebsBytes);
         final long committedNow = SrTcmRules.committedAfterRefill(committed, ticks, cbsBytes);
         final long excessNow = SrTcmRules.excessAfterRefill(
-            MarkerCell.second(buffer), ticks - (committedNow - committed), ebsBytes);
+            second(), ticks - (committedNow - committed), ebsBytes);
         final int colour = SrTcmRules.colour(committedNow, excessNow, bytes, preColour);
-        MarkerCell.publish(buffer, stamp, lastNs, nowNs,
+        publish(stamp, lastNs, nowNs,
             Colour.GREEN == colour ? committedNow - bytes : committedNow,
             Colour.YELLOW == colour ? excessNow - bytes : excessNow);
         return colour;
@@ -104,7 +87,7 @@ public final class SrTcm implements Marker
      */
     public long committedTokens()
     {
-        return MarkerCell.read(buffer, CellLayout.FIRST_OFFSET);
+        return firstRead();
     }
 
     /**
@@ -112,14 +95,6 @@ public final class SrTcm implements Marker
      */
     public long excessTokens()
     {
-        return MarkerCell.read(buffer, CellLayout.SECOND_OFFSET);
-    }
-
-    /**
-     * @return the clock the clock forms read.
-     */
-    public NanoClock clock()
-    {
-        return clock;
+        return secondRead();
     }
 }

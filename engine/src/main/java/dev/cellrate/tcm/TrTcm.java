@@ -1,13 +1,9 @@
 package dev.cellrate.tcm;
 
-import dev.cellrate.Marker;
 import dev.cellrate.check.Bounds;
-import dev.cellrate.layout.CellLayout;
 import dev.cellrate.lock.SeqLock;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
-
 
 /**
  * A thread-safe, allocation-free two rate three colour marker (trTCM, RFC 2698 [1]): colours each packet
@@ -27,17 +23,15 @@ import org.agrona.concurrent.SystemNanoClock;
  * <p>
  * [1] J. Heinanen, R. Guerin, "A Two Rate Three Color Marker", RFC 2698, 1999.
  */
-public final class TrTcm implements Marker
+public final class TrTcm extends MarkerCell
 {
     /** Largest PBS or CBS: 2<sup>61</sup> bytes (so that sums of counts and ticks cannot overflow). */
     public static final long MAX_BURST_BYTES = 1L << 61;
 
-    private final AtomicBuffer buffer;
     private final long pirBytesPerSecond;
     private final long pbsBytes;
     private final long cirBytesPerSecond;
     private final long cbsBytes;
-    private final NanoClock clock;
 
     /**
      * @param pirBytesPerSecond PIR, in [CIR, {@link TokenTicks#MAX_RATE_PER_SECOND}].
@@ -66,7 +60,7 @@ public final class TrTcm implements Marker
         final long cbsBytes,
         final NanoClock clock)
     {
-        this.clock = Bounds.requireNonNull("clock", clock);
+        super(clock, pbsBytes, cbsBytes);
         Bounds.requireRange("cirBytesPerSecond", cirBytesPerSecond, 1, TokenTicks.MAX_RATE_PER_SECOND);
         Bounds.requireRange("pirBytesPerSecond", pirBytesPerSecond, cirBytesPerSecond, TokenTicks.MAX_RATE_PER_SECOND);
         Bounds.requireRange("pbsBytes", pbsBytes, 1, MAX_BURST_BYTES);
@@ -75,15 +69,6 @@ public final class TrTcm implements Marker
         this.pbsBytes = pbsBytes;
         this.cirBytesPerSecond = cirBytesPerSecond;
         this.cbsBytes = cbsBytes;
-        this.buffer = MarkerCell.allocate(pbsBytes, cbsBytes);
-    }
-
-    /**
-     * Colour-blind marking: {@link #markColourAware} of a {@link Colour#GREEN} packet.
-     */
-    public int mark(final long bytes, final long nowNs)
-    {
-        return markColourAware(bytes, Colour.GREEN, nowNs);
     }
 
     /**
@@ -91,15 +76,14 @@ public final class TrTcm implements Marker
      */
     public int markColourAware(final long bytes, final int preColour, final long nowNs)
     {
-        final AtomicBuffer buffer = this.buffer;
-        final long stamp = MarkerCell.lock(buffer);
-        final long lastNs = MarkerCell.lastUpdateNs(buffer);
-        final long peakNow = TrTcmRules.afterRefill(MarkerCell.first(buffer),
+        final long stamp = lock();
+        final long lastNs = lastUpdateNs();
+        final long peakNow = TrTcmRules.afterRefill(first(),
             TokenTicks.ticks(lastNs, nowNs, pirBytesPerSecond, pbsBytes), pbsBytes);
-        final long committedNow = TrTcmRules.afterRefill(MarkerCell.second(buffer),
+        final long committedNow = TrTcmRules.afterRefill(second(),
             TokenTicks.ticks(lastNs, nowNs, cirBytesPerSecond, cbsBytes), cbsBytes);
         final int colour = TrTcmRules.colour(peakNow, committedNow, bytes, preColour);
-        MarkerCell.publish(buffer, stamp, lastNs, nowNs,
+        publish(stamp, lastNs, nowNs,
             Colour.RED != colour ? peakNow - bytes : peakNow,
             Colour.GREEN == colour ? committedNow - bytes : committedNow);
         return colour;
@@ -110,7 +94,7 @@ public final class TrTcm implements Marker
      */
     public long peakTokens()
     {
-        return MarkerCell.read(buffer, CellLayout.FIRST_OFFSET);
+        return firstRead();
     }
 
     /**
@@ -118,14 +102,6 @@ public final class TrTcm implements Marker
      */
     public long committedTokens()
     {
-        return MarkerCell.read(buffer, CellLayout.SECOND_OFFSET);
-    }
-
-    /**
-     * @return the clock the clock forms read.
-     */
-    public NanoClock clock()
-    {
-        return clock;
+        return secondRead();
     }
 }

@@ -2,7 +2,7 @@ package dev.cellrate.translate;
 
 import dev.cellrate.Limit;
 import dev.cellrate.PayLaterRateLimiter;
-import dev.cellrate.shaper.ReservingLimiter;
+import dev.cellrate.ReservingLimiter;
 import org.agrona.concurrent.NanoClock;
 
 /**

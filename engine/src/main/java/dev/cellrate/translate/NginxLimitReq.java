@@ -2,7 +2,7 @@ package dev.cellrate.translate;
 
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 
 /**

@@ -173,18 +173,8 @@ public final class FixedWindowLimiter extends WindowCell implements DebitLimiter
             return Result.NEVER;
         }
         final long windowIndex = FixedWindow.windowIndex(nowNs, windowNs);
-        long word = buffer.getLongAcquire(wordOffset);
-        long next;
-        while ((next = FixedWindow.debited(word, windowIndex, permits, limit, countBits)) != word)
-        {
-            final long witness = buffer.compareAndExchangeLong(wordOffset, word, next);
-            if (witness == word)
-            {
-                break;
-            }
-            word = witness;
-        }
-        return FixedWindow.retryAfterNs(next, windowIndex, nowNs, 1, limit, windowNs, countBits);
+        return FixedWindow.retryAfterNs(debitWord(windowIndex, permits), windowIndex, nowNs, 1, limit, windowNs,
+            countBits);
     }
 
     /**

@@ -197,19 +197,7 @@ public final class SlidingCounterLimiter extends WindowCell implements DebitLimi
             return Result.NEVER;
         }
         final long windowIndex = Math.floorDiv(nowNs, windowNs);
-        long word = buffer.getLongAcquire(wordOffset);
-        long next;
-        while ((next = SlidingCounter.debited(SlidingCounter.rolled(word, windowIndex, countBits), permits, limit,
-            countBits)) != word)
-        {
-            final long witness = buffer.compareAndExchangeLong(wordOffset, word, next);
-            if (witness == word)
-            {
-                break;
-            }
-            word = witness;
-        }
-        return decide(next, windowIndex, Math.floorMod(nowNs, windowNs), nowNs, 1);
+        return decide(debitWord(windowIndex, permits), windowIndex, Math.floorMod(nowNs, windowNs), nowNs, 1);
     }
 
     /**

@@ -57,7 +57,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * ns (exact, if nothing else is admitted meanwhile), or {@link Result#NEVER} (-1) for a cost outside
  * [1, limit] or a retry time beyond {@link Long#MAX_VALUE}.
  */
-public final class SlidingLogLimiter implements DebitLimiter
+public final class SlidingLogLimiter extends WindowFront implements DebitLimiter
 {
     /** Offset of the {@link SeqLock} stamp. */
     static final int STAMP_OFFSET = 0;
@@ -78,9 +78,6 @@ public final class SlidingLogLimiter implements DebitLimiter
     public static final long MAX_LIMIT = 1L << 20;
 
     private final AtomicBuffer buffer;
-    private final long limit;
-    private final long windowNs;
-    private final NanoClock clock;
 
     /**
      * @param limit    permits in any window, in [1, {@link #MAX_LIMIT}].
@@ -100,12 +97,7 @@ public final class SlidingLogLimiter implements DebitLimiter
      */
     public SlidingLogLimiter(final long limit, final long windowNs, final NanoClock clock)
     {
-        Bounds.requireNonNull("clock", clock);
-        Bounds.requireRange("limit", limit, 1, MAX_LIMIT);
-        Bounds.requireRange("windowNs", windowNs, 1, Long.MAX_VALUE);
-        this.limit = limit;
-        this.windowNs = windowNs;
-        this.clock = clock;
+        super(limit, MAX_LIMIT, 0, windowNs, clock);
         final int length = BitUtil.align(RING_OFFSET + (int)limit * SIZE_OF_LONG, ALIGNMENT);
         this.buffer = CellArray.allocateBuffer(length, ALIGNMENT);
         buffer.putLongVolatile(STAMP_OFFSET, 0);
@@ -314,22 +306,6 @@ public final class SlidingLogLimiter implements DebitLimiter
         return slot((int)(admission % limit));
     }
 
-    /**
-     * @return permits in any window.
-     */
-    public long limit()
-    {
-        return limit;
-    }
-
-    /**
-     * @return the window length, ns.
-     */
-    public long windowNs()
-    {
-        return windowNs;
-    }
-
     private long slot(final int index)
     {
         return buffer.getLongAcquire(slotOffset(index));
@@ -338,13 +314,5 @@ public final class SlidingLogLimiter implements DebitLimiter
     private static int slotOffset(final int index)
     {
         return RING_OFFSET + index * SIZE_OF_LONG;
-    }
-
-    /**
-     * @return the clock the clock forms read.
-     */
-    public NanoClock clock()
-    {
-        return clock;
     }
 }

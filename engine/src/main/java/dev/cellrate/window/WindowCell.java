@@ -6,22 +6,20 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 
 /**
- * What the two one-word window fronts share (layer: front support, package-private): the configuration checks,
- * the cell word and the accessors. Final fields and final methods only, so a front's decision path reads its
- * fields as if they were its own (no dispatch).
+ * What the two one-word window fronts share (layer: front support, package-private): the cell word and the
+ * debit's CAS loop. Final fields and final methods only, so a front's decision path reads its fields as if they
+ * were its own (no dispatch).
  * <p>
- * The word packs {@code countsPerWord} counts of {@code c = countBits(limit)} bits under a signed window index:
- * construction demands {@code windowNs >= 2^(countsPerWord c)} so the index of every 64-bit time fits exactly,
- * and, for two counts (the sliding counter's {@code prev (W - e)} products), {@code limit * windowNs <= Long.MAX_VALUE}.
+ * The word packs {@code countsPerWord} counts of {@code c = countBits(limit)} bits under a signed window index
+ * (the window lengths this allows: {@link WindowFront}).
  */
-abstract class WindowCell
+abstract class WindowCell extends WindowFront
 {
     final AtomicBuffer buffer;
     final int wordOffset;
-    final long limit;
-    final long windowNs;
     final int countBits;
-    final NanoClock clock;
+    /** 1: the fixed window's count; 2: the sliding counter's previous and current counts. */
+    private final int countsPerWord;
 
     WindowCell(
         final long limit,
@@ -32,18 +30,11 @@ abstract class WindowCell
         final int cellIndex,
         final NanoClock clock)
     {
-        if (null == cells || null == clock)
-        {
-            throw new IllegalArgumentException("cells and clock must not be null");
-        }
-        Bounds.requireRange("limit", limit, 1, maxLimit);
-        this.countBits = FixedWindow.countBits(limit);
-        Bounds.requireRange("windowNs", windowNs, 1L << (countsPerWord * countBits),
-            1 == countsPerWord ? Long.MAX_VALUE : Long.MAX_VALUE / limit);
+        super(limit, maxLimit, countsPerWord, windowNs, clock);
+        Bounds.requireNonNull("cells", cells);
         Bounds.requireRange("cellIndex", cellIndex, 0, cells.cellCount() - 1);
-        this.limit = limit;
-        this.windowNs = windowNs;
-        this.clock = clock;
+        this.countBits = FixedWindow.countBits(limit);
+        this.countsPerWord = countsPerWord;
         this.buffer = cells.buffer();
         this.wordOffset = CellArray.tatOffset(cellIndex);
     }
@@ -55,6 +46,37 @@ abstract class WindowCell
     final boolean partlyFilled(final long initialPermits)
     {
         return Bounds.requireRange("initialPermits", initialPermits, 0, Long.MAX_VALUE) < limit;
+    }
+
+    /**
+     * The write of a debit: CAS the word until it holds {@code permits} more in the request's window (the stored
+     * window if the clock went back), the count clamped at {@code limit}. A word already at the clamp is left as it
+     * is (nothing written); a lost CAS recomputes from the witness, so no concurrent update is lost.
+     *
+     * @param windowIndex {@code floorDiv(nowNs, windowNs)}.
+     * @param permits     the cost, &ge; 1 (any size).
+     * @return the word after the debit.
+     */
+    final long debitWord(final long windowIndex, final long permits)
+    {
+        long word = buffer.getLongAcquire(wordOffset);
+        long next;
+        while ((next = debited(word, windowIndex, permits)) != word)
+        {
+            final long witness = buffer.compareAndExchangeLong(wordOffset, word, next);
+            if (witness == word)
+            {
+                break;
+            }
+            word = witness;
+        }
+        return next;
+    }
+
+    private long debited(final long word, final long windowIndex, final long permits)
+    {
+        return 1 == countsPerWord ? FixedWindow.debited(word, windowIndex, permits, limit, countBits) :
+            SlidingCounter.debited(SlidingCounter.rolled(word, windowIndex, countBits), permits, limit, countBits);
     }
 
     /**
@@ -71,29 +93,5 @@ abstract class WindowCell
     final int countBits()
     {
         return countBits;
-    }
-
-    /**
-     * @return permits per window.
-     */
-    public final long limit()
-    {
-        return limit;
-    }
-
-    /**
-     * @return the window length, ns.
-     */
-    public final long windowNs()
-    {
-        return windowNs;
-    }
-
-    /**
-     * @return the clock the clock forms read.
-     */
-    public final NanoClock clock()
-    {
-        return clock;
     }
 }

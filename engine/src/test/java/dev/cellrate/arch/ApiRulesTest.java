@@ -6,6 +6,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -42,7 +43,9 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   {@code MutableDirectBuffer});</li>
  *   <li>the unexported packages (decision, layout, lock, checks, table) depend on no exported package, so the
  *   API sits on top of them;</li>
- *   <li>no two packages depend on each other, directly or through others.</li>
+ *   <li>no two packages depend on each other, directly or through others;</li>
+ *   <li>only the engine's fronts fill a {@code Reservation}: its public methods read it, so a caller cannot
+ *   make one that looks issued by a front (an owner, a cell, the TATs a cancel restores).</li>
  * </ol>
  * The exported packages are read from the module descriptor, as {@link PublicSurface} reads them.
  */
@@ -222,6 +225,35 @@ final class ApiRulesTest
             .should().dependOnClassesThat().resideInAnyPackage(exported.toArray(new String[0]))
             .because("the API sits on the decision, layout, lock and table layers, never the other way round")
             .check(engine);
+    }
+
+    private static final ArchCondition<JavaClass> ONLY_READ =
+        new ArchCondition<>("offer only readers: its public methods take no argument and return a value")
+        {
+            public void check(final JavaClass type, final ConditionEvents events)
+            {
+                for (final JavaMember member : type.getMembers())
+                {
+                    if (!visible(type, member) || !(member instanceof JavaMethod))
+                    {
+                        continue;
+                    }
+                    final JavaCodeUnit unit = (JavaCodeUnit)member;
+                    final boolean reader = unit.getRawParameterTypes().isEmpty() &&
+                        !"void".equals(unit.getRawReturnType().getName());
+                    if (!reader)
+                    {
+                        events.add(SimpleConditionEvent.violated(member, member.getFullName() + " is public: a " +
+                            "caller could fill a reservation that looks issued by a front"));
+                    }
+                }
+            }
+        };
+
+    @Test
+    void onlyTheEngineFillsAReservation()
+    {
+        classes().that().haveFullyQualifiedName(ROOT + ".Reservation").should(ONLY_READ).check(engine);
     }
 
     @Test

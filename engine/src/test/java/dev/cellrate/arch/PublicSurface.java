@@ -18,7 +18,8 @@ import java.util.stream.Stream;
 
 /**
  * Counts the engine's public surface: the public (and, on a non-final public type, protected) methods,
- * constructors and fields declared by the public types of the exported packages, nested public types included.
+ * constructors and fields declared by the public types of the exported packages, nested public types included,
+ * and the public methods they inherit from a package-private superclass (which a user calls on the public type).
  * Synthetic and bridge members, and the {@code values}/{@code valueOf} every enum gets, are not counted.
  * <p>
  * The exported packages are read from {@code src/main/module/module-info.java}; the classes from the compiled
@@ -116,6 +117,13 @@ public final class PublicSurface
             }
             n += visible(type, m) ? 1 : 0;
         }
+        for (Class<?> s = type.getSuperclass(); null != s && !Modifier.isPublic(s.getModifiers()); s = s.getSuperclass())
+        {
+            for (final Method m : s.getDeclaredMethods())
+            {
+                n += !m.isSynthetic() && visible(type, m) && !declares(type, m) ? 1 : 0;
+            }
+        }
         kind[0] += n;
         final int afterMethods = n;
         for (final Constructor<?> c : type.getDeclaredConstructors())
@@ -130,6 +138,19 @@ public final class PublicSurface
         }
         kind[2] += n - afterConstructors;
         return n;
+    }
+
+    private static boolean declares(final Class<?> type, final Method inherited)
+    {
+        for (final Method m : type.getDeclaredMethods())
+        {
+            if (!m.isBridge() && m.getName().equals(inherited.getName()) &&
+                java.util.Arrays.equals(m.getParameterTypes(), inherited.getParameterTypes()))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean visible(final Class<?> type, final Member member)

@@ -4,7 +4,7 @@ import dev.cellrate.Limit;
 import dev.cellrate.Reserver;
 import dev.cellrate.Result;
 import dev.cellrate.Reservation;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package dev.cellrate.release;
 
 import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedShaper;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

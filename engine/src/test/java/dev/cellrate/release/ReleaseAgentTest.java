@@ -5,7 +5,7 @@ import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.TestFronts;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.table.SlotTable;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.cellrate.release;
 
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;

@@ -11,7 +11,7 @@ import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.concurrency.ConcurrencyLimiter;
 import dev.cellrate.Reservation;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 

@@ -13,7 +13,7 @@ import dev.cellrate.Result;
 import dev.cellrate.concurrency.ConcurrencyLimiter;
 import dev.cellrate.KeyedShaper;
 import dev.cellrate.Reservation;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.tcm.Colour;

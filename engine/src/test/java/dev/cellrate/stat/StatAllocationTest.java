@@ -47,7 +47,7 @@ final class StatAllocationTest
             dev.cellrate.TestFronts.reconfigurableKeyed(Limit.perSecond(1_000, 10),
                 new dev.cellrate.table.SlotTable(4, 64, 64, 1_000_000L, 3L, clock), dev.cellrate.TableFullPolicy.REJECT);
         final ObservedReserver dryShaper = ObservedReserver.dryRun(
-            new dev.cellrate.shaper.Shaper(Limit.perSecond(1_000, 10), dev.cellrate.ShaperMode.delay()), stats);
+            new dev.cellrate.Shaper(Limit.perSecond(1_000, 10), dev.cellrate.ShaperMode.delay()), stats);
         final ObservedConcurrencyLimiter dryConcurrency =
             ObservedConcurrencyLimiter.dryRun(new dev.cellrate.concurrency.ConcurrencyLimiter(2), stats);
         final ObservedMarker dryMarker = ObservedMarker.dryRun(new dev.cellrate.tcm.SrTcm(1_000_000, 1_500, 3_000), stats);

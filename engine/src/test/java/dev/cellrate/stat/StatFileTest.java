@@ -6,7 +6,7 @@ import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.TableFullPolicy;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -123,7 +123,7 @@ final class StatFileTest
         final StatFile file = StatFile.inMemory();
         final LimiterStats stats = file.limiter("egress", 1, 0);
         final CachedNanoClock clock = new CachedNanoClock();
-        final Shaper shaper = dev.cellrate.shaper.TestShapers.shaper(Limit.perSecond(10, 1), ShaperMode.delay(), dev.cellrate.layout.CellArray.allocate(1), 0, clock);
+        final Shaper shaper = dev.cellrate.TestShapers.shaper(Limit.perSecond(10, 1), ShaperMode.delay(), dev.cellrate.layout.CellArray.allocate(1), 0, clock);
         long admitted = 0;
         long rejected = 0;
         for (int i = 0; i < 30; i++)

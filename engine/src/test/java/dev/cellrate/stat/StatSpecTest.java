@@ -18,7 +18,7 @@ import dev.cellrate.TableFullPolicy;
 import dev.cellrate.concurrency.ConcurrencyLimiter;
 import dev.cellrate.ReconfigurableKeyedRateLimiter;
 import dev.cellrate.KeyedShaper;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.tcm.Colour;

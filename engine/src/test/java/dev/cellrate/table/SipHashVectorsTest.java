@@ -1,5 +1,7 @@
 package dev.cellrate.table;
 
+import dev.cellrate.hash.SipHash;
+
 import java.nio.charset.StandardCharsets;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -13,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * i = 0..63, output as a little-endian 64-bit word. Copied from two independent test suites that reproduce
  * them (majek/dump {@code siphash/main.c}, cybozu/yrmcds {@code test/siphash.cpp}), which agree value for value.
  * Each vector is checked in all three key forms (array, buffer at an offset with non-zero padding after the
- * key, and for the ASCII-only prefixes, a string).
+ * key, and for the ASCII-only prefixes, a string), and through the exported {@link SipHash}.
  */
 class SipHashVectorsTest
 {
@@ -67,6 +69,27 @@ class SipHashVectorsTest
             assertEquals(VECTORS[length], KeyHash.hashCharSequence(ascii, K0, K1), what + " string");
             assertEquals(VECTORS[length], KeyHash.hashCharSequence(new StringBuilder(ascii), K0, K1),
                 what + " builder");
+        }
+    }
+
+    @Test
+    void referenceVectorsThroughTheExportedHash()
+    {
+        final SipHash sip = new SipHash(K0, K1);
+        final byte[] message = new byte[64];
+        for (int i = 0; i < message.length; i++)
+        {
+            message[i] = (byte)i;
+        }
+        for (int length = 0; length < 64; length++)
+        {
+            assertEquals(VECTORS[length], sip.hash(message, 0, length), "vector " + length);
+            final byte[] padded = new byte[length + 5];
+            java.util.Arrays.fill(padded, (byte)0xA5);
+            System.arraycopy(message, 0, padded, 2, length);
+            assertEquals(VECTORS[length], sip.hash(padded, 2, length), "vector " + length + " padded");
+            assertEquals(VECTORS[length], sip.hash(new String(message, 0, length, StandardCharsets.ISO_8859_1)),
+                "vector " + length + " string");
         }
     }
 }

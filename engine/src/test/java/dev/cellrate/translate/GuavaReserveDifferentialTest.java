@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.google.common.util.concurrent.GuavaPeer;
 import com.google.common.util.concurrent.RateLimiter;
-import dev.cellrate.shaper.ReservingLimiter;
+import dev.cellrate.ReservingLimiter;
 import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 

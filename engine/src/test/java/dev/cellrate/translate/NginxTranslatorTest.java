@@ -5,7 +5,7 @@ import dev.cellrate.testing.Trace;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 

@@ -12,8 +12,8 @@ import java.util.Map;
 
 import dev.cellrate.Limit;
 import dev.cellrate.Reservation;
-import dev.cellrate.shaper.ReservingLimiter;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.ReservingLimiter;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import org.junit.jupiter.api.Test;
 

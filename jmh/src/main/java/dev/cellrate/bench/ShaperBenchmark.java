@@ -4,7 +4,7 @@ import dev.cellrate.JvmOption;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.Limit;
 import dev.cellrate.Reservation;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import org.agrona.concurrent.SystemNanoClock;
 import org.openjdk.jmh.annotations.Benchmark;

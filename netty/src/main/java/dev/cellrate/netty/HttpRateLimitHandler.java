@@ -3,24 +3,25 @@ package dev.cellrate.netty;
 import dev.cellrate.Decision;
 import dev.cellrate.Reservation;
 import dev.cellrate.Result;
-import dev.cellrate.http.RateLimitFields;
-import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+
+import static dev.cellrate.netty.OwedResponses.BAD_REQUEST;
+import static dev.cellrate.netty.OwedResponses.PASS;
+import static dev.cellrate.netty.OwedResponses.PASS_UNDECIDED;
+import static dev.cellrate.netty.OwedResponses.PASS_WOULD_REJECT;
+import static dev.cellrate.netty.OwedResponses.REJECT;
+import static dev.cellrate.netty.OwedResponses.REJECT_GRPC;
 
 /**
  * Limits HTTP requests in a Netty pipeline: one decision of the configured keyed front per request (see
@@ -51,6 +52,9 @@ import java.util.concurrent.TimeUnit;
  * Netty needs to send it (a duplicate of the template response and the header value strings). No key means
  * the configured fallback.
  * <p>
+ * Structure: {@link OwedResponses} keeps the owed responses in order, {@link ReadBacklog} the messages that wait
+ * and the reads they hold back, {@link RateLimitHeaders} writes the fields; this class decides and sequences.
+ * <p>
  * Threading: every method runs on the channel's event loop.
  */
 public final class HttpRateLimitHandler extends ChannelDuplexHandler
@@ -58,33 +62,17 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     /** Most requests on one connection that may be owed a response at once; more wait unread. */
     public static final int MAX_OUTSTANDING = 16;
 
-    private static final int MASK = MAX_OUTSTANDING - 1;
-    private static final byte PASS = 1;
-    private static final byte PASS_WOULD_REJECT = 2;
-    private static final byte PASS_UNDECIDED = 3;
-    private static final byte REJECT = 4;
-    private static final byte REJECT_GRPC = 5;
-    private static final byte BAD_REQUEST = 6;
-
     private final HttpRateLimit config;
     private final byte[] key = new byte[KeyExtractor.MAX_KEY_LENGTH];
     private final KeyChars keyChars = new KeyChars();
-    private final byte[] value;
     private final Reservation reservation;
-
-    /** The owed responses, a ring indexed by {@code head..tail}: kind, the front's decision, the key. */
-    private final byte[] kinds = new byte[MAX_OUTSTANDING];
-    private final Decision[] decisions = new Decision[MAX_OUTSTANDING];
-    private final byte[] keys;
-    private final int[] keyLengths;
-    private int head;
-    private int tail;
+    private final OwedResponses owed;
+    private final RateLimitHeaders headers;
+    private final ReadBacklog backlog = new ReadBacklog();
 
     private boolean discarding;
     private boolean responseStarted;
 
-    /** Inbound messages not handled yet (backpressure or a shaped delay), in arrival order. */
-    private ArrayDeque<Object> waiting;
     /** A shaped request decided and owed, released at its time; everything after it waits. */
     private HttpRequest delayed;
     private ScheduledFuture<?> releaseFuture;
@@ -92,7 +80,6 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     /** Writes of this handler in progress (a write, or the rejections it writes): no resume inside one. */
     private int writeDepth;
     private boolean resumeDeferred;
-    private boolean autoReadTurnedOff;
     private ChannelHandlerContext ctx;
     private final Runnable release = this::release;
     private final Runnable resume = this::resume;
@@ -107,14 +94,8 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
             throw new IllegalArgumentException("config must not be null");
         }
         this.config = config;
-        this.value = new byte[config.valueLength];
-        for (int i = 0; i < MAX_OUTSTANDING; i++)
-        {
-            decisions[i] = new Decision();
-        }
-        final boolean keepKeys = HttpRateLimit.Mode.CHARGE_AFTER == config.mode;
-        this.keys = keepKeys ? new byte[MAX_OUTSTANDING * KeyExtractor.MAX_KEY_LENGTH] : null;
-        this.keyLengths = keepKeys ? new int[MAX_OUTSTANDING] : null;
+        this.owed = new OwedResponses(HttpRateLimit.Mode.CHARGE_AFTER == config.mode);
+        this.headers = new RateLimitHeaders(config);
         this.reservation = HttpRateLimit.Mode.SHAPE == config.mode ? new Reservation() : null;
     }
 
@@ -125,10 +106,9 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
 
     public void channelRead(final ChannelHandlerContext ctx, final Object msg)
     {
-        if (null != delayed || (null != waiting && !waiting.isEmpty()) ||
-            (msg instanceof HttpRequest && tail - head >= MAX_OUTSTANDING))
+        if (null != delayed || !backlog.isEmpty() || (msg instanceof HttpRequest && owed.isFull()))
         {
-            enqueue(ctx, msg);
+            backlog.add(ctx, msg);
             return;
         }
         handleRead(ctx, msg);
@@ -142,7 +122,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
             final HttpRequest request = (HttpRequest)msg;
             if (request.decoderResult().isFailure())
             {
-                push(PASS_UNDECIDED);
+                owed.push(PASS_UNDECIDED);
                 ctx.fireChannelRead(request);
                 return;
             }
@@ -194,7 +174,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
 
     private void enforce(final ChannelHandlerContext ctx, final HttpRequest request)
     {
-        final Decision decision = decisions[tail & MASK];
+        final Decision decision = owed.nextDecision();
         decision.setOutcome(Result.NEVER, 0, 0, 0); // a front that answers without filling it leaves no stale fields
         final long code = config.limiter.tryAcquire(keyChars, 1, decision);
         if (Result.WOULD_HAVE_REJECTED == code)
@@ -208,7 +188,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         }
         else
         {
-            reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT);
+            reject(ctx, request, RateLimitHeaders.isGrpc(request) ? REJECT_GRPC : REJECT);
         }
     }
 
@@ -218,7 +198,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
      */
     private void shape(final ChannelHandlerContext ctx, final HttpRequest request)
     {
-        final Decision decision = decisions[tail & MASK];
+        final Decision decision = owed.nextDecision();
         final long code = config.reserver.reserve(keyChars, 1, reservation);
         if (Result.WOULD_HAVE_REJECTED == code || (0 == code && 0 == reservation.incrementNs()))
         {
@@ -236,7 +216,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
                 pass(ctx, request, PASS);
                 return;
             }
-            push(PASS);
+            owed.push(PASS);
             config.admitted.increment();
             delay(ctx, request, code);
         }
@@ -244,31 +224,29 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         {
             final long retryNs = Result.isEncodedRetryAfter(code) ? Result.decodeRetryAfterNs(code) : 0;
             decision.setOutcome(retryNs > 0 ? retryNs : Result.NEVER, 0, 0, 0);
-            reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT);
+            reject(ctx, request, RateLimitHeaders.isGrpc(request) ? REJECT_GRPC : REJECT);
         }
     }
 
     private void chargeLater(final ChannelHandlerContext ctx, final HttpRequest request, final int length)
     {
-        final int slot = tail & MASK;
         final long code = config.debit.peek(keyChars, 1, config.debit.clock().nanoTime());
         if (Result.isAdmitted(code))
         {
-            decisions[slot].setOutcome(Result.ADMITTED, 0, 0, 0);
-            System.arraycopy(key, 0, keys, slot * KeyExtractor.MAX_KEY_LENGTH, length);
-            keyLengths[slot] = length;
+            owed.nextDecision().setOutcome(Result.ADMITTED, 0, 0, 0);
+            owed.keepNextKey(key, length);
             pass(ctx, request, PASS);
         }
         else
         {
-            decisions[slot].setOutcome(code, 0, 0, 0);
-            reject(ctx, request, isGrpc(request) ? REJECT_GRPC : REJECT);
+            owed.nextDecision().setOutcome(code, 0, 0, 0);
+            reject(ctx, request, RateLimitHeaders.isGrpc(request) ? REJECT_GRPC : REJECT);
         }
     }
 
     private void pass(final ChannelHandlerContext ctx, final HttpRequest request, final byte kind)
     {
-        push(kind);
+        owed.push(kind);
         config.admitted.increment();
         ctx.fireChannelRead(request);
     }
@@ -276,25 +254,13 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     private void reject(final ChannelHandlerContext ctx, final HttpRequest request, final byte kind)
     {
         config.rejected.increment();
-        push(kind);
+        owed.push(kind);
         discarding = !(request instanceof LastHttpContent);
         ReferenceCountUtil.release(request);
         if (writeRejectionsAtHead(ctx))
         {
             ctx.flush();
         }
-    }
-
-    private void push(final byte kind)
-    {
-        kinds[tail & MASK] = kind;
-        tail++;
-    }
-
-    private static boolean isGrpc(final HttpRequest request)
-    {
-        final String contentType = request.headers().get(HttpHeaderNames.CONTENT_TYPE);
-        return null != contentType && contentType.regionMatches(true, 0, "application/grpc", 0, 16);
     }
 
     /**
@@ -305,85 +271,24 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         writeDepth++;
         try
         {
-            return writeRejections(ctx);
+            boolean wrote = false;
+            while (owed.headIsRejection())
+            {
+                final FullHttpResponse response = headers.rejection(owed.headKind(), owed.headDecision());
+                owed.pop();
+                ctx.write(response);
+                wrote = true;
+            }
+            if (wrote)
+            {
+                scheduleResume(ctx);
+            }
+            return wrote;
         }
         finally
         {
             writeDepth--;
         }
-    }
-
-    private boolean writeRejections(final ChannelHandlerContext ctx)
-    {
-        boolean wrote = false;
-        while (head != tail && kinds[head & MASK] >= REJECT)
-        {
-            final int slot = head & MASK;
-            final byte kind = kinds[slot];
-            final FullHttpResponse response;
-            if (BAD_REQUEST == kind)
-            {
-                response = config.badRequestTemplate.retainedDuplicate();
-            }
-            else
-            {
-                response = (REJECT_GRPC == kind ? config.grpcTemplate : config.rejectTemplate).retainedDuplicate();
-                rejectionHeaders(response.headers(), decisions[slot], REJECT_GRPC == kind);
-            }
-            head++;
-            ctx.write(response);
-            wrote = true;
-        }
-        if (wrote)
-        {
-            scheduleResume(ctx);
-        }
-        return wrote;
-    }
-
-    private void rejectionHeaders(final HttpHeaders headers, final Decision decision, final boolean grpc)
-    {
-        final long retryNs = decision.retryAfterNs();
-        if (Long.MAX_VALUE != retryNs && retryNs > 0)
-        {
-            headers.set(HttpHeaderNames.RETRY_AFTER, ascii(RateLimitFields.writeDelaySeconds(retryNs, value, 0)));
-            if (grpc)
-            {
-                headers.set(HttpRateLimit.GRPC_RETRY_PUSHBACK_MS,
-                    ascii(RateLimitFields.writeLong((retryNs - 1) / 1_000_000 + 1, value, 0)));
-            }
-        }
-        if (null != config.policyValue)
-        {
-            headers.set(HttpRateLimit.RATELIMIT_POLICY, config.policyValue);
-        }
-        if (HttpRateLimit.Mode.ENFORCE == config.mode)
-        {
-            decisionHeaders(headers, decision);
-        }
-    }
-
-    /** The {@code RateLimit} field (with a policy) and the legacy fields (if on) of a front's decision. */
-    private void decisionHeaders(final HttpHeaders headers, final Decision decision)
-    {
-        final RateLimitFields fields = config.fields;
-        if (null != fields)
-        {
-            headers.set(HttpRateLimit.RATELIMIT, ascii(fields.writeRateLimit(decision, value, 0)));
-        }
-        if (config.legacyHeaders)
-        {
-            headers.set(HttpRateLimit.X_RATELIMIT_LIMIT, ascii(RateLimitFields.writeLong(decision.limit(), value, 0)));
-            headers.set(HttpRateLimit.X_RATELIMIT_REMAINING,
-                ascii(RateLimitFields.writeLong(decision.remaining(), value, 0)));
-            headers.set(HttpRateLimit.X_RATELIMIT_RESET,
-                ascii(RateLimitFields.writeDelaySeconds(decision.resetAfterNs(), value, 0)));
-        }
-    }
-
-    private AsciiString ascii(final int length)
-    {
-        return new AsciiString(value, 0, length, true);
     }
 
     public void write(final ChannelHandlerContext ctx, final Object msg, final ChannelPromise promise)
@@ -405,12 +310,11 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
 
     private void onWrite(final ChannelHandlerContext ctx, final Object msg, final ChannelPromise promise)
     {
-        if (head == tail)
+        if (owed.isEmpty())
         {
             ctx.write(msg, promise);
             return;
         }
-        final int slot = head & MASK;
         if (msg instanceof HttpResponse && !responseStarted)
         {
             final HttpResponse response = (HttpResponse)msg;
@@ -420,12 +324,12 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
                 return;
             }
             responseStarted = true;
-            onResponseHead(response, slot);
+            onResponseHead(response);
         }
         if (msg instanceof LastHttpContent && responseStarted)
         {
             responseStarted = false;
-            head++;
+            owed.pop();
             ctx.write(msg, promise);
             writeRejectionsAtHead(ctx);
             scheduleResume(ctx);
@@ -434,10 +338,10 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
         ctx.write(msg, promise);
     }
 
-    private void onResponseHead(final HttpResponse response, final int slot)
+    private void onResponseHead(final HttpResponse response)
     {
         final HttpRateLimit config = this.config;
-        final byte kind = kinds[slot];
+        final byte kind = owed.headKind();
         if (PASS_UNDECIDED == kind)
         {
             return;
@@ -452,71 +356,23 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
             long cost = status >= 0 && status < 600 && config.chargedStatus[status] ? 1 : 0;
             if (null != config.costHeader)
             {
-                cost = parseCost(response.headers().get(config.costHeader));
+                cost = RateLimitHeaders.parseCost(response.headers().get(config.costHeader));
             }
             if (cost > 0)
             {
-                config.debit.debit(keyChars.wrap(keys, slot * KeyExtractor.MAX_KEY_LENGTH, keyLengths[slot]), cost,
-                    config.debit.clock().nanoTime());
+                config.debit.debit(owed.headKey(keyChars), cost, config.debit.clock().nanoTime());
             }
         }
         else if (config.headersOnAdmitted)
         {
-            if (null != config.policyValue)
-            {
-                response.headers().set(HttpRateLimit.RATELIMIT_POLICY, config.policyValue);
-            }
-            if (HttpRateLimit.Mode.ENFORCE == config.mode)
-            {
-                decisionHeaders(response.headers(), decisions[slot]);
-            }
-        }
-    }
-
-    private static long parseCost(final String v)
-    {
-        if (null == v || v.isEmpty() || v.length() > 18)
-        {
-            return 1;
-        }
-        long cost = 0;
-        for (int i = 0; i < v.length(); i++)
-        {
-            final char c = v.charAt(i);
-            if (c < '0' || c > '9')
-            {
-                return 1;
-            }
-            cost = cost * 10 + (c - '0');
-        }
-        return cost;
-    }
-
-    /** Keep a message for later and stop reading the socket until the waiting ones are handled. */
-    private void enqueue(final ChannelHandlerContext ctx, final Object msg)
-    {
-        if (null == waiting)
-        {
-            waiting = new ArrayDeque<>();
-        }
-        waiting.addLast(msg);
-        pauseReading(ctx);
-    }
-
-    private void pauseReading(final ChannelHandlerContext ctx)
-    {
-        final ChannelConfig channelConfig = ctx.channel().config();
-        if (!autoReadTurnedOff && channelConfig.isAutoRead())
-        {
-            channelConfig.setAutoRead(false);
-            autoReadTurnedOff = true;
+            headers.admitted(response.headers(), owed.headDecision());
         }
     }
 
     private void delay(final ChannelHandlerContext ctx, final HttpRequest request, final long delayNs)
     {
         delayed = request;
-        pauseReading(ctx);
+        backlog.pauseReading(ctx);
         releaseFuture = ctx.executor().schedule(release, delayNs, TimeUnit.NANOSECONDS);
     }
 
@@ -542,7 +398,7 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
 
     private void scheduleResume(final ChannelHandlerContext ctx)
     {
-        if (!resumeScheduled && null == delayed && null != waiting && !waiting.isEmpty())
+        if (!resumeScheduled && null == delayed && !backlog.isEmpty())
         {
             resumeScheduled = true;
             ctx.executor().execute(resume); // not from inside the write that freed a slot: no re-entry
@@ -575,25 +431,20 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
     private boolean drainWaiting(final ChannelHandlerContext ctx)
     {
         boolean handled = false;
-        final ArrayDeque<Object> waiting = this.waiting;
-        if (null != waiting)
+        Object msg;
+        while (null == delayed && null != (msg = backlog.peek()))
         {
-            Object msg;
-            while (null == delayed && null != (msg = waiting.peekFirst()))
+            if (msg instanceof HttpRequest && owed.isFull())
             {
-                if (msg instanceof HttpRequest && tail - head >= MAX_OUTSTANDING)
-                {
-                    break;
-                }
-                waiting.pollFirst();
-                handleRead(ctx, msg);
-                handled = true;
+                break;
             }
+            backlog.remove();
+            handleRead(ctx, msg);
+            handled = true;
         }
-        if (null == delayed && (null == waiting || waiting.isEmpty()) && autoReadTurnedOff)
+        if (null == delayed && backlog.isEmpty())
         {
-            autoReadTurnedOff = false;
-            ctx.channel().config().setAutoRead(true);
+            backlog.resumeReading(ctx);
         }
         return handled;
     }
@@ -630,13 +481,6 @@ public final class HttpRateLimitHandler extends ChannelDuplexHandler
             ReferenceCountUtil.release(delayed);
             delayed = null;
         }
-        if (null != waiting)
-        {
-            Object msg;
-            while (null != (msg = waiting.pollFirst()))
-            {
-                ReferenceCountUtil.release(msg);
-            }
-        }
+        backlog.releaseAll();
     }
 }

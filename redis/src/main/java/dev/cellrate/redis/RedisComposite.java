@@ -41,7 +41,14 @@ import java.util.function.Consumer;
  * one key, completes with {@link Legs#cause()} set and no decision; the caller applies its fail policy. After a
  * restart or {@code SCRIPT FLUSH} ({@code NOSCRIPT}) the call is sent once more by {@code EVAL}, within the
  * same timeout. A key holding something that is not a TAT refuses its leg ({@link Legs#keyError(int)}) and
- * changes nothing.
+ * changes nothing: that call is an answer, not a failure.
+ * <p>
+ * Circuit breaker, with {@link RedisRateLimiter}'s semantics ({@link RedisRateLimiterBuilder#circuitBreaker}): a
+ * count-based window over the outcomes of the last calls that reached Redis. When enough of them failed (timed out,
+ * or failed for a reason about the server), the breaker opens: for its open period a call is not sent, and
+ * completes at once, on the calling thread, with {@link FallbackCause#BREAKER_OPEN}; then one call probes Redis,
+ * and its answer closes the breaker, its failure opens it again. A key error is an answer, so keys that hold
+ * something else never open the breaker for the other keys.
  * <p>
  * Concurrency: any thread; the listener runs once per call, on a Lettuce I/O thread or on the thread that
  * times calls out. A call allocates what Lettuce needs for one command and its reply.
@@ -96,14 +103,42 @@ public final class RedisComposite
     private final AtomicLong roundTrips = new AtomicLong();
     private final AtomicLong scriptReloads = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
+    private final AtomicLong breakerRefusals = new AtomicLong();
+    private final CircuitBreaker breaker;
 
     /**
+     * A composite with {@link RedisRateLimiterBuilder}'s default circuit breaker (window
+     * {@value RedisRateLimiterBuilder#DEFAULT_BREAKER_WINDOW_CALLS} calls, at least
+     * {@value RedisRateLimiterBuilder#DEFAULT_BREAKER_MINIMUM_CALLS} recorded,
+     * {@value RedisRateLimiterBuilder#DEFAULT_BREAKER_FAILURE_RATE_PERCENT} % failed, open 1 s).
+     *
      * @param connection a connection with byte-array keys and values (shared; Lettuce pipelines concurrent calls).
      * @param timeoutNs  how long a call may take, ns, in [1 ms, 1 min].
      * @param extraTtlMs how long a key outlives its TAT, ms, in [0, 1 day].
      */
     public RedisComposite(
         final StatefulRedisConnection<byte[], byte[]> connection, final long timeoutNs, final long extraTtlMs)
+    {
+        this(connection, timeoutNs, extraTtlMs, RedisRateLimiterBuilder.DEFAULT_BREAKER_WINDOW_CALLS,
+            RedisRateLimiterBuilder.DEFAULT_BREAKER_MINIMUM_CALLS,
+            RedisRateLimiterBuilder.DEFAULT_BREAKER_FAILURE_RATE_PERCENT, TimeUnit.SECONDS.toNanos(1));
+    }
+
+    /**
+     * @param connection                a connection with byte-array keys and values (shared; Lettuce pipelines
+     *                                  concurrent calls).
+     * @param timeoutNs                 how long a call may take, ns, in [1 ms, 1 min].
+     * @param extraTtlMs                how long a key outlives its TAT, ms, in [0, 1 day].
+     * @param breakerWindowCalls        the breaker's outcomes kept, in [1,
+     *                                  {@value RedisRateLimiterBuilder#MAX_BREAKER_WINDOW_CALLS}].
+     * @param breakerMinimumCalls       calls recorded before it may open, in [1, breakerWindowCalls].
+     * @param breakerFailureRatePercent failed share of the window that opens it, in [1, 100] %.
+     * @param breakerOpenNs             how long it stays open before one probe, in [1 ms, 1 h].
+     */
+    public RedisComposite(
+        final StatefulRedisConnection<byte[], byte[]> connection, final long timeoutNs, final long extraTtlMs,
+        final int breakerWindowCalls, final int breakerMinimumCalls, final int breakerFailureRatePercent,
+        final long breakerOpenNs)
     {
         if (null == connection)
         {
@@ -117,6 +152,12 @@ public final class RedisComposite
         {
             throw new IllegalArgumentException("extraTtlMs must be in [0, 86400000] but was " + extraTtlMs);
         }
+        final int window = (int)Checks.requireRange("breakerWindowCalls", breakerWindowCalls, 1,
+            RedisRateLimiterBuilder.MAX_BREAKER_WINDOW_CALLS);
+        this.breaker = new CircuitBreaker(window,
+            (int)Checks.requireRange("breakerMinimumCalls", breakerMinimumCalls, 1, window),
+            (int)Checks.requireRange("breakerFailureRatePercent", breakerFailureRatePercent, 1, 100),
+            Checks.requireRange("breakerOpenNs", breakerOpenNs, 1_000_000, TimeUnit.HOURS.toNanos(1)));
         this.connection = connection;
         this.timeoutNs = timeoutNs;
         this.extraTtlMs = Long.toString(extraTtlMs).getBytes(StandardCharsets.US_ASCII);
@@ -301,10 +342,18 @@ public final class RedisComposite
      * Decide the legs in one round trip, without blocking.
      *
      * @param legs     the legs (at least one); answered in place.
-     * @param listener receives {@code legs} exactly once, when answered or failed.
+     * @param listener receives {@code legs} exactly once, when answered or failed; at once, on the calling thread,
+     *                 with {@link FallbackCause#BREAKER_OPEN} while the circuit breaker is open.
      */
     public void decideAsync(final Legs legs, final Consumer<Legs> listener)
     {
+        if (!breaker.allow(System.nanoTime()))
+        {
+            breakerRefusals.incrementAndGet();
+            legs.cause = FallbackCause.BREAKER_OPEN;
+            listener.accept(legs);
+            return;
+        }
         final int n = legs.count;
         final byte[][] keys = java.util.Arrays.copyOf(legs.keys, n);
         final byte[][] args = new byte[3 * n + 2][];
@@ -383,10 +432,12 @@ public final class RedisComposite
         if (null == legs.cause)
         {
             roundTrips.incrementAndGet();
+            breaker.success(); // an answer, key errors included
         }
         else
         {
             failures.incrementAndGet();
+            breaker.failure(System.nanoTime());
         }
         listener.accept(legs);
     }
@@ -413,5 +464,29 @@ public final class RedisComposite
     public long failures()
     {
         return failures.get();
+    }
+
+    /**
+     * @return calls not sent because the circuit breaker was open (answered by the caller's fail policy).
+     */
+    public long breakerRefusals()
+    {
+        return breakerRefusals.get();
+    }
+
+    /**
+     * @return times the circuit breaker opened.
+     */
+    public long breakerOpenings()
+    {
+        return breaker.openings();
+    }
+
+    /**
+     * @return true while the circuit breaker keeps calls away from Redis (open, or one probe under way).
+     */
+    public boolean breakerOpen()
+    {
+        return breaker.isOpen();
     }
 }

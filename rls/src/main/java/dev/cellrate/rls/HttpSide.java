@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The HTTP side, as the reference service's HTTP port: {@code GET /healthcheck} (200 OK), {@code POST /json}
- * (a request in proto3's JSON form, answered 200 with the response's JSON, 429 when over the limit, 400 for a
- * body that is not a request), {@code GET /rlconfig} (the rules in use, one per line, and the last reload
- * error) and {@code GET /metrics} (Prometheus text). A {@code /json} body is read up to
+ * (a request in proto3's JSON form, read by {@link JsonRequests}, {@code is_negative_hits} included; answered 200
+ * with the response's JSON, 429 when over the limit, 400 for a body that is not a request), {@code GET /rlconfig}
+ * (the rules in use, one per line, and the last reload error) and {@code GET /metrics} (Prometheus text). A {@code /json} body is read up to
  * {@link #MAX_BODY_BYTES}; a longer one is answered 413.
  */
 final class HttpSide implements AutoCloseable
@@ -76,10 +76,10 @@ final class HttpSide implements AutoCloseable
             send(exchange, 413, "text/plain", "body longer than " + MAX_BODY_BYTES + " bytes\n");
             return;
         }
-        final RateLimitRequest.Builder request = RateLimitRequest.newBuilder();
+        final RateLimitRequest request;
         try
         {
-            JsonFormat.parser().merge(new String(body, StandardCharsets.UTF_8), request);
+            request = JsonRequests.parse(new String(body, StandardCharsets.UTF_8));
         }
         catch (final InvalidProtocolBufferException | RuntimeException ex)
         {
@@ -89,7 +89,7 @@ final class HttpSide implements AutoCloseable
         final CompletableFuture<Object> answer = new CompletableFuture<>();
         try
         {
-            service.decide(request.build(), answer::complete, answer::complete);
+            service.decide(request, answer::complete, answer::complete);
         }
         catch (final RuntimeException ex)
         {
@@ -203,7 +203,7 @@ final class HttpSide implements AutoCloseable
                 .append("ratelimit_service_invalid_requests ").append(service.invalidRequests()).append('\n');
             for (final Map.Entry<String, Long> counter : new java.util.TreeMap<>(service.deciderCounters()).entrySet())
             {
-                b.append("# TYPE ").append(counter.getKey()).append(counter.getKey().endsWith("descriptors") ?
+                b.append("# TYPE ").append(counter.getKey()).append(counter.getKey().endsWith("descriptors") || counter.getKey().endsWith("_open") ?
                     " gauge\n" : " counter\n").append(counter.getKey()).append(' ').append(counter.getValue())
                     .append('\n');
             }

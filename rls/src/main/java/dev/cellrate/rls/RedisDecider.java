@@ -5,12 +5,10 @@ import dev.cellrate.redis.FailPolicy;
 import dev.cellrate.redis.MicrosLimit;
 import dev.cellrate.redis.RedisComposite;
 import dev.cellrate.rls.config.RateLimitRule;
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.agrona.concurrent.NanoClock;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * GCRA in Redis, shared by every replica: each descriptor's cell is the Redis key
@@ -22,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * refuses the request, a {@code shadow_mode} descriptor is charged on its own and never refuses the others, and
  * a refund ({@code is_negative_hits}) gives its hits back in the same call, never beyond a full bucket.
  * <p>
- * Failure: when Redis does not answer within the timeout (or fails), the fail policy answers the whole request:
+ * Failure: when Redis does not answer within the timeout (or fails), or the circuit breaker is open after too many
+ * recent failures (then Redis is not asked and the answer comes at once), the fail policy answers the whole request:
  * {@code OPEN} admits it, {@code CLOSED} refuses it, {@code LOCAL} decides it in this process's own tables, all
  * or nothing as the embedded mode does (each replica then keeps the limits by itself).
  */
@@ -36,11 +35,17 @@ final class RedisDecider implements Decider
     private final String prefix;
     private final GcraDecider local;
 
-    RedisDecider(
-        final StatefulRedisConnection<byte[], byte[]> connection, final FailPolicy policy, final String prefix,
-        final long timeoutNs, final int keysPerRule, final NanoClock clock)
+    /**
+     * @param composite   the calls to Redis (timeout and circuit breaker).
+     * @param policy      who answers when Redis does not.
+     * @param prefix      of every key.
+     * @param keysPerRule descriptors each rule's local table holds ({@link FailPolicy#LOCAL}).
+     * @param clock       the local tables' clock, or null for the system's.
+     */
+    RedisDecider(final RedisComposite composite, final FailPolicy policy, final String prefix, final int keysPerRule,
+        final NanoClock clock)
     {
-        this.composite = new RedisComposite(connection, timeoutNs, EXTRA_TTL_MS);
+        this.composite = composite;
         this.policy = policy;
         this.prefix = prefix;
         this.local = FailPolicy.LOCAL == policy ? new GcraDecider(keysPerRule, clock) : null;
@@ -86,7 +91,10 @@ final class RedisDecider implements Decider
     {
         return Map.of("cellrate_rls_redis_round_trips", composite.roundTrips(),
             "cellrate_rls_redis_failures", composite.failures(),
-            "cellrate_rls_redis_script_reloads", composite.scriptReloads());
+            "cellrate_rls_redis_script_reloads", composite.scriptReloads(),
+            "cellrate_rls_redis_breaker_refusals", composite.breakerRefusals(),
+            "cellrate_rls_redis_breaker_openings", composite.breakerOpenings(),
+            "cellrate_rls_redis_breaker_open", composite.breakerOpen() ? 1L : 0L);
     }
 
     public void decide(final Plan plan, final Runnable done)

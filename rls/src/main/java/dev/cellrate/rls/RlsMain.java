@@ -41,6 +41,23 @@ public final class RlsMain implements Callable<Integer>
     @Option(names = "--redis-timeout-ms", defaultValue = "50", description = "Redis timeout (default ${DEFAULT-VALUE}).")
     long redisTimeoutMs;
 
+    @Option(names = "--redis-breaker-window-calls", defaultValue = "100",
+        description = "Circuit breaker: outcomes of the last calls to Redis kept (default ${DEFAULT-VALUE}).")
+    int redisBreakerWindowCalls;
+
+    @Option(names = "--redis-breaker-minimum-calls", defaultValue = "20",
+        description = "Circuit breaker: calls recorded before it may open (default ${DEFAULT-VALUE}).")
+    int redisBreakerMinimumCalls;
+
+    @Option(names = "--redis-breaker-failure-rate-percent", defaultValue = "50",
+        description = "Circuit breaker: failed share of the window that opens it (default ${DEFAULT-VALUE}).")
+    int redisBreakerFailureRatePercent;
+
+    @Option(names = "--redis-breaker-open-ms", defaultValue = "1000",
+        description = "Circuit breaker: how long it answers by --redis-fail without asking Redis, before one " +
+            "probe (default ${DEFAULT-VALUE}).")
+    long redisBreakerOpenMs;
+
     @Option(names = "--redis-prefix", defaultValue = "rls:",
         description = "Prefix of every Redis key (default ${DEFAULT-VALUE}); {tag}: for Redis Cluster.")
     String redisPrefix;
@@ -78,6 +95,10 @@ public final class RlsMain implements Callable<Integer>
         options.redisFailPolicy = redisFail;
         options.redisTimeoutMs = redisTimeoutMs;
         options.redisPrefix = redisPrefix;
+        options.redisBreakerWindowCalls = redisBreakerWindowCalls;
+        options.redisBreakerMinimumCalls = redisBreakerMinimumCalls;
+        options.redisBreakerFailureRatePercent = redisBreakerFailureRatePercent;
+        options.redisBreakerOpenMs = redisBreakerOpenMs;
         options.mode = mode;
         options.globalShadowMode = shadowMode;
         options.headers = headers;
@@ -92,6 +113,11 @@ public final class RlsMain implements Callable<Integer>
         catch (final ConfigException ex)
         {
             System.err.println("cellrate-rls: configuration error: " + ex.getMessage());
+            return 2;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("cellrate-rls: bad option: " + ex.getMessage());
             return 2;
         }
         System.out.println("cellrate-rls: gRPC on " + server.grpcPort() + ", HTTP on " + server.httpPort() +

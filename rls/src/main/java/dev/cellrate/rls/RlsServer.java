@@ -1,6 +1,7 @@
 package dev.cellrate.rls;
 
 import dev.cellrate.redis.FailPolicy;
+import dev.cellrate.redis.RedisComposite;
 import dev.cellrate.stat.StatFile;
 import dev.cellrate.rls.config.ConfigException;
 import dev.cellrate.rls.config.ConfigLoader;
@@ -44,6 +45,14 @@ public final class RlsServer implements AutoCloseable
         public FailPolicy redisFailPolicy = FailPolicy.CLOSED;
         public long redisTimeoutMs = 50;
         public String redisPrefix = "rls:";
+        /** The Redis circuit breaker's window: outcomes of the last calls kept. */
+        public int redisBreakerWindowCalls = 100;
+        /** Calls recorded before the breaker may open. */
+        public int redisBreakerMinimumCalls = 20;
+        /** Failed share of the window that opens the breaker, %. */
+        public int redisBreakerFailureRatePercent = 50;
+        /** How long the open breaker answers by the fail policy before one probe, ms. */
+        public long redisBreakerOpenMs = 1_000;
         public Mode mode = Mode.GCRA;
         public boolean globalShadowMode;
         public RlsService.Headers headers = RlsService.Headers.NONE;
@@ -73,8 +82,20 @@ public final class RlsServer implements AutoCloseable
         {
             redisClient = RedisClient.create(options.redisUri);
             redisConnection = redisClient.connect(ByteArrayCodec.INSTANCE);
-            decider = new RedisDecider(redisConnection, options.redisFailPolicy, options.redisPrefix,
-                TimeUnit.MILLISECONDS.toNanos(options.redisTimeoutMs), options.keysPerRule, options.clock);
+            try
+            {
+                decider = new RedisDecider(new RedisComposite(redisConnection,
+                    TimeUnit.MILLISECONDS.toNanos(options.redisTimeoutMs), RedisDecider.EXTRA_TTL_MS,
+                    options.redisBreakerWindowCalls, options.redisBreakerMinimumCalls,
+                    options.redisBreakerFailureRatePercent, TimeUnit.MILLISECONDS.toNanos(options.redisBreakerOpenMs)),
+                    options.redisFailPolicy, options.redisPrefix, options.keysPerRule, options.clock);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                redisConnection.close();
+                redisClient.shutdown();
+                throw ex;
+            }
         }
         else
         {

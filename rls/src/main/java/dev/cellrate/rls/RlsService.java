@@ -4,12 +4,9 @@ import dev.cellrate.stat.StatFile;
 import dev.cellrate.rls.config.ConfigException;
 import dev.cellrate.rls.config.RateLimitRule;
 import dev.cellrate.rls.config.RlsConfig;
-import dev.cellrate.rls.config.Unit;
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
-import com.google.protobuf.CodedInputStream;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
@@ -17,19 +14,17 @@ import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -88,34 +83,16 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         LEGACY
     }
 
-    private static final class Snapshot
-    {
-        final RlsConfig config;
-        final Map<String, RuleState> states;
-        final Map<String, RuleState> overrides = new ConcurrentHashMap<>();
-
-        Snapshot(final RlsConfig config, final Map<String, RuleState> states)
-        {
-            this.config = config;
-            this.states = states;
-        }
-    }
-
     private static final Logger LOG = Logger.getLogger(RlsService.class.getName());
 
     private final Decider decider;
-    private final boolean hashKeys;
     private final boolean synchronous;
     private final ThreadLocal<Plan> plans = ThreadLocal.withInitial(() -> new Plan(MAX_DESCRIPTORS));
     private static final Runnable NOTHING = () -> { };
-    private final boolean textKeys;
-    private final DescriptorKey descriptorKey;
-    private final Map<String, RuleStats> stats = new ConcurrentHashMap<>();
-    private final StatFile statFile;
-    private final RuleStats overflowStats;
+    private final Resolver resolver;
     private final Answers answers;
-    private final AtomicLong requests = new AtomicLong();
-    private final AtomicLong invalidRequests = new AtomicLong();
+    private final LongAdder requests = new LongAdder(); // striped: event loops do not contend on one line
+    private final LongAdder invalidRequests = new LongAdder();
     private final ScheduledExecutorService retirer = Executors.newSingleThreadScheduledExecutor(r ->
     {
         final Thread t = new Thread(r, "rls-retire");
@@ -148,13 +125,9 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     public RlsService(final Decider decider, final RlsConfig config, final boolean globalShadowMode,
         final Headers headers, final StatFile statFile) throws ConfigException
     {
-        this.statFile = statFile;
-        this.overflowStats = new RuleStats("", "_overflow", statFile);
         this.decider = decider;
-        this.hashKeys = decider.hashedKeys();
         this.synchronous = decider.synchronous();
-        this.textKeys = decider.textKeys();
-        this.descriptorKey = new DescriptorKey();
+        this.resolver = new Resolver(decider, statFile);
         this.answers = new Answers(globalShadowMode, headers);
         apply(config);
     }
@@ -226,21 +199,20 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
      */
     public ServerServiceDefinition definition()
     {
-        final MethodDescriptor<Object, RateLimitResponse> method = RateLimitServiceGrpc.getShouldRateLimitMethod()
-            .toBuilder(new LenientRequests(), ProtoUtils.marshaller(RateLimitResponse.getDefaultInstance()))
+        final MethodDescriptor<Object, Object> method = RateLimitServiceGrpc.getShouldRateLimitMethod()
+            .toBuilder(new RequestMarshaller(), new ResponseMarshaller())
             .build();
         return ServerServiceDefinition.builder(RateLimitServiceGrpc.SERVICE_NAME)
-            .addMethod(method, ServerCalls.asyncUnaryCall((final Object parsed,
-                final StreamObserver<RateLimitResponse> observer) ->
+            .addMethod(method, ServerCalls.asyncUnaryCall((final Object parsed, final StreamObserver<Object> observer) ->
             {
                 if (parsed instanceof RateLimitRequest)
                 {
-                    shouldRateLimit((RateLimitRequest)parsed, observer);
+                    answer((RateLimitRequest)parsed, observer);
                 }
                 else
                 {
-                    requests.incrementAndGet();
-                    invalidRequests.incrementAndGet();
+                    requests.increment();
+                    invalidRequests.increment();
                     fail(observer, Status.INVALID_ARGUMENT.withDescription(
                         "not a RateLimitRequest: " + ((Exception)parsed).getMessage()));
                 }
@@ -249,41 +221,22 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     }
 
     /**
-     * Parses a request, or hands over why it cannot be parsed. A message of known length up to
-     * {@link #PARSE_BUFFER_LENGTH} bytes (any request Envoy sends) is read into a per-thread buffer and parsed from
-     * it, instead of through a fresh 4 KiB stream buffer per request; protobuf copies every string it reads, so
-     * nothing parsed refers to the buffer.
+     * The gRPC call's path: the request decided, and the answer sent to the observer as a {@link WireAnswer} (or
+     * the call failed with its status).
+     *
+     * @param request  the request.
+     * @param observer the call.
      */
-    private static final class LenientRequests implements MethodDescriptor.Marshaller<Object>
+    void answer(final RateLimitRequest request, final StreamObserver<Object> observer)
     {
-        static final int PARSE_BUFFER_LENGTH = 8192;
-        private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[PARSE_BUFFER_LENGTH]);
-
-        public InputStream stream(final Object value)
+        try
         {
-            return ((RateLimitRequest)value).toByteString().newInput();
+            decide(request, observer, observer, true, RlsService::complete, RlsService::fail); // nothing captured
         }
-
-        public Object parse(final InputStream stream)
+        catch (final RuntimeException ex)
         {
-            try
-            {
-                final int length = stream instanceof io.grpc.KnownLength ? stream.available() : -1;
-                if (length >= 0 && length <= PARSE_BUFFER_LENGTH)
-                {
-                    final byte[] buffer = BUFFER.get();
-                    if (stream.readNBytes(buffer, 0, length) == length)
-                    {
-                        return RateLimitRequest.parseFrom(CodedInputStream.newInstance(buffer, 0, length));
-                    }
-                    throw new IOException("message shorter than its length " + length);
-                }
-                return RateLimitRequest.parseFrom(stream);
-            }
-            catch (final IOException ex)
-            {
-                return ex;
-            }
+            LOG.log(Level.SEVERE, "request not decided", ex);
+            fail(observer, Status.INTERNAL.withDescription("not decided: " + ex));
         }
     }
 
@@ -291,7 +244,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     {
         try
         {
-            decide(request, response -> complete(observer, response), status -> fail(observer, status));
+            decide(request, observer, observer, false, RlsService::complete, RlsService::fail);
         }
         catch (final RuntimeException ex)
         {
@@ -310,41 +263,63 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     public void decide(final RateLimitRequest request, final Consumer<RateLimitResponse> onAnswer,
         final Consumer<Status> onInvalid)
     {
-        requests.incrementAndGet();
-        final String invalid = validate(request);
-        if (null != invalid)
+        decide(request, onAnswer, onInvalid, false, RlsService::accept, Consumer::accept);
+    }
+
+    private static void accept(final Consumer<RateLimitResponse> onAnswer, final Object response)
+    {
+        onAnswer.accept((RateLimitResponse)response);
+    }
+
+    /**
+     * Decide one request, answering through functions that capture nothing (so that a call allocates no closure).
+     *
+     * @param request       the request.
+     * @param answerTarget  passed to {@code answer}.
+     * @param invalidTarget passed to {@code invalid}.
+     * @param wire          answer a {@link WireAnswer} (this thread's, to be sent at once), else a
+     *                      {@link RateLimitResponse}.
+     * @param answer        receives the response (exactly once, unless {@code invalid} is called).
+     * @param invalid       receives the status of a request that cannot be decided.
+     */
+    private <A, I> void decide(final RateLimitRequest request, final A answerTarget, final I invalidTarget,
+        final boolean wire, final BiConsumer<A, Object> answer, final BiConsumer<I, Status> invalid)
+    {
+        requests.increment();
+        final String invalidField = Resolver.validate(request);
+        if (null != invalidField)
         {
-            invalidRequests.incrementAndGet();
-            onInvalid.accept(Status.INVALID_ARGUMENT.withDescription(invalid));
+            invalidRequests.increment();
+            invalid.accept(invalidTarget, Status.INVALID_ARGUMENT.withDescription(invalidField));
             return;
         }
         final Snapshot s = snapshot;
         final Plan plan = plan(request);
-        final String unresolved = resolve(s, plan);
+        final String unresolved = resolver.resolve(s, plan);
         if (null != unresolved)
         {
             plan.release();
-            invalidRequests.incrementAndGet();
-            onInvalid.accept(Status.INVALID_ARGUMENT.withDescription(unresolved));
+            invalidRequests.increment();
+            invalid.accept(invalidTarget, Status.INVALID_ARGUMENT.withDescription(unresolved));
             return;
         }
         if (synchronous)
         {
-            final RateLimitResponse response;
+            final Object response;
             try
             {
                 decider.decide(plan, NOTHING);
-                response = answers.respond(plan);
+                response = wire ? answers.encode(plan) : answers.respond(plan);
             }
             finally
             {
                 plan.release();
             }
-            onAnswer.accept(response);
+            answer.accept(answerTarget, response);
         }
         else
         {
-            decider.decide(plan, () -> onAnswer.accept(answers.respond(plan)));
+            decider.decide(plan, () -> answer.accept(answerTarget, wire ? answers.encode(plan) : answers.respond(plan)));
         }
     }
 
@@ -364,11 +339,14 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         return new Plan(request, nowNs);
     }
 
-    private static void complete(final StreamObserver<RateLimitResponse> observer, final RateLimitResponse response)
+    /** A response ({@link RateLimitResponse} or {@link WireAnswer}), then the end of the call. */
+    private static <T> void complete(final StreamObserver<T> observer, final Object response)
     {
         try
         {
-            observer.onNext(response);
+            @SuppressWarnings("unchecked")
+            final T message = (T)response;
+            observer.onNext(message);
             observer.onCompleted();
         }
         catch (final RuntimeException ex)
@@ -377,7 +355,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         }
     }
 
-    private static void fail(final StreamObserver<RateLimitResponse> observer, final Status status)
+    private static void fail(final StreamObserver<?> observer, final Status status)
     {
         try
         {
@@ -389,204 +367,12 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         }
     }
 
-    static String validate(final RateLimitRequest request)
-    {
-        if (request.getDomain().isEmpty())
-        {
-            return "domain must not be empty";
-        }
-        final int count = request.getDescriptorsCount();
-        if (count < 1 || count > MAX_DESCRIPTORS)
-        {
-            return "descriptors must hold 1 to " + MAX_DESCRIPTORS + " descriptors but held " + count;
-        }
-        for (int i = 0; i < count; i++)
-        {
-            final int entries = request.getDescriptors(i).getEntriesCount();
-            if (entries > MAX_ENTRIES)
-            {
-                return "descriptors[" + i + "].entries must hold at most " + MAX_ENTRIES + " entries but held " +
-                    entries;
-            }
-        }
-        return null;
-    }
-
-    private String resolve(final Snapshot s, final Plan plan)
-    {
-        final RateLimitRequest request = plan.request;
-        final String domain = request.getDomain();
-        final long requestHits = Math.max(1, Integer.toUnsignedLong(request.getHitsAddend()));
-        final RlsConfig.Match match = plan.match;
-        Set<String> replaced = null;
-        final String[] statsKeys = plan.statsKeys;
-        final String[][] shared = plan.shared;
-        for (int i = 0; i < plan.count; i++)
-        {
-            final RateLimitDescriptor descriptor = request.getDescriptors(i);
-            if (descriptor.hasHitsAddend())
-            {
-                final long hits = descriptor.getHitsAddend().getValue();
-                plan.hits[i] = hits < 0 ? Long.MAX_VALUE : hits; // a uint64 above 2^63 - 1
-            }
-            else
-            {
-                plan.hits[i] = requestHits;
-            }
-            plan.refund[i] = isNegativeHits(descriptor);
-            if (descriptor.hasLimit())
-            {
-                final Unit unit = Unit.of(descriptor.getLimit().getUnit());
-                if (null == unit)
-                {
-                    return "descriptors[" + i + "].limit.unit must be one of SECOND, MINUTE, HOUR, DAY, WEEK, " +
-                        "MONTH, YEAR but was " + descriptor.getLimit().getUnit();
-                }
-                final long requestsPerUnit = Integer.toUnsignedLong(descriptor.getLimit().getRequestsPerUnit());
-                final RuleState state = override(s, domain, unit, requestsPerUnit);
-                plan.rules[i] = state.rule;
-                plan.states[i] = state;
-                statsKeys[i] = overrideStatsKey(domain, descriptor);
-                continue;
-            }
-            final RateLimitRule rule = s.config.match(domain, descriptor, match);
-            if (null == rule)
-            {
-                continue;
-            }
-            plan.rules[i] = rule;
-            plan.states[i] = s.states.get(rule.fullKey());
-            plan.unlimited[i] = rule.unlimited();
-            statsKeys[i] = match.statsKey;
-            shared[i] = match.sharedValues;
-            if (!rule.replaces().isEmpty())
-            {
-                if (null == replaced)
-                {
-                    replaced = new HashSet<>();
-                }
-                replaced.addAll(rule.replaces());
-            }
-        }
-        for (int i = 0; i < plan.count; i++)
-        {
-            final RateLimitRule rule = plan.rules[i];
-            if (null == rule)
-            {
-                continue;
-            }
-            if (null != replaced && null != rule.name() && !rule.unlimited() && replaced.contains(rule.name()))
-            {
-                plan.rules[i] = null;
-                plan.states[i] = null;
-                plan.unlimited[i] = false;
-                continue;
-            }
-            plan.stats[i] = stats(domain, statsKeys[i]);
-            if (plan.limited(i))
-            {
-                final RateLimitDescriptor descriptor = request.getDescriptors(i);
-                if (hashKeys)
-                {
-                    plan.keys[i] = descriptorKey.hash(domain, descriptor, shared[i], plan.sip);
-                }
-                if (textKeys)
-                {
-                    plan.keyTexts[i] = DescriptorKey.text(domain, descriptor, shared[i]);
-                }
-            }
-        }
-        return null;
-    }
-
     /**
-     * Envoy's {@code RateLimitDescriptor.is_negative_hits} (a bool, field {@value #IS_NEGATIVE_HITS_FIELD}), which
-     * the generated classes in use predate: protobuf keeps it among the descriptor's unknown fields. A varint that
-     * is not 0 (the last one, as protobuf reads a repeated scalar) means true; any other wire type means false.
-     *
-     * @param descriptor a descriptor.
-     * @return true if its hits are a refund.
-     */
-    static boolean isNegativeHits(final RateLimitDescriptor descriptor)
-    {
-        final com.google.protobuf.UnknownFieldSet unknown = descriptor.getUnknownFields();
-        if (!unknown.hasField(IS_NEGATIVE_HITS_FIELD))
-        {
-            return false;
-        }
-        final List<Long> varints = unknown.getField(IS_NEGATIVE_HITS_FIELD).getVarintList();
-        return !varints.isEmpty() && 0 != varints.get(varints.size() - 1);
-    }
-
-    private RuleState override(final Snapshot s, final String domain, final Unit unit, final long requestsPerUnit)
-    {
-        final String id = requestsPerUnit + "/" + unit;
-        final RuleState existing = s.overrides.get(id);
-        if (null != existing)
-        {
-            return existing;
-        }
-        final boolean room = s.overrides.size() < MAX_OVERRIDES;
-        final RateLimitRule rule = new RateLimitRule(domain, OVERRIDE_PREFIX + id, null, List.of(), unit, 1,
-            room ? requestsPerUnit : 0, Math.max(1, requestsPerUnit), false, false, false, "request:0", false);
-        if (!room)
-        {
-            return decider.state(rule, null); // refuses: 0 requests per unit, never held
-        }
-        return s.overrides.computeIfAbsent(id, k -> decider.state(rule, null));
-    }
-
-    private static String overrideStatsKey(final String domain, final RateLimitDescriptor descriptor)
-    {
-        final StringBuilder b = new StringBuilder(domain).append('.');
-        for (int i = 0; i < descriptor.getEntriesCount(); i++)
-        {
-            final RateLimitDescriptor.Entry entry = descriptor.getEntries(i);
-            if (i > 0)
-            {
-                b.append('.');
-            }
-            b.append(entry.getKey());
-            if (!entry.getValue().isEmpty())
-            {
-                b.append('_').append(entry.getValue());
-            }
-        }
-        return b.toString();
-    }
-
-    private RuleStats stats(final String domain, final String key)
-    {
-        final RuleStats existing = stats.get(key);
-        if (null != existing)
-        {
-            return existing;
-        }
-        if (stats.size() >= MAX_STATS_KEYS)
-        {
-            return overflowStats;
-        }
-        try
-        {
-            return stats.computeIfAbsent(key, k -> new RuleStats(domain, k, statFile));
-        }
-        catch (final IllegalStateException full)
-        {
-            return overflowStats; // the stat file has no room left (keys added concurrently past the bound)
-        }
-    }
-
-    /**
-     * @return every statistics key's counters (a copy of the map, for readers).
+     * @return every statistics key's counters (a copy, for readers).
      */
     Map<String, RuleStats> stats()
     {
-        final Map<String, RuleStats> copy = new java.util.TreeMap<>(stats);
-        if (overflowStats.totalHits.sum() > 0)
-        {
-            copy.put(overflowStats.key, overflowStats);
-        }
-        return copy;
+        return resolver.stats();
     }
 
     long globalShadowCount()
@@ -596,12 +382,12 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
 
     long requests()
     {
-        return requests.get();
+        return requests.sum();
     }
 
     long invalidRequests()
     {
-        return invalidRequests.get();
+        return invalidRequests.sum();
     }
 
     Decider decider()

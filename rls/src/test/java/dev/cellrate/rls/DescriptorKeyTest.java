@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 /**
- * A descriptor's 64-bit identity hashes each string's UTF-8 bytes, length first, encoded in place: the same hash
- * as hashing {@code getBytes(UTF_8)}, for ASCII, two- and three-byte characters, surrogate pairs and unpaired
- * surrogates.
+ * A descriptor's 64-bit identity hashes each string's UTF-8 bytes, each followed by its length, encoded in place:
+ * the same hash as hashing {@code getBytes(UTF_8)} so framed, for ASCII, two- and three-byte characters,
+ * surrogate pairs and unpaired surrogates.
  */
 class DescriptorKeyTest
 {

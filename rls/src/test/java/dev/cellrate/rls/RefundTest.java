@@ -63,6 +63,46 @@ class RefundTest
         }
     }
 
+    private static java.net.http.HttpResponse<String> postJson(final Rls rls, final String json) throws Exception
+    {
+        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + rls.server.httpPort() + "/json"))
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json)).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * {@code /json} reads {@code is_negative_hits} as the reference service's JSON reader does: under its proto name
+     * or its JSON name, a bool; any other value of it, or another unknown field, is a 400.
+     */
+    @Test
+    void jsonCarriesIsNegativeHits() throws Exception
+    {
+        try (Rls rls = Rls.start(RlsServer.Mode.GCRA, CONFIG))
+        {
+            assertEquals(5, rls.admitted(7, "d", d("k", "j")));
+            final String refund = "{\"domain\":\"d\",\"descriptors\":[{\"entries\":[{\"key\":\"k\",\"value\":\"j\"}]," +
+                "\"hits_addend\":2,\"%s\":true}]}";
+            final java.net.http.HttpResponse<String> snake = postJson(rls, String.format(refund, "is_negative_hits"));
+            assertEquals(200, snake.statusCode(), snake.body());
+            assertTrue(snake.body().contains("\"limitRemaining\": 2"), snake.body());
+            final java.net.http.HttpResponse<String> camel = postJson(rls, String.format(refund, "isNegativeHits"));
+            assertEquals(200, camel.statusCode(), camel.body());
+            assertTrue(camel.body().contains("\"limitRemaining\": 4"), camel.body());
+            assertEquals(4, rls.admitted(6, "d", d("k", "j")), "4 given back over /json");
+
+            final String no = "{\"domain\":\"d\",\"descriptors\":[{\"entries\":[{\"key\":\"k\",\"value\":\"n\"}]," +
+                "\"isNegativeHits\":false}]}";
+            assertEquals(200, postJson(rls, no).statusCode(), "false is a charge");
+            assertEquals(4, rls.admitted(6, "d", d("k", "n")), "the false one was charged");
+            assertEquals(400, postJson(rls, String.format(refund, "is_negative_hits").replace("true", "\"yes\""))
+                .statusCode(), "not a bool");
+            assertEquals(400, postJson(rls, String.format(refund, "is_negative_hits").replace("true", "1"))
+                .statusCode(), "not a bool");
+            assertEquals(400, postJson(rls, String.format(refund, "is_negative_hitz")).statusCode(), "unknown field");
+        }
+    }
+
     @Test
     void redisRefunds() throws Exception
     {

@@ -4,6 +4,7 @@ import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.KeyedCompositeRateLimiter;
+import dev.cellrate.hash.SipHash;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.support.AopUtils;
@@ -30,7 +31,7 @@ public final class RateLimitedInterceptor implements MethodInterceptor
     private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
 
     private final LimitRegistry registry;
-    private final KeyHash keyHash = new KeyHash();
+    private final SipHash keyHash = SipHash.random();
     private final ConcurrentHashMap<Method, Plan> plans = new ConcurrentHashMap<>();
     private final ThreadLocal<long[]> keys = ThreadLocal.withInitial(() -> new long[64]);
 

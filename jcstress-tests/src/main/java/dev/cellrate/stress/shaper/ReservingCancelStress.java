@@ -3,7 +3,7 @@ package dev.cellrate.stress.shaper;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.Reservation;
-import dev.cellrate.shaper.ReservingLimiter;
+import dev.cellrate.ReservingLimiter;
 import org.agrona.concurrent.SystemNanoClock;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;

@@ -2,7 +2,7 @@ package dev.cellrate.stress.shaper;
 
 import dev.cellrate.Limit;
 import dev.cellrate.Reservation;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;

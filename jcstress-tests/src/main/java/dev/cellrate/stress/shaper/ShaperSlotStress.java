@@ -4,7 +4,7 @@ import dev.cellrate.TestFronts;
 import dev.cellrate.Result;
 import dev.cellrate.Limit;
 import dev.cellrate.KeyedShaper;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import org.agrona.concurrent.SystemNanoClock;

@@ -5,7 +5,7 @@ import dev.cellrate.Limit;
 import dev.cellrate.release.ReleaseAgent;
 import dev.cellrate.release.ReleaseHandler;
 import dev.cellrate.release.ReleaseRunner;
-import dev.cellrate.shaper.Shaper;
+import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;

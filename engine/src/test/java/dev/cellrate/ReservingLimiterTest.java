@@ -1,4 +1,4 @@
-package dev.cellrate.shaper;
+package dev.cellrate;
 
 import dev.cellrate.Reservation;
 import java.util.concurrent.TimeUnit;

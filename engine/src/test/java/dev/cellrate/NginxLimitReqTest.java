@@ -1,4 +1,4 @@
-package dev.cellrate.shaper;
+package dev.cellrate;
 
 import dev.cellrate.ShaperMode;
 import dev.cellrate.Result;

@@ -1,15 +1,9 @@
-package dev.cellrate.shaper;
+package dev.cellrate;
 
-import dev.cellrate.ShaperMode;
 import dev.cellrate.release.ReleaseRunner;
-import dev.cellrate.Reservation;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.gcra.Gcra;
-import dev.cellrate.Reserver;
 import dev.cellrate.layout.CellArray;
-import dev.cellrate.Limit;
-import dev.cellrate.Result;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -30,17 +24,10 @@ import org.agrona.concurrent.SystemNanoClock;
  * admitted; {@link Result#NEVER} (-1); or a retry-after code &le; -17 (decode with
  * {@link Result#decodeRetryAfterNs}).
  */
-public final class Shaper implements Reserver
+public final class Shaper extends CellFront implements Reserver
 {
-    private final AtomicBuffer buffer;
-    private final int tatOffset;
-    private final long emissionIntervalNs;
-    private final long ceilingNs;
     private final long immediateNs;
-    private final Limit limit;
     private final ShaperMode mode;
-    private final NanoClock clock;
-    private final CellArray cells;
 
     /**
      * A shaper with its own cell, reading {@link SystemNanoClock} in the clock forms.
@@ -84,23 +71,8 @@ public final class Shaper implements Reserver
     Shaper(
         final Limit limit, final ShaperMode mode, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        Bounds.requireNonNull("limit", limit);
-        Bounds.requireNonNull("mode", mode);
-        Bounds.requireNonNull("cells", cells);
-        Bounds.requireNonNull("clock", clock);
-        if (cellIndex < 0 || cellIndex >= cells.cellCount())
-        {
-            throw new IllegalArgumentException(
-                "cellIndex must be in [0, " + (cells.cellCount() - 1) + "] but was " + cellIndex);
-        }
-        this.limit = limit;
-        this.mode = mode;
-        this.cells = cells;
-        this.clock = clock;
-        this.buffer = cells.buffer();
-        this.tatOffset = CellArray.tatOffset(cellIndex);
-        this.emissionIntervalNs = limit.emissionIntervalNs();
-        this.ceilingNs = limit.ceilingNs();
+        super(limit, cells, cellIndex, clock);
+        this.mode = Bounds.requireNonNull("mode", mode);
         this.immediateNs = mode.immediateNs(emissionIntervalNs);
     }
 
@@ -184,42 +156,10 @@ public final class Shaper implements Reserver
     }
 
     /**
-     * @return the cell's current TAT (acquire read), {@link CellArray#FRESH_TAT_NS} if never charged.
-     */
-    public long tatNs()
-    {
-        return buffer.getLongAcquire(tatOffset);
-    }
-
-    /**
-     * @return the limit.
-     */
-    public Limit limit()
-    {
-        return limit;
-    }
-
-    /**
      * @return the release mode.
      */
-    public ShaperMode mode()
+    ShaperMode mode()
     {
         return mode;
-    }
-
-    /**
-     * @return the clock of the clock forms.
-     */
-    public NanoClock clock()
-    {
-        return clock;
-    }
-
-    /**
-     * @return the cell array holding this shaper's cell.
-     */
-    CellArray cells()
-    {
-        return cells;
     }
 }

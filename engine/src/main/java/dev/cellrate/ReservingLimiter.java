@@ -1,15 +1,10 @@
-package dev.cellrate.shaper;
+package dev.cellrate;
 
-import dev.cellrate.Reservation;
 import dev.cellrate.check.Bounds;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.cellrate.layout.CellArray;
-import dev.cellrate.Limit;
-import dev.cellrate.Reserver;
-import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -56,31 +51,18 @@ import org.agrona.concurrent.SystemNanoClock;
  * succeeds only on this reservation's own TAT; lowering the word is safe on a single cell because the word is
  * the whole state: a decider whose CAS expects the restored value decides on the state that is current again.
  */
-public final class ReservingLimiter implements Reserver
+public final class ReservingLimiter extends CellFront implements Reserver
 {
-    private final AtomicBuffer buffer;
-    private final int tatOffset;
-    private final long emissionIntervalNs;
-    private final long ceilingNs;
     private final long maxPermits;
     private final boolean payLater;
-    private final Limit limit;
-    private final NanoClock clock;
 
     private ReservingLimiter(
         final Limit limit, final boolean payLater, final long maxPermits, final long initialTatNs,
         final NanoClock clock)
     {
-        Bounds.requireNonNull("limit", limit);
-        Bounds.requireNonNull("clock", clock);
-        this.limit = limit;
-        this.clock = clock;
+        super(limit, CellArray.allocate(1), 0, clock);
         this.payLater = payLater;
         this.maxPermits = maxPermits;
-        this.emissionIntervalNs = limit.emissionIntervalNs();
-        this.ceilingNs = limit.ceilingNs();
-        this.buffer = CellArray.allocate(1).buffer();
-        this.tatOffset = CellArray.tatOffset(0);
         buffer.putLongVolatile(tatOffset, initialTatNs);
     }
 
@@ -274,30 +256,6 @@ public final class ReservingLimiter implements Reserver
     }
 
     /**
-     * @return the cell's current TAT (acquire read), {@link CellArray#FRESH_TAT_NS} if never charged.
-     */
-    public long tatNs()
-    {
-        return buffer.getLongAcquire(tatOffset);
-    }
-
-    /**
-     * @return the limit.
-     */
-    public Limit limit()
-    {
-        return limit;
-    }
-
-    /**
-     * @return the clock of {@link #acquireWithin}.
-     */
-    public NanoClock clock()
-    {
-        return clock;
-    }
-
-    /**
      * @return the largest cost (the burst, or {@code maxPermits} when paying later).
      */
     public long maxPermits()
@@ -308,7 +266,7 @@ public final class ReservingLimiter implements Reserver
     /**
      * @return true iff a cost waits only for its first permit (Guava's rule).
      */
-    public boolean isPayLater()
+    boolean isPayLater()
     {
         return payLater;
     }

@@ -1,9 +1,6 @@
-package dev.cellrate.shaper;
+package dev.cellrate;
 
-import dev.cellrate.ShaperMode;
-import dev.cellrate.Reservation;
 import dev.cellrate.gcra.ShaperMath;
-import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
 
