@@ -195,9 +195,23 @@ public final class SipHash
             {
                 append((long)LONG_LE.get(bytes, i), 8);
             }
-            for (; i < end; i++)
+            final int tail = end - i;
+            if (0 != tail)
             {
-                append(bytes[i] & 0xFFL, 1);
+                // the 1 to 7 bytes left: the range's last word shifted down when the range has one, else a loop
+                long word = 0;
+                if (length >= 8)
+                {
+                    word = (long)LONG_LE.get(bytes, end - 8) >>> (64 - (tail << 3));
+                }
+                else
+                {
+                    for (int b = 0; b < tail; b++)
+                    {
+                        word |= (bytes[i + b] & 0xFFL) << (b << 3);
+                    }
+                }
+                append(word, tail);
             }
             append(length & 0xFFFF_FFFFL, 4);
             return this;
