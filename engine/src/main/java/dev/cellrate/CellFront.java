@@ -6,8 +6,8 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 
 /**
- * What every front over one {@link CellArray} cell holds ({@link RateLimiter}, {@link Shaper},
- * {@link ReservingLimiter}): the cell, its {@link Limit} and the clock of the clock forms, with the readers a
+ * What every front over one {@link CellArray} cell holds ({@link RateLimiter}, {@link SingleThreadedRateLimiter},
+ * {@link Shaper}, {@link ReservingLimiter}): the cell, its {@link Limit} and the clock of the clock forms, with the readers a
  * user calls. The decisions are each front's own. Immutable.
  */
 abstract class CellFront

@@ -1,9 +1,7 @@
 package dev.cellrate;
 
-import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.gcra.Gcra;
-import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
@@ -17,16 +15,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * Every decision method returns a {@link Result} code: {@link Result#ADMITTED} (0), a positive retry-after
  * in ns, or {@link Result#NEVER} (-1).
  */
-public final class SingleThreadedRateLimiter implements DebitLimiter
+public final class SingleThreadedRateLimiter extends CellFront implements DebitLimiter
 {
-    private final AtomicBuffer buffer;
-    private final int tatOffset;
-    private final long emissionIntervalNs;
-    private final long ceilingNs;
-    private final Limit limit;
-    private final NanoClock clock;
-    private final CellArray cells;
-
     /**
      * @param limit the limit; the clock is {@link SystemNanoClock}.
      */
@@ -64,13 +54,7 @@ public final class SingleThreadedRateLimiter implements DebitLimiter
     SingleThreadedRateLimiter(
         final Limit limit, final CellArray cells, final int cellIndex, final NanoClock clock)
     {
-        this.limit = Bounds.requireNonNull("limit", limit);
-        this.cells = Bounds.requireNonNull("cells", cells);
-        this.clock = Bounds.requireNonNull("clock", clock);
-        this.buffer = cells.buffer();
-        this.tatOffset = CellArray.tatOffset(cells.checkIndex(cellIndex));
-        this.emissionIntervalNs = limit.emissionIntervalNs();
-        this.ceilingNs = limit.ceilingNs();
+        super(limit, cells, cellIndex, clock);
     }
 
     /**
@@ -122,38 +106,6 @@ public final class SingleThreadedRateLimiter implements DebitLimiter
         final long tatNs = Gcra.debitTatNs(buffer.getLong(tatOffset), nowNs, incrementNs, limit.debtCeilingNs());
         buffer.putLong(tatOffset, tatNs);
         return Gcra.retryAfterNs(tatNs, nowNs, emissionIntervalNs, ceilingNs);
-    }
-
-    /**
-     * @return the cell's TAT, {@link CellArray#FRESH_TAT_NS} if never charged.
-     */
-    public long tatNs()
-    {
-        return buffer.getLong(tatOffset);
-    }
-
-    /**
-     * @return the limit.
-     */
-    public Limit limit()
-    {
-        return limit;
-    }
-
-    /**
-     * @return the clock of the clock forms.
-     */
-    public NanoClock clock()
-    {
-        return clock;
-    }
-
-    /**
-     * @return the cell array holding this limiter's cell.
-     */
-    CellArray cells()
-    {
-        return cells;
     }
 
     private long charge(final long incrementNs, final long nowNs)

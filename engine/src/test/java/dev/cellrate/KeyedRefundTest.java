@@ -56,6 +56,23 @@ class KeyedRefundTest
         assertEquals(1_050, tatNs(limiter, 1, 1_050));
     }
 
+    /**
+     * With one permit a quarter of the long range (T = 2^62) and the key a whole debt ceiling in debt (TAT at
+     * {@code Long.MAX_VALUE}, far more than one permit above now), a one-permit refund gives back exactly T: the
+     * product {@code permits * T} that just fits a long is used as it is, not saturated.
+     */
+    @Test
+    void aPermitOfAQuarterOfTheLongRangeGivesBackExactlyItsWorth()
+    {
+        final long quarterNs = 1L << 62;
+        final KeyedRateLimiter limiter = KeyedRateLimiter.builder(Limit.ofGcra(quarterNs, 0))
+            .shardCount(1).slotCount(4).probeBound(4).idleGraceNs(10).seed(0x5eed).build();
+        limiter.debit(1, 2, 0);
+        assertEquals(Long.MAX_VALUE, limiter.peek(1, 1, 0), "the debt saturates at the end of time");
+        assertEquals(quarterNs, limiter.refund(1, 1, 0));
+        assertEquals(Long.MAX_VALUE - quarterNs, limiter.peek(1, 1, 0), "one permit's worth given back, no more");
+    }
+
     @Test
     void aFullBucketOrAnAbsentKeyGetsNothingAndClaimsNothing()
     {

@@ -32,7 +32,7 @@ final class AsyncCall extends ScriptCall<ScriptReply>
         final DecisionListener listener, final LeaseListener leaseListener, final long deadlineNs)
     {
         super(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply,
-            limiter.args(bySha, redisKey, incrementUs, lease, nowUs)), reply, limiter, bySha, deadlineNs);
+            limiter.link.args.one(bySha, redisKey, incrementUs, lease, nowUs)), reply, limiter, bySha, deadlineNs);
         this.redisKey = redisKey;
         this.permits = permits;
         this.incrementUs = incrementUs;
@@ -51,8 +51,8 @@ final class AsyncCall extends ScriptCall<ScriptReply>
         final long lease, final long nowUs, final Decision decision, final DecisionListener listener,
         final LeaseListener leaseListener)
     {
-        final ScriptReply reply = new ScriptReply();
-        final FallbackCause refusal = limiter.refusal();
+        final ScriptReply reply = new ScriptReply(incrementUs);
+        final FallbackCause refusal = limiter.link.refusal();
         if (null != refusal)
         {
             reply.cause = refusal;
@@ -60,7 +60,7 @@ final class AsyncCall extends ScriptCall<ScriptReply>
             return;
         }
         launch(new AsyncCall(limiter, reply, true, redisKey, permits, incrementUs, lease, nowUs, decision,
-            listener, leaseListener, System.nanoTime() + limiter.timeoutNs));
+            listener, leaseListener, System.nanoTime() + limiter.link.timeoutNs));
     }
 
     ScriptCall<ScriptReply> byEval()
@@ -71,7 +71,7 @@ final class AsyncCall extends ScriptCall<ScriptReply>
 
     void deliver()
     {
-        limiter.settle(reply);
+        limiter.link.settle(reply.cause);
         finish(limiter, reply, redisKey, permits, nowUs, decision, listener, leaseListener);
     }
 
@@ -84,7 +84,7 @@ final class AsyncCall extends ScriptCall<ScriptReply>
             leaseListener.onLease(reply);
             return;
         }
-        listener.onDecision(limiter.answer(reply, redisKey, permits, nowUs, decision));
+        listener.onDecision(limiter.verdicts.answer(reply, redisKey, permits, nowUs, decision));
     }
 
     /**

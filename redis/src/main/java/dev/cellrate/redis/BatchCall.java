@@ -26,7 +26,7 @@ final class BatchCall extends ScriptCall<BatchReply>
         final BatchListener listener, final long deadlineNs)
     {
         super(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply,
-            limiter.batchArgs(bySha, redisKeys, incrementsUs, count, nowUs)), reply, limiter, bySha, deadlineNs);
+            limiter.link.args.batch(bySha, redisKeys, incrementsUs, count, nowUs)), reply, limiter, bySha, deadlineNs);
         this.redisKeys = redisKeys;
         this.incrementsUs = incrementsUs;
         this.permits = permits;
@@ -41,15 +41,15 @@ final class BatchCall extends ScriptCall<BatchReply>
         final int count, final long nowUs, final long[] codes, final BatchListener listener)
     {
         final BatchReply reply = new BatchReply(count);
-        final FallbackCause refusal = limiter.refusal();
+        final FallbackCause refusal = limiter.link.refusal();
         if (null != refusal)
         {
             reply.cause = refusal;
-            listener.onBatch(limiter.answerBatch(reply, redisKeys, incrementsUs, permits, count, nowUs, codes));
+            listener.onBatch(limiter.verdicts.answerBatch(reply, redisKeys, incrementsUs, permits, count, nowUs, codes));
             return;
         }
         launch(new BatchCall(limiter, reply, true, redisKeys, incrementsUs, permits, count, nowUs, codes, listener,
-            System.nanoTime() + limiter.timeoutNs));
+            System.nanoTime() + limiter.link.timeoutNs));
     }
 
     ScriptCall<BatchReply> byEval()
@@ -60,7 +60,7 @@ final class BatchCall extends ScriptCall<BatchReply>
 
     void deliver()
     {
-        limiter.settleBatch(reply.cause);
-        listener.onBatch(limiter.answerBatch(reply, redisKeys, incrementsUs, permits, count, nowUs, codes));
+        limiter.link.settle(reply.cause);
+        listener.onBatch(limiter.verdicts.answerBatch(reply, redisKeys, incrementsUs, permits, count, nowUs, codes));
     }
 }

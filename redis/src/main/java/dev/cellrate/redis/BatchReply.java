@@ -1,27 +1,27 @@
 package dev.cellrate.redis;
 
 /**
- * The script's reply for a batch of n keys, {@code {now_us, then per key: retry_after_us, tat_after_us,
- * granted}}, parsed straight into one {@code long[n]} of retry-afters (the only allocation, sized by the batch).
- * It belongs to its command, never to the caller: a reply that arrives after its timeout writes here, not into
- * the caller's array.
+ * The script's reply for a batch of n keys, {@code {now_us, then one value per key}} ({@code gcra.lua} says what a
+ * value means), parsed straight into one {@code long[n]} (the only allocation, sized by the batch). It belongs to
+ * its command, never to the caller: a reply that arrives after its timeout writes here, not into the caller's
+ * array.
  */
 final class BatchReply extends ScriptOutput<BatchReply>
 {
-    final long[] retryAfterUs;
+    final long[] values;
 
     BatchReply(final int keys)
     {
         output = this;
-        retryAfterUs = new long[keys];
+        values = new long[keys];
     }
 
     public void set(final long integer)
     {
         final int index = count++ - 1;
-        if (index >= 0 && index < 3 * retryAfterUs.length && 0 == index % 3)
+        if (index >= 0 && index < values.length)
         {
-            retryAfterUs[index / 3] = integer;
+            values[index] = integer;
         }
     }
 
@@ -30,7 +30,7 @@ final class BatchReply extends ScriptOutput<BatchReply>
      */
     boolean complete()
     {
-        return null == error && 1 + 3 * retryAfterUs.length == count;
+        return null == error && 1 + values.length == count;
     }
 
     boolean usable()

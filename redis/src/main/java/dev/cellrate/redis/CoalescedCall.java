@@ -23,7 +23,7 @@ final class CoalescedCall extends ScriptCall<CoalescedReply>
         final PendingDecision[] decisions, final byte[][] redisKeys, final long[] incrementsUs, final long deadlineNs)
     {
         super(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply,
-            limiter.coalescedArgs(bySha, decisions, redisKeys, incrementsUs)),
+            limiter.link.args.coalesced(bySha, decisions, redisKeys, incrementsUs)),
             reply, limiter, bySha, deadlineNs);
         this.coalescer = coalescer;
         this.decisions = decisions;
@@ -42,7 +42,7 @@ final class CoalescedCall extends ScriptCall<CoalescedReply>
             incrementsUs[i] = decisions[i].incrementUs;
         }
         launch(new CoalescedCall(limiter, coalescer, new CoalescedReply(n), true, decisions, redisKeys, incrementsUs,
-            System.nanoTime() + limiter.timeoutNs));
+            System.nanoTime() + limiter.link.timeoutNs));
     }
 
     ScriptCall<CoalescedReply> byEval()
@@ -54,7 +54,7 @@ final class CoalescedCall extends ScriptCall<CoalescedReply>
     {
         if (null == reply.cause)
         {
-            limiter.countRoundTrip();
+            limiter.link.countRoundTrip();
         }
         final boolean complete = null == reply.cause && reply.complete();
         RuntimeException thrown = null;

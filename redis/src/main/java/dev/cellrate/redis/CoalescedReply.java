@@ -1,8 +1,8 @@
 package dev.cellrate.redis;
 
 /**
- * The script's reply to a combined call of n decisions, {@code {now_us, then per key: retry_after_us,
- * tat_after_us, granted}}, parsed into one {@code long[3n]} that belongs to the command: the callers' own
+ * The script's reply to a combined call of n decisions, {@code {now_us, then one value per key}} ({@code gcra.lua}
+ * says what a value means), parsed into one {@code long[n]} that belongs to the command: the callers' own
  * replies are filled from it only for the decisions whose callers still wait ({@link PendingDecision#claim()}).
  */
 final class CoalescedReply extends ScriptOutput<CoalescedReply>
@@ -13,7 +13,7 @@ final class CoalescedReply extends ScriptOutput<CoalescedReply>
     CoalescedReply(final int keys)
     {
         output = this;
-        perKey = new long[3 * keys];
+        perKey = new long[keys];
     }
 
     public void set(final long integer)
@@ -49,8 +49,6 @@ final class CoalescedReply extends ScriptOutput<CoalescedReply>
     void copyTo(final int i, final long callerNowUs, final ScriptReply to)
     {
         to.set(RedisRateLimiter.SERVER_TIME == callerNowUs ? nowUs : callerNowUs);
-        to.set(perKey[3 * i]);
-        to.set(perKey[3 * i + 1]);
-        to.set(perKey[3 * i + 2]);
+        to.set(perKey[i]);
     }
 }

@@ -105,7 +105,7 @@ public final class LeasingRateLimiter
         final long nowUs = MicrosLimit.toMicros(nowNs);
         if (nowUs < 0)
         {
-            return redis.never(0, decision);
+            return redis.verdicts.never(0, decision);
         }
         return decide(key, permits, nowUs, nowNs, decision);
     }
@@ -116,7 +116,7 @@ public final class LeasingRateLimiter
         final long incrementUs = redis.limit.incrementUs(permits);
         if (incrementUs < 1)
         {
-            return redis.never(nowUs, decision);
+            return redis.verdicts.never(nowUs, decision);
         }
         final String mapKey = key.toString();
         Lease lease = leases.get(mapKey);
@@ -151,24 +151,24 @@ public final class LeasingRateLimiter
         if (!lease.renewing.compareAndSet(false, true))
         {
             // another thread of this process is renewing: decide this one plainly (no lease)
-            return redis.answer(redis.call(redisKey, incrementUs, 0, nowUs), redisKey, permits, nowUs, decision);
+            return redis.verdicts.answer(redis.link.call(redisKey, incrementUs, 0, nowUs), redisKey, permits, nowUs, decision);
         }
         try
         {
             lease.left.set(0); // drop what is left: never two leases with permits at once
-            final ScriptReply reply = redis.call(redisKey, incrementUs, leaseIntervals, nowUs);
-            if (!reply.complete4())
+            final ScriptReply reply = redis.link.call(redisKey, incrementUs, leaseIntervals, nowUs);
+            if (!reply.decided())
             {
-                return redis.answer(reply, redisKey, permits, nowUs, decision);
+                return redis.verdicts.answer(reply, redisKey, permits, nowUs, decision);
             }
-            if (0 == reply.retryAfterUs)
+            if (reply.admitted())
             {
                 leasesTaken.incrementAndGet();
                 permitsLeased.addAndGet(reply.granted);
                 lease.expiresAtNs = localNowNs + leaseTtlNs;
                 lease.left.set(reply.granted);
             }
-            return redis.fromReply(reply, decision);
+            return redis.verdicts.fromReply(reply, decision);
         }
         finally
         {

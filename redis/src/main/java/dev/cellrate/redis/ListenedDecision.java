@@ -11,18 +11,20 @@ import io.netty.util.TimerTask;
  */
 final class ListenedDecision extends PendingDecision implements TimerTask
 {
-    private final RedisRateLimiter limiter;
+    private final KeyDecisions decisions;
+    private final long timeoutNs;
     private final long permits;
     private final Decision decision;
     private final DecisionListener listener;
     private volatile Timeout timeout;
 
     ListenedDecision(
-        final RedisRateLimiter limiter, final byte[] redisKey, final long permits, final long incrementUs,
-        final long nowUs, final Decision decision, final DecisionListener listener)
+        final KeyDecisions decisions, final long timeoutNs, final byte[] redisKey, final long permits,
+        final long incrementUs, final long nowUs, final Decision decision, final DecisionListener listener)
     {
         super(redisKey, incrementUs, nowUs);
-        this.limiter = limiter;
+        this.decisions = decisions;
+        this.timeoutNs = timeoutNs;
         this.permits = permits;
         this.decision = decision;
         this.listener = listener;
@@ -33,7 +35,7 @@ final class ListenedDecision extends PendingDecision implements TimerTask
     {
         try
         {
-            timeout = SharedTimer.schedule(this, limiter.timeoutNs);
+            timeout = SharedTimer.schedule(this, timeoutNs);
         }
         catch (final RuntimeException ex)
         {
@@ -69,6 +71,6 @@ final class ListenedDecision extends PendingDecision implements TimerTask
 
     private void finish()
     {
-        listener.onDecision(limiter.finish(reply, redisKey, permits, nowUs, decision));
+        listener.onDecision(decisions.finish(reply, redisKey, permits, nowUs, decision));
     }
 }

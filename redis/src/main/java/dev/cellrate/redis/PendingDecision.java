@@ -23,7 +23,7 @@ abstract class PendingDecision
     final long incrementUs;
     /** The caller's time in &micro;s, or {@link RedisRateLimiter#SERVER_TIME}. */
     final long nowUs;
-    final ScriptReply reply = new ScriptReply();
+    final ScriptReply reply;
     volatile int state;
     PendingDecision next;
 
@@ -32,6 +32,7 @@ abstract class PendingDecision
         this.redisKey = redisKey;
         this.incrementUs = incrementUs;
         this.nowUs = nowUs;
+        this.reply = new ScriptReply(incrementUs);
     }
 
     /** @return true iff the caller's side gave up before this decision was sent (sending it would charge for nothing). */

@@ -4,22 +4,14 @@ import dev.cellrate.Decision;
 import dev.cellrate.KeyedLimiter;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
-import dev.cellrate.Result;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import dev.cellrate.Result;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.protocol.AsyncCommand;
-import io.lettuce.core.protocol.Command;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A GCRA limiter per key whose cells live in Redis, so a fleet of processes shares one limit per key; the
@@ -87,54 +79,25 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     public static final long REJECTED_KEY_ERROR = Result.REJECTED_KEY_ERROR;
 
     static final long SERVER_TIME = -1;
-    /** The script's time argument when each key comes with its own time. */
-    private static final long PER_KEY_TIME = -2;
-    private static final long NS_PER_US = 1000;
-    private static final long STARTUP_STEP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(2);
 
     /** The most keys one batch call decides (one round trip). */
     public static final int MAX_BATCH = 1024;
 
-    volatile StatefulRedisConnection<byte[], byte[]> connection;
-    final RedisClient client;
-    final RedisURI uri;
-    volatile boolean closed;
-    private volatile boolean ready;
-    private final Startup startup;
+    final RedisLink link;
+    final Verdicts verdicts;
     final MicrosLimit limit;
-    private final Limit effective;
     private final byte[] prefix;
-    private final FailPolicy policy;
-    private final KeyedRateLimiter local;
-    private final NanoClock localClock;
-    final long timeoutNs;
-    private final long extraTtlMs;
-    private final CircuitBreaker breaker;
-    private final FallbackLog log;
-    private final LongAdder roundTrips = new LongAdder();
-    private final LongAdder keyErrors = new LongAdder();
-    private final AtomicLong scriptReloads = new AtomicLong();
-    private final Coalescer coalescer;
+    private final Batches batches;
+    private final KeyDecisions decisions;
 
     RedisRateLimiter(final RedisRateLimiterBuilder b)
     {
-        this.connection = b.connection;
-        this.client = b.client;
-        this.uri = b.uri;
         this.limit = MicrosLimit.of(b.limit);
-        this.effective = limit.effective();
         this.prefix = b.prefix;
-        this.policy = b.policy;
-        this.local = FailPolicy.LOCAL == b.policy ? KeyedRateLimiter.builder(b.limit).expectedKeys(b.localKeys)
-            .initialPermits(Math.min(b.localInitialPermits, b.limit.burst())).build() : null;
-        this.localClock = b.localClock;
-        this.timeoutNs = b.timeoutNs;
-        this.extraTtlMs = b.extraTtlMs;
-        this.breaker = new CircuitBreaker(b.breakerWindowCalls, b.breakerMinimumCalls, b.breakerFailureRatePercent,
-            b.breakerOpenNs);
-        this.log = new FallbackLog(b.name, b.policy, b.logIntervalNs);
-        this.startup = new Startup(this, Math.max(b.timeoutNs, STARTUP_STEP_TIMEOUT_NS));
-        this.coalescer = b.coalesce ? new Coalescer(this) : null;
+        this.link = new RedisLink(b, limit);
+        this.verdicts = new Verdicts(b, limit);
+        this.batches = new Batches(this, prefix, limit);
+        this.decisions = new KeyDecisions(this, b.coalesce ? new Coalescer(this) : null);
     }
 
     /**
@@ -143,34 +106,8 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     RedisRateLimiter start(final long waitNs)
     {
-        startup.attempt();
-        if (waitNs > 0)
-        {
-            startup.await(waitNs);
-        }
+        link.start(waitNs);
         return this;
-    }
-
-    /** The start-up's connection, unless the limiter was closed meanwhile (then it is closed too). */
-    boolean adopt(final StatefulRedisConnection<byte[], byte[]> opened)
-    {
-        connection = opened;
-        if (closed)
-        {
-            opened.closeAsync();
-            return false;
-        }
-        return true;
-    }
-
-    void started()
-    {
-        ready = true;
-    }
-
-    byte[] warmUpKey()
-    {
-        return prefix;
     }
 
     /**
@@ -212,12 +149,12 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
 
     public long tryAcquire(final long key, final long permits, final long nowNs)
     {
-        return decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), null);
+        return decisions.decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), null);
     }
 
     public long tryAcquire(final long key, final long permits, final long nowNs, final Decision decision)
     {
-        return decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), decision);
+        return decisions.decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), decision);
     }
 
     /**
@@ -227,7 +164,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long tryAcquire(final long key, final long permits)
     {
-        return decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, null);
+        return decisions.decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, null);
     }
 
     /**
@@ -238,7 +175,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long tryAcquire(final long key, final long permits, final Decision decision)
     {
-        return decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision);
+        return decisions.decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision);
     }
 
     /**
@@ -247,7 +184,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public NanoClock clock()
     {
-        return localClock;
+        return verdicts.localClock();
     }
 
     /**
@@ -257,7 +194,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long tryAcquire(final CharSequence key, final long permits)
     {
-        return decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, null);
+        return decisions.decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, null);
     }
 
     /**
@@ -268,7 +205,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long tryAcquire(final CharSequence key, final long permits, final Decision decision)
     {
-        return decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision);
+        return decisions.decide(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision);
     }
 
     /**
@@ -279,7 +216,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long tryAcquire(final CharSequence key, final long permits, final long nowNs)
     {
-        return decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), null);
+        return decisions.decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), null);
     }
 
     /**
@@ -291,7 +228,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long tryAcquire(final CharSequence key, final long permits, final long nowNs, final Decision decision)
     {
-        return decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), decision);
+        return decisions.decide(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), decision);
     }
 
     /**
@@ -303,7 +240,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long tryAcquire(final byte[] key, final int offset, final int length, final long permits)
     {
-        return decide(RedisKeys.encode(prefix, key, offset, length), permits, SERVER_TIME, null);
+        return decisions.decide(RedisKeys.encode(prefix, key, offset, length), permits, SERVER_TIME, null);
     }
 
     /**
@@ -319,7 +256,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         final byte[] key, final int offset, final int length, final long permits, final long nowNs,
         final Decision decision)
     {
-        return decide(RedisKeys.encode(prefix, key, offset, length), permits, callerTime(nowNs), decision);
+        return decisions.decide(RedisKeys.encode(prefix, key, offset, length), permits, callerTime(nowNs), decision);
     }
 
     /**
@@ -333,7 +270,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     public void tryAcquireAsync(
         final CharSequence key, final long permits, final Decision decision, final DecisionListener listener)
     {
-        decideAsync(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision, listener);
+        decisions.decideAsync(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision, listener);
     }
 
     /**
@@ -349,7 +286,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         final CharSequence key, final long permits, final long nowNs, final Decision decision,
         final DecisionListener listener)
     {
-        decideAsync(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), decision, listener);
+        decisions.decideAsync(RedisKeys.encode(prefix, key), permits, callerTime(nowNs), decision, listener);
     }
 
     /**
@@ -363,7 +300,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     {
         final Decision decision = new Decision();
         final CompletableFuture<Decision> future = new CompletableFuture<>();
-        decideAsync(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision, code -> future.complete(decision));
+        decisions.decideAsync(RedisKeys.encode(prefix, key), permits, SERVER_TIME, decision, code -> future.complete(decision));
         return future;
     }
 
@@ -385,7 +322,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public int tryAcquireBatch(final CharSequence[] keys, final long[] permits, final int count, final long[] codes)
     {
-        return decideBatch(keys, permits, count, SERVER_TIME, codes);
+        return batches.decide(keys, permits, count, SERVER_TIME, codes);
     }
 
     /**
@@ -401,7 +338,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     public int tryAcquireBatch(
         final CharSequence[] keys, final long[] permits, final int count, final long nowNs, final long[] codes)
     {
-        return decideBatch(keys, permits, count, callerTime(nowNs), codes);
+        return batches.decide(keys, permits, count, callerTime(nowNs), codes);
     }
 
     /**
@@ -421,7 +358,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     public void tryAcquireBatchAsync(
         final CharSequence[] keys, final long[] permits, final int count, final long[] codes, final BatchListener listener)
     {
-        decideBatchAsync(keys, permits, count, SERVER_TIME, codes, listener);
+        batches.decideAsync(keys, permits, count, SERVER_TIME, codes, listener);
     }
 
     /**
@@ -438,222 +375,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
         final CharSequence[] keys, final long[] permits, final int count, final long nowNs, final long[] codes,
         final BatchListener listener)
     {
-        decideBatchAsync(keys, permits, count, callerTime(nowNs), codes, listener);
-    }
-
-    private void decideBatchAsync(
-        final CharSequence[] keys, final long[] permits, final int count, final long nowUs, final long[] codes,
-        final BatchListener listener)
-    {
-        checkBatch(keys, permits, count, codes);
-        final byte[][] redisKeys = new byte[count][];
-        final long[] incrementsUs = new long[count];
-        if (0 == prepareBatch(keys, permits, count, nowUs, codes, redisKeys, incrementsUs))
-        {
-            listener.onBatch(0);
-            return;
-        }
-        BatchCall.start(this, redisKeys, incrementsUs, java.util.Arrays.copyOf(permits, count), count, nowUs, codes, listener);
-    }
-
-    private static void checkBatch(final CharSequence[] keys, final long[] permits, final int count, final long[] codes)
-    {
-        if (count < 0 || count > MAX_BATCH || count > keys.length || count > permits.length || count > codes.length)
-        {
-            throw new IllegalArgumentException("count must be in [0, " + Math.min(MAX_BATCH,
-                Math.min(keys.length, Math.min(permits.length, codes.length))) + "] but was " + count);
-        }
-    }
-
-    /**
-     * Encode the keys and their increments; a key that can never conform gets {@link Result#NEVER} now and
-     * increment 0 (the script skips it).
-     *
-     * @return keys to send.
-     */
-    private int prepareBatch(
-        final CharSequence[] keys, final long[] permits, final int count, final long nowUs, final long[] codes,
-        final byte[][] redisKeys, final long[] incrementsUs)
-    {
-        int toSend = 0;
-        for (int i = 0; i < count; i++)
-        {
-            redisKeys[i] = RedisKeys.encode(prefix, keys[i]);
-            final long incrementUs = limit.incrementUs(permits[i]);
-            if (incrementUs < 1 || Long.MIN_VALUE == nowUs)
-            {
-                codes[i] = Result.NEVER;
-            }
-            else
-            {
-                incrementsUs[i] = incrementUs;
-                toSend++;
-            }
-        }
-        return toSend;
-    }
-
-    private int decideBatch(
-        final CharSequence[] keys, final long[] permits, final int count, final long nowUs, final long[] codes)
-    {
-        checkBatch(keys, permits, count, codes);
-        final byte[][] redisKeys = new byte[count][];
-        final long[] incrementsUs = new long[count];
-        if (0 == prepareBatch(keys, permits, count, nowUs, codes, redisKeys, incrementsUs))
-        {
-            return 0;
-        }
-        return answerBatch(callBatch(redisKeys, incrementsUs, count, nowUs), redisKeys, incrementsUs, permits, count,
-            nowUs, codes);
-    }
-
-    /**
-     * Fill the codes of a finished batch call: Redis's decisions, the keys' errors, or the fail policy's answers.
-     *
-     * @return keys admitted.
-     */
-    int answerBatch(
-        final BatchReply reply, final byte[][] redisKeys, final long[] incrementsUs, final long[] permits,
-        final int count, final long nowUs, final long[] codes)
-    {
-        int admitted = 0;
-        for (int i = 0; i < count; i++)
-        {
-            if (0 == incrementsUs[i])
-            {
-                continue;
-            }
-            final long code;
-            if (null != reply.cause)
-            {
-                code = fallback(reply.cause, redisKeys[i], permits[i], nowUs, null);
-            }
-            else
-            {
-                final long retryAfterUs = reply.retryAfterUs[i];
-                if (retryAfterUs >= 0)
-                {
-                    code = 0 == retryAfterUs ? Result.ADMITTED : retryAfterUs * NS_PER_US;
-                }
-                else
-                {
-                    keyErrors.increment();
-                    code = REJECTED_KEY_ERROR;
-                }
-            }
-            codes[i] = code;
-            admitted += Result.isAdmitted(code) ? 1 : 0;
-        }
-        return admitted;
-    }
-
-    /**
-     * One synchronous batch call, EVALSHA then EVAL on NOSCRIPT, bounded by the timeout.
-     */
-    BatchReply callBatch(final byte[][] redisKeys, final long[] incrementsUs, final int count, final long nowUs)
-    {
-        final BatchReply reply = new BatchReply(count);
-        if (!ready)
-        {
-            reply.cause = FallbackCause.NOT_CONNECTED;
-            return reply;
-        }
-        final long startNs = System.nanoTime();
-        if (!breaker.allow(startNs))
-        {
-            reply.cause = FallbackCause.BREAKER_OPEN;
-            return reply;
-        }
-        try
-        {
-            AsyncCommand<byte[], byte[], BatchReply> command = dispatchBatch(reply, true, redisKeys, incrementsUs, count, nowUs);
-            boolean done = command.await(timeoutNs, TimeUnit.NANOSECONDS);
-            if (done && reply.noScript())
-            {
-                scriptReloads.incrementAndGet();
-                reply.reset();
-                command = dispatchBatch(reply, false, redisKeys, incrementsUs, count, nowUs);
-                final long leftNs = timeoutNs - (System.nanoTime() - startNs);
-                done = leftNs > 0 && command.await(leftNs, TimeUnit.NANOSECONDS);
-            }
-            if (!done)
-            {
-                command.cancel(false);
-                reply.cause = FallbackCause.TIMEOUT;
-            }
-            else if (!reply.complete())
-            {
-                reply.cause = FallbackCause.ERROR;
-            }
-        }
-        catch (final RuntimeException ex)
-        {
-            if (ex instanceof io.lettuce.core.RedisCommandInterruptedException)
-            {
-                Thread.currentThread().interrupt();
-            }
-            reply.cause = FallbackCause.ERROR;
-        }
-        settle(reply.cause);
-        return reply;
-    }
-
-    CommandArgs<byte[], byte[]> batchArgs(
-        final boolean bySha, final byte[][] redisKeys, final long[] incrementsUs, final int count, final long nowUs)
-    {
-        final CommandArgs<byte[], byte[]> args = new CommandArgs<>(ByteArrayCodec.INSTANCE)
-            .add(bySha ? GcraScript.SHA1_HEX : GcraScript.SOURCE)
-            .add(count);
-        for (int i = 0; i < count; i++)
-        {
-            args.addKey(redisKeys[i]);
-        }
-        for (int i = 0; i < count; i++)
-        {
-            args.add(incrementsUs[i]);
-        }
-        return args.add(limit.ceilingUs()).add(limit.emissionIntervalUs()).add(0).add(nowUs).add(extraTtlMs);
-    }
-
-    /**
-     * The arguments of a combined call: the batch form, at one time when every decision has the same one (the
-     * server's or a caller's), else each key at its own ({@code -2}, then one time per key).
-     */
-    CommandArgs<byte[], byte[]> coalescedArgs(
-        final boolean bySha, final PendingDecision[] decisions, final byte[][] redisKeys, final long[] incrementsUs)
-    {
-        final int count = decisions.length;
-        final long firstUs = decisions[0].nowUs;
-        boolean oneTime = true;
-        for (int i = 1; i < count && oneTime; i++)
-        {
-            oneTime = decisions[i].nowUs == firstUs;
-        }
-        final CommandArgs<byte[], byte[]> args =
-            batchArgs(bySha, redisKeys, incrementsUs, count, oneTime ? firstUs : PER_KEY_TIME);
-        if (!oneTime)
-        {
-            for (int i = 0; i < count; i++)
-            {
-                args.add(decisions[i].nowUs);
-            }
-        }
-        return args;
-    }
-
-    void settleBatch(final FallbackCause cause)
-    {
-        settle(cause);
-    }
-
-    private AsyncCommand<byte[], byte[], BatchReply> dispatchBatch(
-        final BatchReply reply, final boolean bySha, final byte[][] redisKeys, final long[] incrementsUs,
-        final int count, final long nowUs)
-    {
-        final AsyncCommand<byte[], byte[], BatchReply> command = new AsyncCommand<>(new Command<>(
-            bySha ? CommandType.EVALSHA : CommandType.EVAL, reply, batchArgs(bySha, redisKeys, incrementsUs, count, nowUs)));
-        connection.dispatch(command);
-        return command;
+        batches.decideAsync(keys, permits, count, callerTime(nowNs), codes, listener);
     }
 
     byte[] redisKey(final CharSequence key)
@@ -665,284 +387,6 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
     {
         final long nowUs = MicrosLimit.toMicros(nowNs);
         return nowUs < 0 ? Long.MIN_VALUE : nowUs;
-    }
-
-    private long decide(final byte[] redisKey, final long permits, final long nowUs, final Decision decision)
-    {
-        final long incrementUs = limit.incrementUs(permits);
-        if (incrementUs < 1 || Long.MIN_VALUE == nowUs)
-        {
-            return never(nowUs, decision);
-        }
-        final ScriptReply reply = null != coalescer ?
-            callCoalesced(redisKey, incrementUs, nowUs) : call(redisKey, incrementUs, 0, nowUs);
-        return answer(reply, redisKey, permits, nowUs, decision);
-    }
-
-    /**
-     * One synchronous decision sent with those of concurrent callers ({@link Coalescer}), bounded by the timeout.
-     *
-     * @return the reply; when not {@link ScriptReply#complete4()} its {@code cause} says why.
-     */
-    private ScriptReply callCoalesced(final byte[] redisKey, final long incrementUs, final long nowUs)
-    {
-        final long startNs = System.nanoTime();
-        final FallbackCause refusal = refusal();
-        if (null != refusal)
-        {
-            final ScriptReply reply = new ScriptReply();
-            reply.cause = refusal;
-            return reply;
-        }
-        final BlockingDecision pending = new BlockingDecision(redisKey, incrementUs, nowUs, Thread.currentThread());
-        coalescer.submit(pending);
-        pending.await(startNs + timeoutNs);
-        judge(pending.reply);
-        return pending.reply;
-    }
-
-    /** The code of a coalesced decision whose reply (or cause) is in: judged for the breaker, then answered. */
-    long finish(
-        final ScriptReply reply, final byte[] redisKey, final long permits, final long nowUs, final Decision decision)
-    {
-        judge(reply);
-        return answer(reply, redisKey, permits, nowUs, decision);
-    }
-
-    private void judge(final ScriptReply reply)
-    {
-        if (null == reply.cause && !reply.complete4() && !reply.keyError())
-        {
-            reply.cause = FallbackCause.ERROR;
-        }
-        judge(reply.cause);
-    }
-
-    /**
-     * The code of a finished script call: Redis's decision, the key's error, or the fail policy's answer.
-     */
-    long answer(
-        final ScriptReply reply, final byte[] redisKey, final long permits, final long nowUs, final Decision decision)
-    {
-        if (reply.complete4())
-        {
-            return fromReply(reply, decision);
-        }
-        if (null == reply.cause && reply.keyError())
-        {
-            keyErrors.increment();
-            if (null != decision)
-            {
-                decision.setOutcome(REJECTED_KEY_ERROR, 0, 0, effective.burst());
-            }
-            return REJECTED_KEY_ERROR;
-        }
-        return fallback(reply.cause, redisKey, permits, nowUs, decision);
-    }
-
-    /**
-     * One synchronous script call, EVALSHA then EVAL on NOSCRIPT, bounded by the timeout.
-     *
-     * @return the reply; when not {@link ScriptReply#complete4()} its {@code cause} says why.
-     */
-    ScriptReply call(final byte[] redisKey, final long incrementUs, final long lease, final long nowUs)
-    {
-        final ScriptReply reply = new ScriptReply();
-        if (!ready)
-        {
-            reply.cause = FallbackCause.NOT_CONNECTED;
-            return reply;
-        }
-        final long startNs = System.nanoTime();
-        if (!breaker.allow(startNs))
-        {
-            reply.cause = FallbackCause.BREAKER_OPEN;
-            return reply;
-        }
-        try
-        {
-            AsyncCommand<byte[], byte[], ScriptReply> command =
-                dispatch(reply, true, redisKey, incrementUs, lease, nowUs);
-            boolean done = command.await(timeoutNs, TimeUnit.NANOSECONDS);
-            if (done && reply.noScript())
-            {
-                scriptReloads.incrementAndGet();
-                reply.reset();
-                command = dispatch(reply, false, redisKey, incrementUs, lease, nowUs);
-                final long leftNs = timeoutNs - (System.nanoTime() - startNs);
-                done = leftNs > 0 && command.await(leftNs, TimeUnit.NANOSECONDS);
-            }
-            if (!done)
-            {
-                command.cancel(false);
-                reply.cause = FallbackCause.TIMEOUT;
-            }
-            else if (!reply.complete4() && !reply.keyError())
-            {
-                reply.cause = FallbackCause.ERROR;
-            }
-        }
-        catch (final RuntimeException ex)
-        {
-            if (ex instanceof io.lettuce.core.RedisCommandInterruptedException)
-            {
-                Thread.currentThread().interrupt();
-            }
-            reply.cause = FallbackCause.ERROR;
-        }
-        settle(reply);
-        return reply;
-    }
-
-    void settle(final ScriptReply reply)
-    {
-        settle(reply.cause);
-    }
-
-    private void settle(final FallbackCause cause)
-    {
-        if (null == cause)
-        {
-            roundTrips.increment(); // a decision or an answer about one key: Redis is up
-        }
-        judge(cause);
-    }
-
-    /** One decision's outcome for the circuit breaker. */
-    private void judge(final FallbackCause cause)
-    {
-        if (null == cause)
-        {
-            breaker.success();
-        }
-        else if (FallbackCause.TIMEOUT == cause || FallbackCause.ERROR == cause)
-        {
-            breaker.failure(System.nanoTime());
-        }
-    }
-
-    /** A combined call answered by Redis: one round trip for all its decisions. */
-    void countRoundTrip()
-    {
-        roundTrips.increment();
-    }
-
-    AsyncCommand<byte[], byte[], ScriptReply> dispatch(
-        final ScriptReply reply, final boolean bySha, final byte[] redisKey, final long incrementUs,
-        final long lease, final long nowUs)
-    {
-        final AsyncCommand<byte[], byte[], ScriptReply> command =
-            new AsyncCommand<>(new Command<>(bySha ? CommandType.EVALSHA : CommandType.EVAL, reply,
-                args(bySha, redisKey, incrementUs, lease, nowUs)));
-        connection.dispatch(command);
-        return command;
-    }
-
-    CommandArgs<byte[], byte[]> args(
-        final boolean bySha, final byte[] redisKey, final long incrementUs, final long lease, final long nowUs)
-    {
-        return new CommandArgs<>(ByteArrayCodec.INSTANCE)
-            .add(bySha ? GcraScript.SHA1_HEX : GcraScript.SOURCE)
-            .add(1)
-            .addKey(redisKey)
-            .add(incrementUs)
-            .add(limit.ceilingUs())
-            .add(limit.emissionIntervalUs())
-            .add(lease)
-            .add(nowUs)
-            .add(extraTtlMs);
-    }
-
-    long fromReply(final ScriptReply reply, final Decision decision)
-    {
-        final long code = 0 == reply.retryAfterUs ? Result.ADMITTED : reply.retryAfterUs * NS_PER_US;
-        if (null != decision)
-        {
-            decision.set(code, reply.tatAfterUs * NS_PER_US, reply.nowUs * NS_PER_US, effective);
-        }
-        return code;
-    }
-
-    long never(final long nowUs, final Decision decision)
-    {
-        if (null != decision)
-        {
-            decision.set(Result.NEVER, Long.MIN_VALUE, nowUs > 0 ? nowUs * NS_PER_US : 0, effective);
-        }
-        return Result.NEVER;
-    }
-
-    /**
-     * Answer by the fail policy, counted and logged at a bounded rate.
-     */
-    long fallback(
-        final FallbackCause cause, final byte[] redisKey, final long permits, final long nowUs,
-        final Decision decision)
-    {
-        log.record(cause, System.nanoTime());
-        final long nowNs = SERVER_TIME == nowUs ? localClock.nanoTime() : nowUs * NS_PER_US;
-        switch (policy)
-        {
-            case OPEN:
-                if (null != decision)
-                {
-                    decision.set(Result.ADMITTED, Long.MIN_VALUE, nowNs, effective);
-                }
-                return ADMITTED_FAIL_OPEN;
-            case CLOSED:
-                if (null != decision)
-                {
-                    decision.setOutcome(REJECTED_FAIL_CLOSED, 0, 0, effective.burst());
-                }
-                return REJECTED_FAIL_CLOSED;
-            default:
-                return null == decision ?
-                    local.tryAcquire(redisKey, 0, redisKey.length, permits, nowNs) :
-                    local.tryAcquire(redisKey, 0, redisKey.length, permits, nowNs, decision);
-        }
-    }
-
-    private void decideAsync(
-        final byte[] redisKey, final long permits, final long nowUs, final Decision decision,
-        final DecisionListener listener)
-    {
-        final long incrementUs = limit.incrementUs(permits);
-        if (incrementUs < 1 || Long.MIN_VALUE == nowUs)
-        {
-            listener.onDecision(never(nowUs, decision));
-            return;
-        }
-        if (null != coalescer)
-        {
-            final FallbackCause refusal = refusal();
-            if (null != refusal)
-            {
-                final ScriptReply reply = new ScriptReply();
-                reply.cause = refusal;
-                listener.onDecision(answer(reply, redisKey, permits, nowUs, decision));
-                return;
-            }
-            new ListenedDecision(this, redisKey, permits, incrementUs, nowUs, decision, listener).start(coalescer);
-            return;
-        }
-        AsyncCall.start(this, redisKey, permits, incrementUs, 0, nowUs, decision, listener, null);
-    }
-
-    /**
-     * @return null if the caller may ask Redis, else why not.
-     */
-    FallbackCause refusal()
-    {
-        if (!ready)
-        {
-            return FallbackCause.NOT_CONNECTED;
-        }
-        return breaker.allow(System.nanoTime()) ? null : FallbackCause.BREAKER_OPEN;
-    }
-
-    void countReload()
-    {
-        scriptReloads.incrementAndGet();
     }
 
     /**
@@ -958,7 +402,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public FailPolicy policy()
     {
-        return policy;
+        return verdicts.policy();
     }
 
     /**
@@ -967,7 +411,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long roundTrips()
     {
-        return roundTrips.sum();
+        return link.roundTrips();
     }
 
     /**
@@ -975,7 +419,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long scriptReloads()
     {
-        return scriptReloads.get();
+        return link.scriptReloads();
     }
 
     /**
@@ -984,7 +428,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long fallbacks(final FallbackCause cause)
     {
-        return log.count(cause);
+        return verdicts.log().count(cause);
     }
 
     /**
@@ -992,7 +436,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long fallbacks()
     {
-        return log.total();
+        return verdicts.log().total();
     }
 
     /**
@@ -1000,7 +444,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long keyErrors()
     {
-        return keyErrors.sum();
+        return verdicts.keyErrors();
     }
 
     /**
@@ -1009,7 +453,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public boolean connected()
     {
-        return ready;
+        return link.ready();
     }
 
     /**
@@ -1017,7 +461,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long fallbackLogLines()
     {
-        return log.lines();
+        return verdicts.log().lines();
     }
 
     /**
@@ -1025,7 +469,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public long breakerOpenings()
     {
-        return breaker.openings();
+        return link.breakerOpenings();
     }
 
     /**
@@ -1033,7 +477,7 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public boolean breakerOpen()
     {
-        return breaker.isOpen();
+        return link.breakerOpen();
     }
 
     /**
@@ -1043,12 +487,6 @@ public final class RedisRateLimiter implements KeyedLimiter, AutoCloseable
      */
     public void close()
     {
-        closed = true;
-        ready = false;
-        final StatefulRedisConnection<byte[], byte[]> opened = connection;
-        if (null != client && null != opened)
-        {
-            opened.closeAsync();
-        }
+        link.close();
     }
 }

@@ -59,7 +59,7 @@ abstract class ScriptCall<R extends ScriptOutput<R>> extends AsyncCommand<byte[]
         }
         try
         {
-            call.limiter.connection.dispatch(call);
+            call.limiter.link.connection.dispatch(call);
         }
         catch (final RuntimeException ex)
         {
@@ -88,7 +88,7 @@ abstract class ScriptCall<R extends ScriptOutput<R>> extends AsyncCommand<byte[]
         cancelTimeout();
         if (reply.noScript() && bySha)
         {
-            limiter.countReload();
+            limiter.link.countReload();
             reply.reset();
             launch(byEval());
             return;

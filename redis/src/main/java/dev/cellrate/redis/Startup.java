@@ -29,11 +29,11 @@ final class Startup implements TimerTask
     private static final long MAX_RETRY_NS = TimeUnit.SECONDS.toNanos(1);
 
     final CompletableFuture<Void> done = new CompletableFuture<>();
-    private final RedisRateLimiter limiter;
+    private final RedisLink limiter;
     private final long stepTimeoutNs;
     private int failures;
 
-    Startup(final RedisRateLimiter limiter, final long stepTimeoutNs)
+    Startup(final RedisLink limiter, final long stepTimeoutNs)
     {
         this.limiter = limiter;
         this.stepTimeoutNs = stepTimeoutNs;
@@ -110,7 +110,7 @@ final class Startup implements TimerTask
 
     private void warmUp()
     {
-        final ScriptReply reply = new ScriptReply();
+        final ScriptReply reply = new ScriptReply(limiter.limit.ceilingUs() + 1);
         final AsyncCommand<byte[], byte[], ScriptReply> command;
         try
         {
@@ -126,7 +126,7 @@ final class Startup implements TimerTask
         command.whenComplete((r, ex) ->
         {
             guard.cancel();
-            if (null == ex && (reply.complete4() || reply.keyError()))
+            if (null == ex && (reply.usable()))
             {
                 limiter.started();
                 done.complete(null);

@@ -349,14 +349,17 @@ public class CellrateProperties
         }
     }
 
-    /** How a request's key is found; its properties are those of {@link KeySettings}. */
+    /**
+     * How a request's key is found: {@code source}, {@code header}, {@code trusted-hops}, {@code ipv6-prefix},
+     * {@code variable}, {@code expression} and {@code fallback}.
+     */
     public static class KeyProperties extends KeySettings
     {
     }
 
     /**
-     * The Redis server shared by the limits whose backend is redis; its properties are those of
-     * {@link RedisSettings}.
+     * The Redis server shared by the limits whose backend is redis: {@code uri}, {@code fail-policy},
+     * {@code timeout} and {@code prefix}.
      */
     public static class Redis extends RedisSettings
     {

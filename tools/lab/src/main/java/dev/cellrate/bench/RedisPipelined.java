@@ -40,12 +40,16 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * keeping 64 asynchronous decisions in flight. Every configuration admits
  * (10^6 permits/s per key, burst 2^40, 2^16 keys drawn at random). The configurations run one after the other,
  * {@code rounds} times in turn, so each ratio is taken within one round (the same minute of a shared machine);
- * the report gives each ratio per round and their median.
+ * the report gives each ratio per round and their median. Each phase also reports where the CPU went, per
+ * decision: this process's CPU time (the callers, Lettuce's I/O thread), redis-server's ({@code INFO cpu}), and the
+ * context switches of this process's threads, so that a change can be judged on a busy machine too, where the
+ * decisions per second follow the machine's load more than the code.
  * <p>
  * {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar dev.cellrate.bench.RedisPipelined [seconds per phase, 2] [rounds, 9]}
  * starts the redis-server 6.2 shipped in the embedded-redis jar on a free loopback port; {@code
  * -Dcellrate.redis.server=/usr/bin/redis-server} runs another binary, {@code -Dcellrate.redis.port=N} uses a running
- * server.
+ * server, and {@code -Dcellrate.bench.configs=1,2} runs only the configurations listed (by their index in the
+ * report's order, from 0).
  */
 public final class RedisPipelined
 {
@@ -54,6 +58,9 @@ public final class RedisPipelined
     private static final int CALLERS = 64;
     private static final int BATCH = 32;
     private static final int STRIDE = 16; // longs between two callers' counters: one per cache-line pair
+    /** Context switches of the phase's callers, each adding its own when it ends. */
+    private static final java.util.concurrent.atomic.AtomicLong WORKER_SWITCHES =
+        new java.util.concurrent.atomic.AtomicLong();
 
     private final String[] keyStrings = new String[KEYS];
     private final byte[][] keyBytes = new byte[KEYS][];
@@ -91,7 +98,7 @@ public final class RedisPipelined
             forCellrate.sync().flushall();
             System.out.println("redis-server " + info(forCellrate, "redis_version") + " on port " + port +
                 "; load average " + loadAverage() + "; " + Runtime.getRuntime().availableProcessors() + " CPUs");
-            new RedisPipelined().run(forCellrate, forBucket4j, phaseNs, rounds);
+            new RedisPipelined().run(forCellrate, forBucket4j, phaseNs, rounds, client.connect());
         }
         finally
         {
@@ -105,8 +112,10 @@ public final class RedisPipelined
 
     private void run(
         final StatefulRedisConnection<byte[], byte[]> forCellrate, final StatefulRedisConnection<byte[], byte[]> forBucket4j,
-        final long phaseNs, final int rounds) throws Exception
+        final long phaseNs, final int rounds, final StatefulRedisConnection<String, String> admin) throws Exception
     {
+        final com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         for (int i = 0; i < KEYS; i++)
         {
             keyStrings[i] = "user:" + i;
@@ -150,25 +159,50 @@ public final class RedisPipelined
             "cellrate, 64 sync, 1 command each"};
         final Caller[] callers = {single, single, peer, peer, batch, async, uncoalesced};
         final int[] threads = {1, CALLERS, CALLERS, 1, 1, 1, CALLERS};
+        final boolean[] runs = selected(callers.length);
         System.out.println("warm-up");
         for (int c = 0; c < callers.length; c++)
         {
-            measure(callers[c], threads[c], Math.min(phaseNs, TimeUnit.SECONDS.toNanos(2)));
+            if (runs[c])
+            {
+                measure(callers[c], threads[c], Math.min(phaseNs, TimeUnit.SECONDS.toNanos(2)));
+            }
         }
         final double[][] rates = new double[rounds][callers.length];
         final double[][] perTrip = new double[rounds][callers.length];
+        final double[][] clientUs = new double[rounds][callers.length];
+        final double[][] serverUs = new double[rounds][callers.length];
+        final double[][] switches = new double[rounds][callers.length];
         for (int round = 0; round < rounds; round++)
         {
             for (int c = 0; c < callers.length; c++)
             {
+                if (!runs[c])
+                {
+                    rates[round][c] = Double.NaN;
+                    perTrip[round][c] = Double.NaN;
+                    clientUs[round][c] = Double.NaN;
+                    serverUs[round][c] = Double.NaN;
+                    switches[round][c] = Double.NaN;
+                    continue;
+                }
                 final RedisRateLimiter counted = 6 == c ? oneCommandEach : 2 == c || 3 == c ? null : cellrate;
                 final long tripsBefore = null == counted ? 0 : counted.roundTrips();
+                final double serverBefore = serverCpuSeconds(admin);
+                final long clientBefore = os.getProcessCpuTime();
+                final java.util.Map<String, Long> switchesBefore = contextSwitches();
+                WORKER_SWITCHES.set(0);
                 final long startNs = System.nanoTime();
                 rates[round][c] = measure(callers[c], threads[c], phaseNs);
                 final double decisions = rates[round][c] * (System.nanoTime() - startNs) / 1e9;
+                clientUs[round][c] = (os.getProcessCpuTime() - clientBefore) / 1e3 / decisions;
+                serverUs[round][c] = (serverCpuSeconds(admin) - serverBefore) * 1e6 / decisions;
+                switches[round][c] = (switchesSince(switchesBefore) + WORKER_SWITCHES.get()) / decisions;
                 perTrip[round][c] = null == counted ? Double.NaN : decisions / (counted.roundTrips() - tripsBefore);
-                System.out.printf("round %d  %-32s %,12.0f decisions/s  %6.1f decisions per round trip%n", round + 1,
-                    names[c], rates[round][c], perTrip[round][c]);
+                System.out.printf("round %d  %-32s %,12.0f decisions/s  %6.1f decisions per round trip" +
+                    "  cpu-us per decision: client %6.2f, redis-server %6.2f; client context switches %5.2f%n",
+                    round + 1, names[c], rates[round][c], perTrip[round][c], clientUs[round][c], serverUs[round][c],
+                    switches[round][c]);
             }
         }
         System.out.printf("%nmedians over %d rounds of %d s per configuration (load average now %s):%n", rounds,
@@ -176,8 +210,11 @@ public final class RedisPipelined
         for (int c = 0; c < callers.length; c++)
         {
             final int column = c;
-            System.out.printf("  %-32s %,12.0f decisions/s  %6.1f decisions per round trip%n", names[c],
-                median(rounds, r -> rates[r][column]), median(rounds, r -> perTrip[r][column]));
+            System.out.printf("  %-32s %,12.0f decisions/s  %6.1f decisions per round trip" +
+                "  cpu-us per decision: client %6.2f, redis-server %6.2f; client context switches %5.2f%n", names[c],
+                median(rounds, r -> rates[r][column]), median(rounds, r -> perTrip[r][column]),
+                median(rounds, r -> clientUs[r][column]), median(rounds, r -> serverUs[r][column]),
+                median(rounds, r -> switches[r][column]));
         }
         report("64 sync callers / 1 sync caller (goal >= 5)", rounds, r -> rates[r][1] / rates[r][0]);
         report("cellrate / bucket4j, 64 callers (goal >= 3)", rounds, r -> rates[r][1] / rates[r][2]);
@@ -186,10 +223,33 @@ public final class RedisPipelined
         report("64 async in flight / 1 sync caller", rounds, r -> rates[r][5] / rates[r][0]);
         report("64 sync, 1 command each / bucket4j, 64 callers", rounds, r -> rates[r][6] / rates[r][2]);
         report("64 sync coalesced / 1 command each", rounds, r -> rates[r][1] / rates[r][6]);
+        report("bucket4j / cellrate cpu-us per decision, 64 callers", rounds,
+            r -> (clientUs[r][2] + serverUs[r][2]) / (clientUs[r][1] + serverUs[r][1]));
         System.out.println("fallbacks " + cellrate.fallbacks() + ", key errors " + cellrate.keyErrors() +
             ", round trips " + cellrate.roundTrips());
         cellrate.close();
         oneCommandEach.close();
+    }
+
+    /**
+     * The configurations to run: all, or those listed by index in {@code -Dcellrate.bench.configs=1,2} (0: one
+     * caller, 1: 64 callers, 2: Bucket4j 64 callers, 3: Bucket4j one caller, 4: batch, 5: async, 6: one command
+     * each).
+     */
+    private static boolean[] selected(final int count)
+    {
+        final boolean[] runs = new boolean[count];
+        final String listed = System.getProperty("cellrate.bench.configs");
+        if (null == listed)
+        {
+            Arrays.fill(runs, true);
+            return runs;
+        }
+        for (final String index : listed.split(","))
+        {
+            runs[Integer.parseInt(index.trim())] = true;
+        }
+        return runs;
     }
 
     private interface PerRound
@@ -245,11 +305,14 @@ public final class RedisPipelined
                     return;
                 }
                 final long end = endAt[0];
+                final Path self = Path.of("/proc/thread-self");
+                final long switchesAtStart = switchesOf(self);
                 long made = 0;
                 while (System.nanoTime() < end)
                 {
                     made += caller.call(random, keys, permits, codes);
                 }
+                WORKER_SWITCHES.addAndGet(switchesOf(self) - switchesAtStart);
                 counts.lazySet(slot, made);
             });
             worker.setDaemon(true);
@@ -270,6 +333,69 @@ public final class RedisPipelined
             total += counts.get(t * STRIDE);
         }
         return total * 1e9 / (window[1] - window[0]);
+    }
+
+    /** Context switches so far of each thread of this process, voluntary and not (Linux; empty elsewhere). */
+    private static java.util.Map<String, Long> contextSwitches()
+    {
+        final java.util.Map<String, Long> byThread = new java.util.HashMap<>();
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task")))
+        {
+            for (final Path task : (Iterable<Path>) tasks::iterator)
+            {
+                byThread.put(task.getFileName().toString(), switchesOf(task));
+            }
+        }
+        catch (final IOException ex)
+        {
+            byThread.clear();
+        }
+        return byThread;
+    }
+
+    /** Switches of the threads alive at the end (minus their count at the start, if alive then). */
+    private static long switchesSince(final java.util.Map<String, Long> before)
+    {
+        long total = 0;
+        for (final java.util.Map.Entry<String, Long> e : contextSwitches().entrySet())
+        {
+            total += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+        }
+        return total;
+    }
+
+    private static long switchesOf(final Path task)
+    {
+        long total = 0;
+        try
+        {
+            for (final String line : Files.readAllLines(task.resolve("status")))
+            {
+                if (line.contains("ctxt_switches:"))
+                {
+                    total += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return 0; // the thread ended meanwhile
+        }
+        return total;
+    }
+
+    /** The server's CPU time so far (user + system), from {@code INFO cpu}. */
+    private static double serverCpuSeconds(final StatefulRedisConnection<String, String> admin)
+    {
+        double seconds = 0;
+        for (final String line : admin.sync().info("cpu").split("\r?\n"))
+        {
+            if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:"))
+            {
+                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1));
+            }
+        }
+        return seconds;
     }
 
     private static String info(final StatefulRedisConnection<byte[], byte[]> connection, final String field)
