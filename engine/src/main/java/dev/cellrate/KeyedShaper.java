@@ -1,6 +1,5 @@
 package dev.cellrate;
 
-import dev.cellrate.Shaper;
 import dev.cellrate.ShaperMode;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.gcra.ShaperMath;

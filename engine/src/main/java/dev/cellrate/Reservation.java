@@ -44,9 +44,8 @@ public final class Reservation
      * @param incrementNs {@code n * T} charged.
      * @param owner       the state the cell lives in (a buffer or a table).
      * @param cell        the cell in it (an offset or a key word).
-     * @return this.
      */
-    Reservation admitted(
+    void admitted(
         final long delayNs,
         final long nowNs,
         final long tatBeforeNs,
@@ -63,7 +62,6 @@ public final class Reservation
         this.incrementNs = incrementNs;
         this.tatBeforeNs = tatBeforeNs;
         this.tatAfterNs = slotNs + incrementNs;
-        return this;
     }
 
     /**
@@ -71,9 +69,8 @@ public final class Reservation
      *
      * @param code  the rejection code.
      * @param nowNs the time of the request.
-     * @return this.
      */
-    Reservation rejected(final long code, final long nowNs)
+    void rejected(final long code, final long nowNs)
     {
         this.owner = null;
         this.cell = 0;
@@ -84,7 +81,6 @@ public final class Reservation
         this.incrementNs = 0;
         this.tatBeforeNs = 0;
         this.tatAfterNs = 0;
-        return this;
     }
 
     /**
@@ -93,14 +89,12 @@ public final class Reservation
      * through {@link DryRunPass}; allocation-free.
      *
      * @param nowNs the time of the request.
-     * @return this.
      */
-    Reservation dryRunPass(final long nowNs)
+    void dryRunPass(final long nowNs)
     {
         rejected(0, nowNs);
         this.slotNs = nowNs;
         this.releaseNs = nowNs;
-        return this;
     }
 
     /**

@@ -34,6 +34,21 @@ class ShaperFrontSpecTest
     private static final NanoClock FAR_CLOCK = () -> Long.MAX_VALUE;
 
     @Test
+    void withLimitKeepsTheCellOfAShaperOverASharedArray()
+    {
+        final CellArray cells = CellArray.allocate(3);
+        final Shaper first = TestShapers.shaper(LIMIT, ShaperMode.delay(), cells, 2, FAR_CLOCK);
+        final Limit slower = Limit.ofGcra(2 * T_NS, 2 * T_NS);
+        final Shaper second = first.withLimit(slower);
+        assertSame(slower, second.limit());
+        assertSame(cells, second.cells());
+        assertEquals(0, second.reserve(1, 1_000));
+        assertEquals(1_000 + 2 * T_NS, first.tatNs(), "the new limit charged the same cell");
+        assertEquals(CellArray.FRESH_TAT_NS, TestShapers.shaper(LIMIT, ShaperMode.delay(), cells, 1, FAR_CLOCK).tatNs(),
+            "and not its neighbour");
+    }
+
+    @Test
     void modesAreValuesWithReadableNames()
     {
         assertSame(ShaperMode.delay(), ShaperMode.delay(0));

@@ -23,7 +23,8 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -90,8 +91,8 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     private static final Runnable NOTHING = () -> { };
     private final Resolver resolver;
     private final Answers answers;
-    private final AtomicLong requests = new AtomicLong();
-    private final AtomicLong invalidRequests = new AtomicLong();
+    private final LongAdder requests = new LongAdder(); // striped: event loops do not contend on one line
+    private final LongAdder invalidRequests = new LongAdder();
     private final ScheduledExecutorService retirer = Executors.newSingleThreadScheduledExecutor(r ->
     {
         final Thread t = new Thread(r, "rls-retire");
@@ -198,21 +199,20 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
      */
     public ServerServiceDefinition definition()
     {
-        final MethodDescriptor<Object, RateLimitResponse> method = RateLimitServiceGrpc.getShouldRateLimitMethod()
-            .toBuilder(new RequestMarshaller(), ProtoUtils.marshaller(RateLimitResponse.getDefaultInstance()))
+        final MethodDescriptor<Object, Object> method = RateLimitServiceGrpc.getShouldRateLimitMethod()
+            .toBuilder(new RequestMarshaller(), new ResponseMarshaller())
             .build();
         return ServerServiceDefinition.builder(RateLimitServiceGrpc.SERVICE_NAME)
-            .addMethod(method, ServerCalls.asyncUnaryCall((final Object parsed,
-                final StreamObserver<RateLimitResponse> observer) ->
+            .addMethod(method, ServerCalls.asyncUnaryCall((final Object parsed, final StreamObserver<Object> observer) ->
             {
                 if (parsed instanceof RateLimitRequest)
                 {
-                    shouldRateLimit((RateLimitRequest)parsed, observer);
+                    answer((RateLimitRequest)parsed, observer);
                 }
                 else
                 {
-                    requests.incrementAndGet();
-                    invalidRequests.incrementAndGet();
+                    requests.increment();
+                    invalidRequests.increment();
                     fail(observer, Status.INVALID_ARGUMENT.withDescription(
                         "not a RateLimitRequest: " + ((Exception)parsed).getMessage()));
                 }
@@ -220,11 +220,31 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
             .build();
     }
 
+    /**
+     * The gRPC call's path: the request decided, and the answer sent to the observer as a {@link WireAnswer} (or
+     * the call failed with its status).
+     *
+     * @param request  the request.
+     * @param observer the call.
+     */
+    void answer(final RateLimitRequest request, final StreamObserver<Object> observer)
+    {
+        try
+        {
+            decide(request, observer, observer, true, RlsService::complete, RlsService::fail); // nothing captured
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.log(Level.SEVERE, "request not decided", ex);
+            fail(observer, Status.INTERNAL.withDescription("not decided: " + ex));
+        }
+    }
+
     public void shouldRateLimit(final RateLimitRequest request, final StreamObserver<RateLimitResponse> observer)
     {
         try
         {
-            decide(request, response -> complete(observer, response), status -> fail(observer, status));
+            decide(request, observer, observer, false, RlsService::complete, RlsService::fail);
         }
         catch (final RuntimeException ex)
         {
@@ -243,12 +263,34 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
     public void decide(final RateLimitRequest request, final Consumer<RateLimitResponse> onAnswer,
         final Consumer<Status> onInvalid)
     {
-        requests.incrementAndGet();
-        final String invalid = Resolver.validate(request);
-        if (null != invalid)
+        decide(request, onAnswer, onInvalid, false, RlsService::accept, Consumer::accept);
+    }
+
+    private static void accept(final Consumer<RateLimitResponse> onAnswer, final Object response)
+    {
+        onAnswer.accept((RateLimitResponse)response);
+    }
+
+    /**
+     * Decide one request, answering through functions that capture nothing (so that a call allocates no closure).
+     *
+     * @param request       the request.
+     * @param answerTarget  passed to {@code answer}.
+     * @param invalidTarget passed to {@code invalid}.
+     * @param wire          answer a {@link WireAnswer} (this thread's, to be sent at once), else a
+     *                      {@link RateLimitResponse}.
+     * @param answer        receives the response (exactly once, unless {@code invalid} is called).
+     * @param invalid       receives the status of a request that cannot be decided.
+     */
+    private <A, I> void decide(final RateLimitRequest request, final A answerTarget, final I invalidTarget,
+        final boolean wire, final BiConsumer<A, Object> answer, final BiConsumer<I, Status> invalid)
+    {
+        requests.increment();
+        final String invalidField = Resolver.validate(request);
+        if (null != invalidField)
         {
-            invalidRequests.incrementAndGet();
-            onInvalid.accept(Status.INVALID_ARGUMENT.withDescription(invalid));
+            invalidRequests.increment();
+            invalid.accept(invalidTarget, Status.INVALID_ARGUMENT.withDescription(invalidField));
             return;
         }
         final Snapshot s = snapshot;
@@ -257,27 +299,27 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         if (null != unresolved)
         {
             plan.release();
-            invalidRequests.incrementAndGet();
-            onInvalid.accept(Status.INVALID_ARGUMENT.withDescription(unresolved));
+            invalidRequests.increment();
+            invalid.accept(invalidTarget, Status.INVALID_ARGUMENT.withDescription(unresolved));
             return;
         }
         if (synchronous)
         {
-            final RateLimitResponse response;
+            final Object response;
             try
             {
                 decider.decide(plan, NOTHING);
-                response = answers.respond(plan);
+                response = wire ? answers.encode(plan) : answers.respond(plan);
             }
             finally
             {
                 plan.release();
             }
-            onAnswer.accept(response);
+            answer.accept(answerTarget, response);
         }
         else
         {
-            decider.decide(plan, () -> onAnswer.accept(answers.respond(plan)));
+            decider.decide(plan, () -> answer.accept(answerTarget, wire ? answers.encode(plan) : answers.respond(plan)));
         }
     }
 
@@ -297,11 +339,14 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         return new Plan(request, nowNs);
     }
 
-    private static void complete(final StreamObserver<RateLimitResponse> observer, final RateLimitResponse response)
+    /** A response ({@link RateLimitResponse} or {@link WireAnswer}), then the end of the call. */
+    private static <T> void complete(final StreamObserver<T> observer, final Object response)
     {
         try
         {
-            observer.onNext(response);
+            @SuppressWarnings("unchecked")
+            final T message = (T)response;
+            observer.onNext(message);
             observer.onCompleted();
         }
         catch (final RuntimeException ex)
@@ -310,7 +355,7 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
         }
     }
 
-    private static void fail(final StreamObserver<RateLimitResponse> observer, final Status status)
+    private static void fail(final StreamObserver<?> observer, final Status status)
     {
         try
         {
@@ -337,12 +382,12 @@ public final class RlsService extends RateLimitServiceGrpc.RateLimitServiceImplB
 
     long requests()
     {
-        return requests.get();
+        return requests.sum();
     }
 
     long invalidRequests()
     {
-        return invalidRequests.get();
+        return invalidRequests.sum();
     }
 
     Decider decider()

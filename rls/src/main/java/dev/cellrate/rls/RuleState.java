@@ -28,6 +28,8 @@ final class RuleState
     final RateLimitFields fields;
     /** The answer's {@code current_limit} of this rule, built once (null for an unlimited rule). */
     final RateLimitResponse.RateLimit currentLimit;
+    /** {@link #currentLimit}'s wire bytes (for {@link WireAnswer}), or null. */
+    final byte[] currentLimitBytes;
 
     RuleState(final RateLimitRule rule, final KeyedRateLimiter gcra, final MicrosLimit redis)
     {
@@ -38,6 +40,7 @@ final class RuleState
         this.redis = redis;
         this.fields = null == limit ? null : new RateLimitFields(policyName(rule), limit);
         this.currentLimit = currentLimit(rule);
+        this.currentLimitBytes = null == currentLimit ? null : currentLimit.toByteArray();
     }
 
     private static RateLimitResponse.RateLimit currentLimit(final RateLimitRule rule)

@@ -243,7 +243,7 @@ public final class ConfigLoader
             level.children.put(mapKey, child);
             if (mapKey.contains("*"))
             {
-                level.wildcards.add(new DescriptorNode.Wildcard(mapKey));
+                level.wildcards.add(new DescriptorNode.Wildcard(mapKey, key.length()));
             }
         }
     }

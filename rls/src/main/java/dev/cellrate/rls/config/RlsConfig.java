@@ -35,6 +35,10 @@ public final class RlsConfig
         this.domains = domains;
         this.rules = Collections.unmodifiableList(new ArrayList<>(rules));
         this.files = List.copyOf(files);
+        for (final DescriptorNode root : domains.values())
+        {
+            root.seal();
+        }
     }
 
     /**
@@ -64,7 +68,8 @@ public final class RlsConfig
     }
 
     /**
-     * Match one descriptor of a request.
+     * Match one descriptor of a request. Nothing is allocated, except the statistics key under
+     * {@code detailed_metric} or {@code value_to_metric} and the shared values under {@code share_threshold}.
      *
      * @param domain     the request's domain.
      * @param descriptor the descriptor.
@@ -90,28 +95,30 @@ public final class RlsConfig
         {
             final RateLimitDescriptor.Entry entry = descriptor.getEntries(i);
             final String key = entry.getKey();
-            final String keyValue = key + "_" + entry.getValue();
-            DescriptorNode next = level.children.get(keyValue);
-            String metricValue = entry.getValue(); // the value the statistics key names under value_to_metric
+            final String value = entry.getValue();
+            DescriptorNode next = level.child(key, value); // key_value, found without joining the strings
+            String metricValue = value; // the value the statistics key names under value_to_metric
             if (null == next)
             {
                 final java.util.List<DescriptorNode.Wildcard> wildcards = level.wildcards;
                 for (int w = 0, n = wildcards.size(); w < n; w++) // indexed: no iterator per descriptor
                 {
                     final DescriptorNode.Wildcard wildcard = wildcards.get(w);
-                    if (wildcard.matches(keyValue))
+                    if (wildcard.matches(key, value))
                     {
-                        next = level.children.get(wildcard.mapKey);
-                        final String pattern = wildcard.mapKey.substring(key.length() + 1);
-                        metricValue = null != next && (next.valueToMetric && !next.shareThreshold) ?
-                            entry.getValue() : pattern;
+                        next = wildcard.node;
                         if (null != next && next.shareThreshold)
                         {
                             if (null == shared)
                             {
                                 shared = new String[count];
                             }
-                            shared[i] = wildcard.mapKey.substring(key.length() + 1);
+                            shared[i] = wildcard.valueAfter(key.length());
+                        }
+                        if (null != metricKeys)
+                        {
+                            metricValue = null != next && (next.valueToMetric && !next.shareThreshold) ?
+                                value : wildcard.valueAfter(key.length());
                         }
                         break;
                     }
@@ -119,7 +126,7 @@ public final class RlsConfig
             }
             if (null == next)
             {
-                next = level.children.get(key);
+                next = level.child(key);
                 if (null != next && !next.valueToMetric)
                 {
                     metricValue = "";

@@ -22,9 +22,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * outstanding over {@code channels} channels, each answer sending the next; descriptors
  * {@code (k, v<i mod keys>)} of domain {@code bench}. After a warm-up it measures for {@code seconds}: answers
  * per second, the latency percentiles (HdrHistogram, ns), over-limit answers, errors, and the CPU time the
- * server's processes used meanwhile (from {@code /proc/PID/stat}), hence answers per second per busy core.
+ * server's processes used meanwhile (from {@code /proc/PID/stat}), hence answers per second per busy core; and that
+ * CPU split by thread (from {@code /proc/PID/task/TID/stat}): the JIT compilers, the garbage collector, and the
+ * rest (the event loops that answer), so the cost of an answer at steady state reads apart from compilation.
  * <p>
- * {@code LoadGenerator NAME PORT SECONDS INFLIGHT KEYS CLK_TCK PID[,PID...]}
+ * {@code LoadGenerator NAME PORT SECONDS INFLIGHT KEYS CLK_TCK PID[,PID...]}; the warm-up lasts
+ * {@code -DwarmupSeconds} (default half the measured time, at least 3 s).
  */
 public final class LoadGenerator
 {
@@ -69,12 +72,13 @@ public final class LoadGenerator
             new Caller(stubs[i % channels], requests, sequence, histogram, measuring, stopping, answers, overLimit,
                 errors, drained).send();
         }
-        Thread.sleep(TimeUnit.SECONDS.toMillis(Math.max(3, seconds / 2))); // warm-up
+        Thread.sleep(TimeUnit.SECONDS.toMillis(Integer.getInteger("warmupSeconds", Math.max(3, seconds / 2))));
         synchronized (histogram)
         {
             histogram.reset();
         }
         final long cpuBefore = cpuTicks(pids);
+        final java.util.Map<String, long[]> threadsBefore = threadTicks(pids);
         final long answersBefore = answers.get();
         final long startNs = System.nanoTime();
         measuring.set(true);
@@ -83,6 +87,7 @@ public final class LoadGenerator
         final long elapsedNs = System.nanoTime() - startNs;
         final long measured = answers.get() - answersBefore;
         final long cpuAfter = cpuTicks(pids);
+        final java.util.Map<String, long[]> threadsAfter = threadTicks(pids);
         stopping.set(true);
         drained.await(10, TimeUnit.SECONDS);
         final double elapsedS = elapsedNs / 1e9;
@@ -96,6 +101,18 @@ public final class LoadGenerator
                 histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(99) / 1e3,
                 histogram.getValueAtPercentile(99.9) / 1e3, overLimit.get(), errors.get(), inflight, keys);
         }
+        final long[] byKind = new long[3];
+        for (final java.util.Map.Entry<String, long[]> thread : threadsAfter.entrySet())
+        {
+            final long[] before = threadsBefore.get(thread.getKey());
+            byKind[(int)thread.getValue()[0]] += thread.getValue()[1] - (null == before ? 0 : before[1]);
+        }
+        final double jitS = byKind[0] / (double)clockTicks;
+        final double gcS = byKind[1] / (double)clockTicks;
+        final double restS = byKind[2] / (double)clockTicks;
+        System.out.printf("%-22s server CPU by thread: JIT %5.2f  GC %5.2f  other (event loops) %5.2f cores: " +
+            "%9.0f req/s per core of the other threads%n", "", jitS / elapsedS, gcS / elapsedS, restS / elapsedS,
+            restS > 0 ? measured / restS : 0);
         for (final ManagedChannel c : chans)
         {
             c.shutdownNow();
@@ -110,6 +127,42 @@ public final class LoadGenerator
             final String stat = Files.readString(Path.of("/proc", pid.trim(), "stat"));
             final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+        }
+        return ticks;
+    }
+
+    /**
+     * @return per thread ({@code pid/tid}): its kind (0 JIT compiler, 1 GC, 2 any other) and its CPU ticks so far.
+     * A thread that ends between two readings loses its ticks of the interval (JIT threads come and go when idle).
+     */
+    private static java.util.Map<String, long[]> threadTicks(final String[] pids) throws IOException
+    {
+        final java.util.Map<String, long[]> ticks = new java.util.HashMap<>();
+        for (final String pid : pids)
+        {
+            final Path tasks = Path.of("/proc", pid.trim(), "task");
+            try (java.util.stream.Stream<Path> threads = Files.list(tasks))
+            {
+                for (final Path thread : (Iterable<Path>)threads::iterator)
+                {
+                    final String stat;
+                    final String name;
+                    try
+                    {
+                        stat = Files.readString(thread.resolve("stat"));
+                        name = Files.readString(thread.resolve("comm")).trim();
+                    }
+                    catch (final IOException gone)
+                    {
+                        continue; // the thread ended meanwhile
+                    }
+                    final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    final long t = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                    final int kind = name.contains("CompilerThre") ? 0 :
+                        name.startsWith("GC Thread") || name.startsWith("G1 ") || name.equals("VM Thread") ? 1 : 2;
+                    ticks.put(pid.trim() + "/" + thread.getFileName(), new long[] {kind, t});
+                }
+            }
         }
         return ticks;
     }
