@@ -9,7 +9,6 @@ import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -37,14 +36,22 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class GcraDecider implements Decider
 {
-    /** Most composites kept per process (one per combination of rules seen in requests). */
-    static final int MAX_COMPOSITES = 4096;
+    /** Composites each thread keeps (one per combination of rules seen in requests; direct-mapped). */
+    static final int COMPOSITES_PER_THREAD = 64;
 
     private final int keysPerRule;
     private final NanoClock clock;
-    private final Map<String, KeyedCompositeRateLimiter> composites = new ConcurrentHashMap<>();
     private final AtomicLong rollbacks = new AtomicLong();
-    private final ThreadLocal<Decision> decisions = ThreadLocal.withInitial(Decision::new);
+    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+
+    /** A thread's reused decision holder, composite legs and composites, so a decision allocates nothing. */
+    private static final class Scratch
+    {
+        final Decision decision = new Decision();
+        final long[] keys = new long[RlsService.MAX_DESCRIPTORS];
+        final KeyedRateLimiter[] limiters = new KeyedRateLimiter[RlsService.MAX_DESCRIPTORS];
+        final KeyedCompositeRateLimiter[] composites = new KeyedCompositeRateLimiter[COMPOSITES_PER_THREAD];
+    }
 
     GcraDecider(final int keysPerRule, final NanoClock clock)
     {
@@ -213,7 +220,7 @@ final class GcraDecider implements Decider
 
     private void decideAlone(final Plan plan, final int i)
     {
-        final Decision decision = decisions.get();
+        final Decision decision = scratch.get().decision;
         final long code = plan.states[i].gcra.tryAcquire(plan.keys[i], plan.hits[i], plan.nowNs, decision);
         plan.over[i] = !Result.isAdmitted(code);
         if (Result.NEVER == code || Result.TABLE_FULL == code)
@@ -229,9 +236,10 @@ final class GcraDecider implements Decider
 
     private void decideComposite(final Plan plan, final int legs, final long hits)
     {
-        final long[] keys = new long[legs];
-        final KeyedRateLimiter[] limiters = new KeyedRateLimiter[legs];
-        final StringBuilder id = new StringBuilder();
+        final Scratch s = scratch.get();
+        final long[] keys = s.keys;
+        final KeyedRateLimiter[] limiters = s.limiters;
+        int id = 1;
         int leg = 0;
         for (int i = 0; i < plan.count; i++)
         {
@@ -239,20 +247,18 @@ final class GcraDecider implements Decider
             {
                 keys[leg] = plan.keys[i];
                 limiters[leg] = plan.states[i].gcra;
-                id.append(System.identityHashCode(limiters[leg])).append(',');
+                id = 31 * id + System.identityHashCode(limiters[leg]);
                 leg++;
             }
         }
-        KeyedCompositeRateLimiter composite = composites.get(id.toString());
-        if (null == composite || !sameLegs(composite, limiters))
+        final int slot = (id ^ id >>> 16) & (COMPOSITES_PER_THREAD - 1);
+        KeyedCompositeRateLimiter composite = s.composites[slot];
+        if (null == composite || !sameLegs(composite, limiters, legs))
         {
-            composite = new KeyedCompositeRateLimiter(limiters);
-            if (composites.size() >= MAX_COMPOSITES)
-            {
-                composites.clear();
-            }
-            composites.put(id.toString(), composite);
+            composite = new KeyedCompositeRateLimiter(java.util.Arrays.copyOf(limiters, legs));
+            s.composites[slot] = composite;
         }
+        java.util.Arrays.fill(limiters, 0, legs, null); // the scratch keeps no limiter alive
         final long code = composite.tryAcquire(keys, hits, plan.nowNs);
         final boolean admitted = Result.isAdmitted(code);
         boolean anyOver = false;
@@ -281,13 +287,14 @@ final class GcraDecider implements Decider
         }
     }
 
-    private static boolean sameLegs(final KeyedCompositeRateLimiter composite, final KeyedRateLimiter[] limiters)
+    private static boolean sameLegs(final KeyedCompositeRateLimiter composite, final KeyedRateLimiter[] limiters,
+        final int legs)
     {
-        if (composite.legs() != limiters.length)
+        if (composite.legs() != legs)
         {
             return false;
         }
-        for (int i = 0; i < limiters.length; i++)
+        for (int i = 0; i < legs; i++)
         {
             if (composite.leg(i) != limiters[i])
             {
