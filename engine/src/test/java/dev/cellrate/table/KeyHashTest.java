@@ -195,6 +195,51 @@ class KeyHashTest
         assertEquals(KeyHash.hashBytes(bytes, 8, 0, 1, 2), KeyHash.hashBuffer(buffer, 8, 0, 1, 2));
     }
 
+    /**
+     * The ASCII step the char encoders share: eight (or fewer) chars as the little-endian word of their UTF-8 bytes,
+     * exactly the bytes {@code getBytes(UTF_8)} gives; any char from 0x80 up makes it NOT_ASCII, which no ASCII word
+     * equals.
+     */
+    @Test
+    void asciiWordIsTheLittleEndianWordOfTheUtf8Bytes()
+    {
+        final String text = "xclient-0\u007f1234567";
+        for (int from = 0; from + 8 <= text.length(); from++)
+        {
+            assertEquals(littleEndian(text.substring(from, from + 8).getBytes(StandardCharsets.UTF_8)),
+                KeyHash.asciiWord(text, from), "from " + from);
+            assertEquals(KeyHash.asciiWord(text, from), KeyHash.asciiWord(new StringBuilder(text), from, 8));
+        }
+        for (int n = 0; n <= 8; n++)
+        {
+            assertEquals(littleEndian("abcdefgh".substring(0, n).getBytes(StandardCharsets.UTF_8)),
+                KeyHash.asciiWord("abcdefgh", 0, n), "n " + n);
+        }
+        for (final String base : new String[] {"abcdefgh", "\0\0\0\0\0\0\0\0"})
+        for (final char c : new char[] {'\u0080', '\u00e9', '\u20ac', '\ud83d', '\uffff'})
+        {
+            for (int at = 0; at < 8; at++)
+            {
+                final StringBuilder key = new StringBuilder(base);
+                key.setCharAt(at, c);
+                assertEquals(KeyHash.NOT_ASCII, KeyHash.asciiWord(key, 0), c + " at " + at);
+                assertEquals(KeyHash.NOT_ASCII, KeyHash.asciiWord(key, 0, at + 1), c + " at " + at);
+                assertEquals(littleEndian(key.substring(0, at).getBytes(StandardCharsets.UTF_8)),
+                    KeyHash.asciiWord(key, 0, at), "before " + at);
+            }
+        }
+    }
+
+    private static long littleEndian(final byte[] bytes)
+    {
+        long word = 0;
+        for (int i = 0; i < bytes.length; i++)
+        {
+            word |= (bytes[i] & 0xFFL) << (8 * i);
+        }
+        return word;
+    }
+
     @Test
     void lengthAndTrailingZerosAreDistinguished()
     {
