@@ -3,7 +3,11 @@
 # (old, new, old, new, ...) for ROUNDS rounds on the same machine, so that both sides share its load; then one
 # markdown table of each benchmark's median per side and the cost ratio new ÷ old, with a verdict against 1.05.
 #
-#   jmh/ab.sh OLD_REV [NEW_REV]          NEW_REV defaults to HEAD; any revision git rev-parse accepts
+#   jmh/ab.sh OLD_REV [NEW_REV [FILTER]]   NEW_REV defaults to HEAD; any revision git rev-parse accepts
+#
+# FILTER (or ONLY=...): a JMH benchmark regex; only the benchmarks it matches run, in one invocation per side with
+# the keyed rows' options and parameters (KEYS, KEYED_FORKS), e.g. to re-run two rows quickly:
+#   jmh/ab.sh OLD HEAD 'KeyedBatchBenchmark\.batch$|KeyedBenchmark\.stringKey$'
 #
 # Each revision is checked out in a temporary worktree under /tmp and its jar built there
 # (mvn -B -q -pl jmh -am -DskipTests package: nothing is installed into ~/.m2); built jars are kept by commit in
@@ -25,14 +29,16 @@
 # 10 M rows out), BIG_FORKS=1, KEYS=1000000, OUT=jmh/results/ab, JAR_CACHE=/tmp/cellrate-ab-jars.
 # Budget: about 2 minutes a side per round with the defaults, about 13 minutes for 3 rounds plus two builds on 2
 # cores. A smoke run (numbers meaningless): SHAPE="-f 1 -wi 0 -i 1 -r 100ms" KEYED_FORKS=1 ROUNDS=1 BIG_KEYS= jmh/ab.sh OLD
+# With a FILTER, BIG_KEYS is not used: set KEYS=10000000 to run the filtered rows at 10 M keys.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $# -lt 1 || $1 == -h || $1 == --help ]]; then
-    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 OLD=$(git rev-parse --verify "$1^{commit}")
 NEW=$(git rev-parse --verify "${2:-HEAD}^{commit}")
+ONLY=${3:-${ONLY:-}}
 ROUNDS=${ROUNDS:-3}
 ROWS=${ROWS:-cellrate}
 SHAPE=${SHAPE:-"-f 1 -wi 2 -w 300ms -i 3 -r 400ms"}
@@ -91,6 +97,15 @@ fi
 # One side of one round: the headline's three invocations, JSON merged into OUT/<side>-<round>.json.
 run_side() {
     local side=$1 round=$2 jar=$3 base="$OUT/$1-$2" parts=()
+    if [[ -n $ONLY ]]; then
+        java -Djmh.ignoreLock=true -jar "$jar" "$ONLY" \
+            -p keys="$KEYS" -p distribution=uniform -p target="$TARGETS" \
+            $KEYED_SHAPE -prof gc -rf json -rff "$base-only.json" > "$base.txt" 2>&1 || true
+        python3 -c 'import json, os, sys; json.dump(json.load(open(sys.argv[2])) if os.path.exists(sys.argv[2])
+            and os.path.getsize(sys.argv[2]) > 0 else [], open(sys.argv[1], "w"))' "$base.json" "$base-only.json"
+        rm -f "$base-only.json"
+        return
+    fi
     # A jar without any of an invocation's benchmarks (an old revision) makes JMH exit non-zero: that
     # invocation then simply has no rows.
     java -Djmh.ignoreLock=true -jar "$jar" \
@@ -118,6 +133,7 @@ START=$(date +%s)
 {
     echo "old: $OLD ($(git log -1 --format=%s "$OLD" | cut -c1-60))"
     echo "new: $NEW ($(git log -1 --format=%s "$NEW" | cut -c1-60))"
+    [[ -z $ONLY ]] || echo "only: $ONLY"
 } | tee "$OUT/revisions.txt"
 : > "$OUT/load.txt"
 for round in $(seq 1 "$ROUNDS"); do

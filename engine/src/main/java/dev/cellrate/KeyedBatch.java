@@ -51,7 +51,7 @@ final class KeyedBatch
             }
             for (int i = from; i < to; i++)
             {
-                codes[i] = step.charge(codes[i], incrementNs, ceilingNs, nowNs, null);
+                codes[i] = step.chargeBranchless(codes[i], incrementNs, ceilingNs, nowNs, null);
             }
         }
         if (TOUCH_SENTINEL == touched)

@@ -113,7 +113,7 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
      */
     public long tryAcquire(final CharSequence key, final long permits, final long nowNs)
     {
-        return charge(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
+        return chargeHashed(table.keyWord(key), limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -125,7 +125,7 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
      */
     public long tryAcquire(final CharSequence key, final long permits, final long nowNs, final Decision decision)
     {
-        return charge(table.keyWord(key), limit.incrementNs(permits), nowNs, decision);
+        return chargeHashed(table.keyWord(key), limit.incrementNs(permits), nowNs, decision);
     }
 
     /**
@@ -138,7 +138,7 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
      */
     public long tryAcquire(final byte[] key, final int offset, final int length, final long permits, final long nowNs)
     {
-        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, null);
+        return chargeHashed(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -154,7 +154,7 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
         final byte[] key, final int offset, final int length, final long permits, final long nowNs,
         final Decision decision)
     {
-        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, decision);
+        return chargeHashed(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, decision);
     }
 
     /**
@@ -168,7 +168,7 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
     public long tryAcquire(
         final DirectBuffer key, final int offset, final int length, final long permits, final long nowNs)
     {
-        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, null);
+        return chargeHashed(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, null);
     }
 
     /**
@@ -184,7 +184,7 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
         final DirectBuffer key, final int offset, final int length, final long permits, final long nowNs,
         final Decision decision)
     {
-        return charge(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, decision);
+        return chargeHashed(table.keyWord(key, offset, length), limit.incrementNs(permits), nowNs, decision);
     }
 
     /**
@@ -476,5 +476,11 @@ public final class KeyedRateLimiter extends TableFront implements KeyedDebitLimi
     private long charge(final long keyWord, final long incrementNs, final long nowNs, final Decision decision)
     {
         return step.charge(keyWord, incrementNs, ceilingNs, nowNs, decision);
+    }
+
+    /** A hashed key (characters, bytes): the home line's slot is selected without a branch (SlotLoop). */
+    private long chargeHashed(final long keyWord, final long incrementNs, final long nowNs, final Decision decision)
+    {
+        return step.chargeBranchless(keyWord, incrementNs, ceilingNs, nowNs, decision);
     }
 }

@@ -89,6 +89,22 @@ final class KeyedBuilderSpecTest
         assertTrue(over.startsWith("slotCount must be in [1, " + largest + "]"), over);
     }
 
+    /**
+     * Rounding up to whole 4-slot lines stops where it would pass the largest table: two shards of
+     * {@code (MAX_SLOTS - 1) / 2} slots (odd) fit, two whole lines of one more slot each would not, so each shard
+     * keeps its odd count. Seen, again, through the probe-bound refusal, against the shard's slots.
+     */
+    @Test
+    void roundingToWholeLinesStopsBelowTheLargestTable()
+    {
+        final int perShard = (TableLayout.MAX_SLOTS - 1) / 2;
+        assertTrue(2L * ((perShard + 3) & ~3) > TableLayout.MAX_SLOTS, "a whole line each would pass the largest");
+        final String refused = assertThrows(IllegalArgumentException.class,
+            () -> KeyedRateLimiter.builder(ONE).slotCount(2 * perShard).shardCount(2).probeBound(0).build())
+            .getMessage();
+        assertEquals("probeBound must be in [1, " + perShard + "] but was 0", refused);
+    }
+
     /** Distinct active keys admitted before the first table-full answer. */
     private static int keysHeld(final KeyedRateLimiter limiter)
     {

@@ -67,13 +67,16 @@ final class KeyedMappedBuilderSpecTest
     @Test
     void aFixedSeedPlacesKeysInAMappedTableAsInMemory()
     {
-        final KeyedRateLimiter memory = KeyedRateLimiter.builder(ONE).seed(42).shardCount(2).slotCount(2)
+        // One slot in each of 16 shards: a key is admitted iff it is the first of its shard, so the pattern of 64
+        // keys shows where the secret put each of them (another secret gives another pattern, but for odds far
+        // below one in a million).
+        final KeyedRateLimiter memory = KeyedRateLimiter.builder(ONE).seed(42).shardCount(16).slotCount(16)
             .probeBound(1).build();
-        final KeyedRateLimiter mapped = KeyedRateLimiter.builder(ONE).seed(42).shardCount(2).slotCount(2)
+        final KeyedRateLimiter mapped = KeyedRateLimiter.builder(ONE).seed(42).shardCount(16).slotCount(16)
             .probeBound(1).mappedFile(dir.resolve("seeded")).build();
         final StringBuilder inMemory = new StringBuilder();
         final StringBuilder inFile = new StringBuilder();
-        for (int i = 0; i < 24; i++)
+        for (int i = 0; i < 64; i++)
         {
             inMemory.append(Result.TABLE_FULL == memory.tryAcquire("key-" + i, 1, 0) ? 'F' : 'A');
             inFile.append(Result.TABLE_FULL == mapped.tryAcquire("key-" + i, 1, 0) ? 'F' : 'A');

@@ -20,13 +20,19 @@ import org.agrona.UnsafeApi;
  *     whether the call should end, so that the front decides again under settings that changed meanwhile.</li>
  * </ul>
  * <p>
- * Algorithm ({@link #charge}): with base = max(TAT, t), lag = base - t and slack = ceiling - I (known before
- * the load), a cost I in [1, ceiling] conforms iff lag &le; slack compared as unsigned numbers (lag is exact as
- * one, since base &ge; t; with slack &ge; 0 that is two signed compares, 0 &le; lag &le; slack), and is then
- * charged next = base + I unless that passes {@link Long#MAX_VALUE} ({@link Result#NEVER}); a lag in (slack, 2<sup>63</sup>) is rejected
- * with the exact retry-after lag - slack, a larger one with {@link Gcra#retryAfterNs}'s saturated one. A cost
- * below 1 or above the ceiling never conforms ({@link Result#NEVER}). The load-to-CAS path is one subtraction and
- * two compares, with the addition of the new TAT beside them.
+ * Algorithm ({@link #charge}): with base = max(TAT, t), lag = base - t and slack = ceiling - I, a cost I in
+ * [1, ceiling] conforms iff lag &le; slack, and is then charged next = base + I unless that passes
+ * {@link Long#MAX_VALUE} ({@link Result#NEVER}); a rejection answers the retry-after lag - slack, saturated at
+ * {@link Long#MAX_VALUE} past 2<sup>63</sup> ns ({@link Gcra#retryAfterNs}). A cost below 1 or above the ceiling
+ * never conforms ({@link Result#NEVER}).
+ * <p>
+ * When t + ceiling is a long (every time but the last ceiling's worth of the range; the entry tests it on its
+ * arguments, before the load), the loop decides in the latest-TAT form: latest = t + slack is worked out while
+ * the load is in flight, and the request conforms iff TAT &le; latest, which is lag &le; slack exactly. The path
+ * from the load to the CAS is then one compare, with next = max(TAT, t) + I (at most t + ceiling, so it cannot
+ * overflow) beside it, and a rejection's retry-after is TAT - latest. Above that time the loop decides in the lag
+ * form: lag &le; slack as two signed compares (lag is exact as an unsigned number, since base &ge; t; a negative
+ * one is a lag past 2<sup>63</sup>), then the overflow check of next. Both forms give the same answers and words.
  * <p>
  * Concurrency: the word is read with an acquire load and written only by {@code compareAndExchangeLong} (a
  * volatile CAS), whose release half pairs with the acquire read of the next decider. A rejection is decided on
@@ -83,7 +89,7 @@ public abstract class CellLoop<H>
         {
             return loop(base, address, incrementNs, ceilingNs, nowNs, holder, NEVER);
         }
-        return loop(base, address, incrementNs, ceilingNs - incrementNs, nowNs, holder, DECIDE);
+        return chargeWithin(base, address, incrementNs, ceilingNs - incrementNs, nowNs, holder);
     }
 
     /**
@@ -102,7 +108,13 @@ public abstract class CellLoop<H>
     public final long chargeWithin(final Object base, final long address, final long incrementNs,
         final long slackNs, final long nowNs, final H holder)
     {
-        return loop(base, address, incrementNs, slackNs, nowNs, holder, DECIDE);
+        // Which form decides is known from the arguments alone, before the load: the latest-TAT form whenever
+        // now + ceiling (slack + I) is a long, the lag form in the last ceiling's worth of the range.
+        if (nowNs <= Long.MAX_VALUE - incrementNs - slackNs)
+        {
+            return loop(base, address, incrementNs, slackNs, nowNs, holder, LATEST);
+        }
+        return loop(base, address, incrementNs, slackNs, nowNs, holder, LAG);
     }
 
     /**
@@ -123,14 +135,16 @@ public abstract class CellLoop<H>
         return loop(base, address, incrementNs, ceilingNs, nowNs, holder, UPDATE);
     }
 
-    private static final int DECIDE = 0;
-    private static final int UPDATE = 1;
-    private static final int NEVER = 2;
+    private static final int LATEST = 0;
+    private static final int LAG = 1;
+    private static final int UPDATE = 2;
+    private static final int NEVER = 3;
 
     /**
      * The loop. {@code mode} is a constant at each caller, so each inlined copy keeps one branch:
-     * {@code DECIDE} (a cost in [1, ceiling]) with {@code limitNs} the slack, {@code UPDATE} with {@code limitNs}
-     * the ceiling, {@code NEVER} (a cost below 1 or above the ceiling: never conforms) on the word as read.
+     * {@code LATEST} and {@code LAG} (a cost in [1, ceiling], decided in the latest-TAT or the lag form) with
+     * {@code limitNs} the slack, {@code UPDATE} with {@code limitNs} the ceiling, {@code NEVER} (a cost below 1 or
+     * above the ceiling: never conforms) on the word as read.
      */
     private long loop(
         final Object base,
@@ -141,6 +155,9 @@ public abstract class CellLoop<H>
         final H holder,
         final int mode)
     {
+        // LATEST: the latest TAT that conforms, now + slack, worked out from the arguments while the load is in
+        // flight; neither it nor the charge max(TAT, t) + I <= now + ceiling can overflow in this form.
+        final long latestNs = nowNs + limitNs;
         long tatNs = UnsafeApi.getLongAcquire(base, address);
         while (true)
         {
@@ -149,7 +166,17 @@ public abstract class CellLoop<H>
                 return STALE;
             }
             long nextTatNs;
-            if (DECIDE == mode)
+            if (LATEST == mode)
+            {
+                if (tatNs > latestNs)
+                {
+                    // TAT - latest is the retry-after, lag - slack; it reads <= 0 only past 2^63 ns: saturated
+                    final long retryAfterNs = tatNs - latestNs;
+                    return rejected(holder, retryAfterNs > 0 ? retryAfterNs : Long.MAX_VALUE, tatNs, nowNs);
+                }
+                nextTatNs = Math.max(tatNs, nowNs) + incrementNs;
+            }
+            else if (LAG == mode)
             {
                 final long baseNs = Math.max(tatNs, nowNs);
                 final long lagNs = baseNs - nowNs; // exact as an unsigned number: base >= now

@@ -160,8 +160,8 @@ public final class SipHash
             while (i < chars)
             {
                 final int n = Math.min(8, chars - i);
-                final long ascii = ascii(part, i, n);
-                if (ascii >= 0)
+                final long ascii = 8 == n ? KeyHash.asciiWord(part, i) : KeyHash.asciiWord(part, i, n);
+                if (KeyHash.NOT_ASCII != ascii)
                 {
                     append(ascii, n);
                     i += n;
@@ -195,9 +195,23 @@ public final class SipHash
             {
                 append((long)LONG_LE.get(bytes, i), 8);
             }
-            for (; i < end; i++)
+            final int tail = end - i;
+            if (0 != tail)
             {
-                append(bytes[i] & 0xFFL, 1);
+                // the 1 to 7 bytes left: the range's last word shifted down when the range has one, else a loop
+                long word = 0;
+                if (length >= 8)
+                {
+                    word = (long)LONG_LE.get(bytes, end - 8) >>> (64 - (tail << 3));
+                }
+                else
+                {
+                    for (int b = 0; b < tail; b++)
+                    {
+                        word |= (bytes[i + b] & 0xFFL) << (b << 3);
+                    }
+                }
+                append(word, tail);
             }
             append(length & 0xFFFF_FFFFL, 4);
             return this;
@@ -219,39 +233,6 @@ public final class SipHash
             final long hash = v0 ^ v1 ^ v2 ^ v3;
             reset();
             return hash;
-        }
-
-        /**
-         * @return chars {@code [i, i + n)} (1 to 8 of them) packed one byte each, little-endian, if they are all
-         *         ASCII (their UTF-8 encoding); -1 otherwise.
-         */
-        private static long ascii(final CharSequence part, final int i, final int n)
-        {
-            long packed = 0;
-            long or = 0;
-            if (8 == n)
-            {
-                final long c0 = part.charAt(i);
-                final long c1 = part.charAt(i + 1);
-                final long c2 = part.charAt(i + 2);
-                final long c3 = part.charAt(i + 3);
-                final long c4 = part.charAt(i + 4);
-                final long c5 = part.charAt(i + 5);
-                final long c6 = part.charAt(i + 6);
-                final long c7 = part.charAt(i + 7);
-                or = c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7;
-                packed = c0 | c1 << 8 | c2 << 16 | c3 << 24 | c4 << 32 | c5 << 40 | c6 << 48 | c7 << 56;
-            }
-            else
-            {
-                for (int b = 0; b < n; b++)
-                {
-                    final long c = part.charAt(i + b);
-                    or |= c;
-                    packed |= c << (b << 3);
-                }
-            }
-            return or < 0x80 ? packed : -1;
         }
 
         /** Encode the char at {@code i} (a surrogate pair: both chars) as UTF-8; returns the next index. */

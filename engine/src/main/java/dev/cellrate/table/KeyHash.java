@@ -74,6 +74,9 @@ public final class KeyHash
     /** The message whose SipHash under the table secret is the long-key seed (the word 0x79656b2d676e6f6c). */
     private static final String LONG_KEY_DOMAIN = "long-key";
 
+    /** {@link #asciiWord} result when a char is not ASCII. */
+    public static final long NOT_ASCII = -1L;
+
     /** The high bit of every byte of a word: a word of ASCII bytes has none of them set. */
     private static final long HIGH_BITS = 0x8080808080808080L;
 
@@ -386,31 +389,8 @@ public final class KeyHash
                 // A run of ASCII, eight chars a word (with constant shifts when eight remain); the char-by-char
                 // encoding below takes over for a block holding a char >= 0x80.
                 final int n = Math.min(8, chars - i);
-                long packed = 0;
-                long or = 0;
-                if (8 == n)
-                {
-                    final long c0 = key.charAt(i);
-                    final long c1 = key.charAt(i + 1);
-                    final long c2 = key.charAt(i + 2);
-                    final long c3 = key.charAt(i + 3);
-                    final long c4 = key.charAt(i + 4);
-                    final long c5 = key.charAt(i + 5);
-                    final long c6 = key.charAt(i + 6);
-                    final long c7 = key.charAt(i + 7);
-                    or = c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7;
-                    packed = c0 | c1 << 8 | c2 << 16 | c3 << 24 | c4 << 32 | c5 << 40 | c6 << 48 | c7 << 56;
-                }
-                else
-                {
-                    for (int b = 0; b < n; b++)
-                    {
-                        final char c = key.charAt(i + b);
-                        or |= c;
-                        packed |= (long)c << (b << 3);
-                    }
-                }
-                if (or < 0x80)
+                final long packed = 8 == n ? asciiWord(key, i) : asciiWord(key, i, n);
+                if (NOT_ASCII != packed)
                 {
                     word = packed;
                     shift = n << 3;
@@ -450,6 +430,51 @@ public final class KeyHash
             length += pendingBytes;
         }
         return finish(v0, v1, v2, v3, word | ((long)length << 56));
+    }
+
+    /**
+     * Eight chars {@code [from, from + 8)} of a sequence as the word of their UTF-8 bytes, little-endian (the first
+     * char in the low byte), if all eight are ASCII: then each char is its one UTF-8 byte. Constant shifts, no
+     * loop: the fast step of every char-by-char UTF-8 encoder of this engine.
+     *
+     * @param chars the characters (at least {@code from + 8} of them).
+     * @param from  the first char.
+     * @return the word, or {@link #NOT_ASCII} if a char is {@code >= 0x80} (an ASCII word never has its top bit set).
+     */
+    public static long asciiWord(final CharSequence chars, final int from)
+    {
+        final long c0 = chars.charAt(from);
+        final long c1 = chars.charAt(from + 1);
+        final long c2 = chars.charAt(from + 2);
+        final long c3 = chars.charAt(from + 3);
+        final long c4 = chars.charAt(from + 4);
+        final long c5 = chars.charAt(from + 5);
+        final long c6 = chars.charAt(from + 6);
+        final long c7 = chars.charAt(from + 7);
+        return (c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7) < 0x80 ?
+            c0 | c1 << 8 | c2 << 16 | c3 << 24 | c4 << 32 | c5 << 40 | c6 << 48 | c7 << 56 : NOT_ASCII;
+    }
+
+    /**
+     * {@link #asciiWord(CharSequence, int)} for {@code n} chars (a tail of fewer than 8): their UTF-8 word in the
+     * low {@code n} bytes, the top bytes 0.
+     *
+     * @param chars the characters (at least {@code from + n} of them).
+     * @param from  the first char.
+     * @param n     how many chars, in [0, 8].
+     * @return the word, or {@link #NOT_ASCII} if a char is {@code >= 0x80}.
+     */
+    public static long asciiWord(final CharSequence chars, final int from, final int n)
+    {
+        long packed = 0;
+        long or = 0;
+        for (int b = 0; b < n; b++)
+        {
+            final char c = chars.charAt(from + b);
+            or |= c;
+            packed |= (long)c << (b << 3);
+        }
+        return or < 0x80 ? packed : NOT_ASCII;
     }
 
     /**

@@ -29,6 +29,9 @@ import org.agrona.concurrent.AtomicBuffer;
  */
 final class SlotIndex
 {
+    /** log2 of a bucket's bytes ({@link TableGeometry#BUCKET_SLOTS} slots of {@link TableLayout#SLOT_LENGTH}: 64). */
+    private static final int BUCKET_SHIFT = Integer.numberOfTrailingZeros(TableGeometry.BUCKET_SLOTS * SLOT_LENGTH);
+
     /** {@link #find} result: the key has no cell. */
     static final int NO_CELL = -1;
 
@@ -42,9 +45,16 @@ final class SlotIndex
     private final long classFieldMask;
     private final int slotsPerShard;
     private final int probeBound;
-    private final int buckets;
     private final boolean bucketScan;
     private final int slotsOffset;
+    /** The address of shard 0's slot 0. */
+    private final long slotsAddress;
+    /** Bytes from one shard's slots to the next's. */
+    private final long shardStrideBytes;
+    /** {@link #shardMask} as a long, for the home-line arithmetic. */
+    private final long shardMaskLong;
+    /** Buckets per shard ({@link TableGeometry#buckets}), as a long. */
+    private final long bucketsLong;
 
     SlotIndex(final AtomicBuffer buffer, final TableGeometry geometry)
     {
@@ -55,9 +65,12 @@ final class SlotIndex
         this.classFieldMask = geometry.classFieldMask;
         this.slotsPerShard = geometry.slotsPerShard;
         this.probeBound = geometry.probeBound;
-        this.buckets = geometry.buckets;
         this.bucketScan = geometry.bucketScan;
         this.slotsOffset = geometry.slotsOffset;
+        this.slotsAddress = address + geometry.slotsOffset;
+        this.shardStrideBytes = (long)geometry.slotsPerShard * SLOT_LENGTH;
+        this.shardMaskLong = geometry.shardMask;
+        this.bucketsLong = geometry.buckets;
     }
 
     /**
@@ -130,12 +143,16 @@ final class SlotIndex
         return (int)((storedWord >>> SHARD_SHIFT) & shardMask) - 1;
     }
 
-    /** @return the address of the key's home slot: the first slot of its bucket, one cache line. */
+    /**
+     * @return the address of the key's home slot: the first slot of its bucket, one cache line. The same slot as
+     * {@link TableGeometry#shardOf} and {@link TableGeometry#home} give, in long arithmetic from precomputed
+     * strides (fewer instructions on the decision path; no int product can overflow, as the table is at most
+     * {@link TableLayout#MAX_SLOTS} slots).
+     */
     long homeLine(final long keyWord)
     {
-        final int shard = (int)(keyWord >>> SHARD_SHIFT) & shardMask;
-        final int home = TableLayout.homeIndex(keyWord, buckets) * TableGeometry.BUCKET_SLOTS;
-        return address + TableLayout.slotOffset(slotsOffset, slotsPerShard, shard, home);
+        return slotsAddress + ((keyWord >>> SHARD_SHIFT) & shardMaskLong) * shardStrideBytes
+            + ((((keyWord & 0xFFFF_FFFFL) * bucketsLong) >>> 32) << BUCKET_SHIFT);
     }
 
     /**
@@ -151,7 +168,7 @@ final class SlotIndex
      */
     long slotIn(final long keyWord, final long matchMask)
     {
-        if (!bucketScan || (keyWord + 1 >>> 1) == 0)
+        if (!bucketScan || EMPTY_KEY == keyWord || TOMBSTONE_KEY == keyWord)
         {
             return 0; // a shard smaller than a bucket, or EMPTY_KEY / TOMBSTONE_KEY (their own cells if plain)
         }
@@ -160,23 +177,73 @@ final class SlotIndex
         // of masked addresses) makes every later step wait for all four words; on a table larger than the
         // caches it measured slower in CPU time per decision (tools/lab BucketScanCpuTime, KeyedCpuTime).
         final long line = homeLine(keyWord);
-        if (((UnsafeApi.getLong(null, line) ^ keyWord) & matchMask) == 0)
+        if (matches(UnsafeApi.getLong(null, line), keyWord, matchMask))
         {
             return line;
         }
-        if (((UnsafeApi.getLong(null, line + SLOT_LENGTH) ^ keyWord) & matchMask) == 0)
+        if (matches(UnsafeApi.getLong(null, line + SLOT_LENGTH), keyWord, matchMask))
         {
             return line + SLOT_LENGTH;
         }
-        if (((UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH) ^ keyWord) & matchMask) == 0)
+        if (matches(UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH), keyWord, matchMask))
         {
             return line + 2 * SLOT_LENGTH;
         }
-        if (((UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH) ^ keyWord) & matchMask) == 0)
+        if (matches(UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH), keyWord, matchMask))
         {
             return line + 3 * SLOT_LENGTH;
         }
         return 0;
+    }
+
+    /**
+     * {@link #slotIn} without a branch on which slot matched: the four key words are compared under
+     * {@code matchMask} and the matching slot's address is an OR of masked addresses. For a key whose home line is
+     * already in cache (a batch touches its lines first) or whose key word took many instructions to compute (a
+     * hashed key): there a mispredicted slot branch has no miss to hide behind, and its flush also throws away the
+     * loads the core has started for the next key. (For a long key decided alone on a table larger than the
+     * caches the predicted branch of {@link #slotIn} is cheaper: it lets the core run on into the CAS before the
+     * line arrives.)
+     *
+     * @param keyWord   the key word.
+     * @param matchMask {@link #matchMask} of the table's kind.
+     * @return the slot's address, or 0 (as {@link #slotIn}).
+     */
+    long slotSelected(final long keyWord, final long matchMask)
+    {
+        if (!bucketScan || EMPTY_KEY == keyWord || TOMBSTONE_KEY == keyWord)
+        {
+            return 0;
+        }
+        final long line = homeLine(keyWord);
+        final long slot = (line & matchBits(UnsafeApi.getLong(null, line), keyWord, matchMask)) |
+            ((line + SLOT_LENGTH) & matchBits(UnsafeApi.getLong(null, line + SLOT_LENGTH), keyWord, matchMask)) |
+            ((line + 2 * SLOT_LENGTH) & matchBits(UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH), keyWord, matchMask)) |
+            ((line + 3 * SLOT_LENGTH) & matchBits(UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH), keyWord, matchMask));
+        // One slot holds the key at a time, but the four plain reads are no snapshot: a key swept and inserted again
+        // between them (or EMPTY words under a classed mask) can match twice, and an OR of two addresses may be no
+        // slot of this line. Only an address of this line is returned; the validated load then decides whether it
+        // is the key's.
+        return ((slot - line) & ~(3L * SLOT_LENGTH)) == 0 ? slot : 0;
+    }
+
+    /**
+     * @return all ones if {@code word} and {@code keyWord} agree on {@code matchMask}, else 0, without a branch:
+     * with x = (word ^ keyWord) &amp; matchMask, {@code (x - 1) & ~x} has its sign bit set iff x == 0.
+     */
+    private static long matchBits(final long word, final long keyWord, final long matchMask)
+    {
+        final long x = (word ^ keyWord) & matchMask;
+        return ((x - 1) & ~x) >> 63;
+    }
+
+    /**
+     * @return whether a slot's word is the key's under {@code matchMask}: for a plain table ({@code -1}, a constant
+     * once inlined) a plain comparison, one instruction with the load.
+     */
+    private static boolean matches(final long word, final long keyWord, final long matchMask)
+    {
+        return -1L == matchMask ? word == keyWord : ((word ^ keyWord) & matchMask) == 0;
     }
 
     /**

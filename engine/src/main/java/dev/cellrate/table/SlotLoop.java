@@ -1,6 +1,5 @@
 package dev.cellrate.table;
 
-import static dev.cellrate.table.TableLayout.RECLAIMING;
 import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 
 import java.lang.invoke.MethodHandle;
@@ -137,7 +136,26 @@ public abstract class SlotLoop<H>
     public final long charge(
         final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
     {
-        return decide(keyWord, incrementNs, ceilingNs, nowNs, holder, UNKNOWN_CLASS, false);
+        return decide(keyWord, incrementNs, ceilingNs, nowNs, holder, UNKNOWN_CLASS, false, false);
+    }
+
+    /**
+     * {@link #charge} for a key whose home line is likely in cache already (a batch that touched its keys' lines)
+     * or whose key word is a hash of many bytes: the same decision, with the home line's slot selected without a
+     * branch ({@link SlotIndex#slotSelected}), which costs less there than the predicted branch of
+     * {@link #charge}'s scan.
+     *
+     * @param keyWord     from {@link SlotTable#keyWord}.
+     * @param incrementNs {@code n * T}, in [1, ceilingNs]; anything below 1 is NEVER.
+     * @param ceilingNs   {@code &tau; + T}.
+     * @param nowNs       the time of the request.
+     * @param holder      passed to the step unchanged (may be null).
+     * @return what the step returned.
+     */
+    public final long chargeBranchless(
+        final long keyWord, final long incrementNs, final long ceilingNs, final long nowNs, final H holder)
+    {
+        return decide(keyWord, incrementNs, ceilingNs, nowNs, holder, UNKNOWN_CLASS, false, true);
     }
 
     /**
@@ -163,12 +181,12 @@ public abstract class SlotLoop<H>
         {
             return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
-        return decide(keyWord, permits, 0, nowNs, holder, insertClass, true);
+        return decide(keyWord, permits, 0, nowNs, holder, insertClass, true, false);
     }
 
     /**
-     * The one body. The present-key path touches one cache line: the key's home bucket ({@link SlotIndex#slotIn}:
-     * four key words compared without a branch per slot), then the validated load (for a classed table the
+     * The one body. The present-key path touches one cache line: the key's home bucket (four key words compared,
+     * one predicted branch per slot in {@link SlotIndex#slotIn}, or none in {@link SlotIndex#slotSelected}), then the validated load (for a classed table the
      * stored word first, acquire; the TAT, acquire; then the word again, acquire: same line) and the CAS, all on
      * raw addresses. Everything else (a key past its home line, an absent or reserved key, a lost CAS, the
      * saturating GCRA cases) goes to {@link #chargeSlow}, which decides from scratch.
@@ -177,13 +195,16 @@ public abstract class SlotLoop<H>
      * @param ceilingArgNs a plain charge's ceiling (a classed charge's comes from {@link #classCeilingNs}).
      * @param classed      whether the table holds classed words: a constant of each entry point, so that once
      *                     {@link #charge} or {@link #chargeClassed} is inlined the other kind's code folds away.
+     * @param branchless   whether the home line's slot is selected without a branch ({@link #chargeBranchless}):
+     *                     a constant of each entry point, as {@code classed}.
      */
     private long decide(
         final long keyWord, final long amount, final long ceilingArgNs, final long nowNs, final H holder,
-        final int insertClass, final boolean classed)
+        final int insertClass, final boolean classed, final boolean branchless)
     {
-        final long slot = index.slotIn(keyWord, classed ? classedMask : -1L);
-        if (0 != slot && Long.MIN_VALUE != nowNs)
+        final long matchMask = classed ? classedMask : -1L;
+        final long slot = branchless ? index.slotSelected(keyWord, matchMask) : index.slotIn(keyWord, matchMask);
+        if (0 != slot)
         {
             final long storedWord = classed ? UnsafeApi.getLongAcquire(null, slot) : keyWord;
             if (!classed || isClassedWord(storedWord, keyWord))
@@ -195,11 +216,12 @@ public abstract class SlotLoop<H>
                 // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
                 // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what
                 // Gcra.retryAfterNs and Gcra.nextTatNs compute, without their saturation cases, which go to
-                // chargeSlow).
+                // chargeSlow). A TAT at or below FRESH_SLOT_TAT_NS (RECLAIMING, or a fresh cell, which a charge at
+                // nowNs = Long.MIN_VALUE reads as full: startsFull) also goes there: one test for both.
                 final long baseNs = Math.max(tatNs, nowNs);
                 final long nextTatNs = baseNs + incrementNs;
                 final long dueNs = nextTatNs - nowNs;
-                if (nextTatNs > baseNs && dueNs > 0 && RECLAIMING != tatNs &&
+                if (nextTatNs > baseNs && dueNs > 0 && tatNs > FRESH_SLOT_TAT_NS &&
                     UnsafeApi.getLongAcquire(null, slot) == storedWord)
                 {
                     final long ceilingNs = classed ? classCeilingNs(classIndex) : ceilingArgNs;

@@ -264,7 +264,15 @@ public final class RedisPipelined
         {
             each.append(r == 0 ? "" : ", ").append(String.format("%.2f", ratio.of(r)));
         }
-        System.out.printf("  %-48s median %6.2f  (rounds: %s)%n", name, median(rounds, ratio), each);
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+        for (int r = 0; r < rounds; r++)
+        {
+            min = Math.min(min, ratio.of(r));
+            max = Math.max(max, ratio.of(r));
+        }
+        System.out.printf("  %-48s median %6.2f  (%.2f-%.2f; rounds: %s)%n", name, median(rounds, ratio), min, max,
+            each);
     }
 
     private static double median(final int rounds, final PerRound value)

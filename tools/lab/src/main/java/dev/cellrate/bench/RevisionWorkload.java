@@ -1,0 +1,146 @@
+package dev.cellrate.bench;
+
+import java.util.function.LongUnaryOperator;
+
+import dev.cellrate.KeyedRateLimiter;
+import dev.cellrate.Limit;
+
+/**
+ * One keyed workload of {@link RevisionsCpuTime}, written against the engine API that every compared revision
+ * has ({@code KeyedRateLimiter.builder(limit).expectedKeys(n).build()}, the one-key {@code tryAcquire} forms and
+ * the long-key batch), so that the same bytecode is defined once per revision, over that revision's engine.
+ * Each workload is the loop of its JMH row: {@code KeyedBenchmark.longKey} / {@code stringKey} (one call per key)
+ * and {@code KeyedBatchBenchmark.batch} / {@code single} (32 keys a call, or the same 32 one call each), with the
+ * admitting limit and the caller's time. {@link #applyAsLong} runs {@code ops} keys and returns a sink.
+ */
+public final class RevisionWorkload implements LongUnaryOperator
+{
+    /** Keys per batch call (as {@code KeyedBatchBenchmark.BATCH}). */
+    static final int BATCH = 32;
+
+    private final String kind;
+    private final KeyedRateLimiter limiter;
+    private final long[] longStream;
+    private final String[] stringStream;
+    private final int mask;
+    private final long[] batchKeys = new long[BATCH];
+    private final long[] codes = new long[BATCH];
+    private int next;
+    private long nowNs = 1;
+
+    /**
+     * @param kind         {@code long}, {@code string}, {@code batch} or {@code single}.
+     * @param keyCount     distinct keys (every key is inserted here, so the workload decides present keys).
+     * @param distinctLong the long keys, one per key index (for {@code string}: unused).
+     * @param distinctText the string keys, one per key index (for the other kinds: unused).
+     * @param stream       key indices, a power-of-two length.
+     */
+    public RevisionWorkload(
+        final String kind, final int keyCount, final long[] distinctLong, final String[] distinctText,
+        final int[] stream)
+    {
+        this.kind = kind;
+        this.limiter = KeyedRateLimiter.builder(Limit.ofGcra(1, 1L << 61)).expectedKeys(keyCount).build();
+        this.mask = stream.length - 1;
+        final boolean text = "string".equals(kind);
+        longStream = text ? null : new long[stream.length];
+        stringStream = text ? new String[stream.length] : null;
+        for (int i = 0; i < keyCount; i++)
+        {
+            if (text)
+            {
+                limiter.tryAcquire(distinctText[i], 1, 0);
+            }
+            else
+            {
+                limiter.tryAcquire(distinctLong[i], 1, 0);
+            }
+        }
+        for (int i = 0; i < stream.length; i++)
+        {
+            if (text)
+            {
+                stringStream[i] = distinctText[stream[i]];
+            }
+            else
+            {
+                longStream[i] = distinctLong[stream[i]];
+            }
+        }
+    }
+
+    @Override
+    public long applyAsLong(final long ops)
+    {
+        switch (kind)
+        {
+            case "long": return longKeys(ops);
+            case "string": return stringKeys(ops);
+            case "batch": return batch(ops);
+            case "single": return single(ops);
+            default: throw new IllegalArgumentException("kind must be long, string, batch or single but was " + kind);
+        }
+    }
+
+    private long longKeys(final long ops)
+    {
+        final KeyedRateLimiter limiter = this.limiter;
+        final long[] keys = longStream;
+        long sink = 0;
+        int i = next;
+        for (long n = 0; n < ops; n++, i++)
+        {
+            sink += limiter.tryAcquire(keys[i & mask], 1, nowNs++);
+        }
+        next = i;
+        return sink;
+    }
+
+    private long stringKeys(final long ops)
+    {
+        final KeyedRateLimiter limiter = this.limiter;
+        final String[] keys = stringStream;
+        long sink = 0;
+        int i = next;
+        for (long n = 0; n < ops; n++, i++)
+        {
+            sink += limiter.tryAcquire(keys[i & mask], 1, nowNs++);
+        }
+        next = i;
+        return sink;
+    }
+
+    private long batch(final long ops)
+    {
+        long sink = 0;
+        for (long n = 0; n < ops; n += BATCH)
+        {
+            limiter.tryAcquire(gather(), BATCH, 1, nowNs++, codes);
+            sink += codes[0] | codes[BATCH - 1];
+        }
+        return sink;
+    }
+
+    private long single(final long ops)
+    {
+        long sink = 0;
+        for (long n = 0; n < ops; n += BATCH)
+        {
+            final long[] keys = gather();
+            final long now = nowNs++;
+            for (int k = 0; k < BATCH; k++)
+            {
+                sink += limiter.tryAcquire(keys[k], 1, now);
+            }
+        }
+        return sink;
+    }
+
+    private long[] gather()
+    {
+        final int from = next & mask;
+        next = from + BATCH;
+        System.arraycopy(longStream, from, batchKeys, 0, BATCH);
+        return batchKeys;
+    }
+}
