@@ -2,6 +2,7 @@ package dev.cellrate.rls;
 
 import dev.cellrate.redis.FailPolicy;
 import dev.cellrate.redis.RedisComposite;
+import dev.cellrate.redis.RedisRateLimiterBuilder;
 import dev.cellrate.stat.StatFile;
 import dev.cellrate.rls.config.ConfigException;
 import dev.cellrate.rls.config.ConfigLoader;
@@ -80,6 +81,7 @@ public final class RlsServer implements AutoCloseable
         final Decider decider;
         if (null != options.redisUri)
         {
+            checkRedisOptions(options); // before any connection
             redisClient = RedisClient.create(options.redisUri);
             redisConnection = redisClient.connect(ByteArrayCodec.INSTANCE);
             try
@@ -122,6 +124,24 @@ public final class RlsServer implements AutoCloseable
         health.setStatus("envoy.service.ratelimit.v3.RateLimitService", HealthCheckResponse.ServingStatus.SERVING);
         http = options.httpPort < 0 ? null :
             new HttpSide(new InetSocketAddress(options.bindHost, options.httpPort), service, watcher);
+    }
+
+    private static void checkRedisOptions(final Options options)
+    {
+        check("--redis-timeout-ms", options.redisTimeoutMs, 1, 60_000);
+        check("--redis-breaker-window-calls", options.redisBreakerWindowCalls, 1,
+            RedisRateLimiterBuilder.MAX_BREAKER_WINDOW_CALLS);
+        check("--redis-breaker-minimum-calls", options.redisBreakerMinimumCalls, 1, options.redisBreakerWindowCalls);
+        check("--redis-breaker-failure-rate-percent", options.redisBreakerFailureRatePercent, 1, 100);
+        check("--redis-breaker-open-ms", options.redisBreakerOpenMs, 1, TimeUnit.HOURS.toMillis(1));
+    }
+
+    private static void check(final String option, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(option + " must be in [" + min + ", " + max + "] but was " + value);
+        }
     }
 
     /**

@@ -50,4 +50,28 @@ class RlsMainTest
         assertEquals(2, code);
         assertTrue(err.toString().contains("--grpc-port"), err.toString());
     }
+
+    @Test
+    void aBreakerSettingOutOfRangeIsNamedWithItsRangeBeforeRedisIsAsked(@TempDir final Path dir) throws Exception
+    {
+        Files.writeString(dir.resolve("ok.yaml"),
+            "domain: d\ndescriptors:\n  - key: a\n    rate_limit:\n      unit: second\n      requests_per_unit: 1\n");
+        final PrintStream err = System.err;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        final int code;
+        try
+        {
+            code = new CommandLine(new RlsMain()).execute("--config", dir.toString(), "--grpc-port", "0",
+                "--http-port", "-1", "--bind", "127.0.0.1", "--redis", "redis://127.0.0.1:1",
+                "--redis-breaker-window-calls", "10", "--redis-breaker-minimum-calls", "11");
+        }
+        finally
+        {
+            System.setErr(err);
+        }
+        assertEquals(2, code);
+        final String message = captured.toString(StandardCharsets.UTF_8);
+        assertTrue(message.contains("--redis-breaker-minimum-calls must be in [1, 10] but was 11"), message);
+    }
 }
