@@ -111,33 +111,7 @@ final class RedisLink
      */
     ScriptReply call(final byte[] redisKey, final long incrementUs, final long lease, final long nowUs)
     {
-        final ScriptReply reply = new ScriptReply(incrementUs);
-        final long startNs = System.nanoTime();
-        reply.cause = refusal();
-        if (null != reply.cause)
-        {
-            return reply;
-        }
-        try
-        {
-            AsyncCommand<byte[], byte[], ScriptReply> command =
-                dispatch(reply, true, redisKey, incrementUs, lease, nowUs);
-            boolean done = command.await(timeoutNs, TimeUnit.NANOSECONDS);
-            if (done && reply.noScript())
-            {
-                scriptReloads.incrementAndGet();
-                reply.reset();
-                command = dispatch(reply, false, redisKey, incrementUs, lease, nowUs);
-                done = await(command, startNs);
-            }
-            finish(command, done, reply);
-        }
-        catch (final RuntimeException ex)
-        {
-            failed(ex, reply);
-        }
-        settle(reply.cause);
-        return reply;
+        return callSync(new ScriptReply(incrementUs), bySha -> args.one(bySha, redisKey, incrementUs, lease, nowUs));
     }
 
     /**
@@ -145,7 +119,22 @@ final class RedisLink
      */
     BatchReply callBatch(final byte[][] redisKeys, final long[] incrementsUs, final int count, final long nowUs)
     {
-        final BatchReply reply = new BatchReply(count);
+        return callSync(new BatchReply(count), bySha -> args.batch(bySha, redisKeys, incrementsUs, count, nowUs));
+    }
+
+    /** The script's arguments for EVALSHA ({@code bySha}) or for EVAL. */
+    @FunctionalInterface
+    private interface ArgsFor
+    {
+        CommandArgs<byte[], byte[]> args(boolean bySha);
+    }
+
+    /**
+     * The synchronous call of either reply type: refused by the breaker, or EVALSHA, then EVAL on NOSCRIPT within
+     * the time left, then judged.
+     */
+    private <R extends ScriptOutput<R>> R callSync(final R reply, final ArgsFor argsFor)
+    {
         final long startNs = System.nanoTime();
         reply.cause = refusal();
         if (null != reply.cause)
@@ -154,14 +143,13 @@ final class RedisLink
         }
         try
         {
-            AsyncCommand<byte[], byte[], BatchReply> command =
-                dispatch(reply, true, args.batch(true, redisKeys, incrementsUs, count, nowUs));
+            AsyncCommand<byte[], byte[], R> command = dispatch(reply, true, argsFor.args(true));
             boolean done = command.await(timeoutNs, TimeUnit.NANOSECONDS);
             if (done && reply.noScript())
             {
                 scriptReloads.incrementAndGet();
                 reply.reset();
-                command = dispatch(reply, false, args.batch(false, redisKeys, incrementsUs, count, nowUs));
+                command = dispatch(reply, false, argsFor.args(false));
                 done = await(command, startNs);
             }
             finish(command, done, reply);
