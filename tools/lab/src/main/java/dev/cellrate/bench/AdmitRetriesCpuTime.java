@@ -20,7 +20,9 @@ import org.agrona.UnsafeApi;
  * For each form it prints, as the median and range over the rounds, the lost CASes per decision, the share of
  * decisions that lost one or more, the most lost by one decision and the CPU ns per decision of each thread. The
  * two threads contend only while they run side by side: on a crowded machine they often run apart, so compare
- * the forms within one run, never across runs.
+ * the forms within one run, never across runs. The totals over all rounds (warm-up included) give, for the
+ * decisions that lost a CAS, how many each lost: what contention costs a decision once it meets it, which
+ * depends little on how often the threads ran side by side.
  * <p>
  * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar
  * dev.cellrate.bench.AdmitRetriesCpuTime [rounds]}.
@@ -41,6 +43,15 @@ public final class AdmitRetriesCpuTime
         long reads;
         long retried;
         long mostLost;
+        /** Decisions that lost 1, 2, 3-7 and 8 or more CASes. */
+        final long[] lostHistogram = new long[4];
+        void retried(final long lost)
+        {
+            retried++;
+            mostLost = Math.max(mostLost, lost);
+            lostHistogram[lost == 1 ? 0 : lost == 2 ? 1 : lost < 8 ? 2 : 3]++;
+        }
+
         long q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
     }
 
@@ -108,6 +119,20 @@ public final class AdmitRetriesCpuTime
                 + "one decision in a round %s; cpu-ns per decision %s%n", NAMES[w], stat(lostPerOp[w]),
                 stat(retriedShare[w]), stat(mostLost[w]), stat(cpuNs[w]));
         }
+        for (int w = 0; w < work.length; w++)
+        {
+            final PerThread[] counts = bench.perThread[w];
+            final long retried = counts[0].retried + counts[1].retried;
+            final long lost = counts[0].reads + counts[1].reads - 2L * OPS * (rounds + 2);
+            final long[] histogram = new long[4];
+            for (int b = 0; b < 4; b++)
+            {
+                histogram[b] = counts[0].lostHistogram[b] + counts[1].lostHistogram[b];
+            }
+            System.out.printf("%-16s all rounds: %d decisions lost a CAS, %.2f lost CASes each; of them lost 1: %d, "
+                + "2: %d, 3-7: %d, 8 or more: %d%n", NAMES[w], retried, lost / Math.max(1.0, retried), histogram[0],
+                histogram[1], histogram[2], histogram[3]);
+        }
         final double[] ratio = new double[rounds];
         for (int r = 0; r < rounds; r++)
         {
@@ -136,8 +161,7 @@ public final class AdmitRetriesCpuTime
             final long lost = counts.reads - readsBefore - 1;
             if (lost > 0)
             {
-                counts.retried++;
-                counts.mostLost = Math.max(counts.mostLost, lost);
+                counts.retried(lost);
             }
         }
         return sink;
@@ -155,8 +179,7 @@ public final class AdmitRetriesCpuTime
             final long lost = counts.reads - readsBefore - 1;
             if (lost > 0)
             {
-                counts.retried++;
-                counts.mostLost = Math.max(counts.mostLost, lost);
+                counts.retried(lost);
             }
         }
         return sink;
