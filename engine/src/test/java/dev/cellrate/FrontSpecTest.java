@@ -239,9 +239,17 @@ class FrontSpecTest
         assertEquals(1_000, limiter.tatNs());
         assertEquals(1_000, limiter.tryAcquire(1, 0), "paid back after 10 T");
         assertEquals(Result.NEVER, limiter.tryAcquire(11, 5_000), "above maxPermits");
-        assertThrows(IllegalArgumentException.class, () -> new PayLaterRateLimiter(BURST_1, 1, 0, null));
         assertThrows(IllegalArgumentException.class,
-            () -> new PayLaterRateLimiter(null, 1, 0, org.agrona.concurrent.SystemNanoClock.INSTANCE));
+            () -> new PayLaterRateLimiter(BURST_1, 1, (org.agrona.concurrent.NanoClock)null));
+        assertThrows(IllegalArgumentException.class,
+            () -> new PayLaterRateLimiter(null, 1, org.agrona.concurrent.SystemNanoClock.INSTANCE));
+        assertThrows(IllegalArgumentException.class,
+            () -> PayLaterRateLimiter.startingEmpty(null, 1, 0, org.agrona.concurrent.SystemNanoClock.INSTANCE));
+        assertThrows(IllegalArgumentException.class, () -> PayLaterRateLimiter.startingEmpty(BURST_1, 1, 0, null));
+        assertThrows(IllegalArgumentException.class,
+            () -> ReservingLimiter.payLaterStartingEmpty(null, 1, 0, org.agrona.concurrent.SystemNanoClock.INSTANCE));
+        assertThrows(IllegalArgumentException.class,
+            () -> ReservingLimiter.payLaterStartingEmpty(BURST_1, 0, 0, org.agrona.concurrent.SystemNanoClock.INSTANCE));
     }
 
     @Test
@@ -288,7 +296,7 @@ class FrontSpecTest
     void payLaterStartsFromTheGivenTatAndFillsTheDecision()
     {
         final PayLaterRateLimiter limiter =
-            new PayLaterRateLimiter(BURST_1, 10, 1_000, org.agrona.concurrent.SystemNanoClock.INSTANCE);
+            PayLaterRateLimiter.atTat(BURST_1, 10, 1_000, org.agrona.concurrent.SystemNanoClock.INSTANCE);
         assertEquals(1_000, limiter.tatNs());
         final Decision decision = new Decision();
         assertEquals(1_000, limiter.tryAcquire(1, 0, decision), "owes 1000 ns from the start");
@@ -332,7 +340,7 @@ class FrontSpecTest
     void aDecisionDescribesItselfAndChains()
     {
         final Decision decision = new Decision();
-        assertSame(decision, decision.set(Result.ADMITTED, 200, 0, BURST_3));
+        assertSame(decision, decision.set(Result.ADMITTED, 200, BURST_3));
         assertTrue(decision.admitted());
         assertEquals(1, decision.remaining());
         assertEquals(200, decision.resetAfterNs());
@@ -351,8 +359,14 @@ class FrontSpecTest
         assertTrue(decision.admitted());
         decision.setOutcome(Result.NEVER, 0, 0, 10);
         assertEquals(Long.MAX_VALUE, decision.retryAfterNs(), "NEVER: never");
-        decision.set(Result.TABLE_FULL, Long.MIN_VALUE, 0, BURST_3);
+        decision.set(Result.TABLE_FULL, 0, BURST_3);
         assertEquals(Long.MAX_VALUE, decision.retryAfterNs());
+        assertEquals(3, decision.remaining(), "a full cell: the whole burst");
+        decision.set(Result.ADMITTED, -5, BURST_3);
+        assertEquals(0, decision.resetAfterNs(), "a negative reset-after counts as 0");
+        assertEquals(3, decision.remaining());
+        decision.set(Result.ADMITTED, Long.MAX_VALUE, BURST_3);
+        assertEquals(0, decision.remaining(), "far in debt: nothing remains");
     }
 
     @Test
