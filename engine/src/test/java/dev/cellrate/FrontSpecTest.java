@@ -293,6 +293,36 @@ class FrontSpecTest
     }
 
     @Test
+    void aPayLaterFrontStartingEmptyLetsItsFirstRequestPayLaterAtTheGivenTime()
+    {
+        final org.agrona.concurrent.CachedNanoClock clock = new org.agrona.concurrent.CachedNanoClock();
+        final Limit limit = Limit.ofGcra(100, 300);
+        final PayLaterRateLimiter limiter = PayLaterRateLimiter.startingEmpty(limit, 10, 1_000, clock);
+        assertEquals(1_300, limiter.tatNs(), "now + tau: no stored permits");
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(5, 1_000), "the first request passes and pays later");
+        assertEquals(500, limiter.tryAcquire(1, 1_000), "the next waits for the 5 charged");
+        final ReservingLimiter reserving = ReservingLimiter.payLaterStartingEmpty(limit, 10, 1_000, clock);
+        assertEquals(1_300, reserving.tatNs());
+        assertEquals(0, reserving.reserve(5, 1_000, 0));
+        assertEquals(500, reserving.reserve(1, 1_000, Long.MAX_VALUE));
+        final ReservingLimiter full = ReservingLimiter.payLater(limit, 10, clock);
+        assertEquals(Long.MIN_VALUE, full.tatNs(), "the plain pay-later form starts full");
+        assertEquals(0, full.reserve(10, 1_000, 0));
+
+        // tau < T (burst 1): empty is not k = 1, which is a full cell
+        final Limit slow = Limit.ofGcra(1_000, 400);
+        final PayLaterRateLimiter empty = PayLaterRateLimiter.startingEmpty(slow, 3, 0, clock);
+        final PayLaterRateLimiter one = new PayLaterRateLimiter(slow, 3, clock, 1);
+        assertEquals(Result.ADMITTED, empty.tryAcquire(1, 0));
+        assertEquals(Result.ADMITTED, one.tryAcquire(1, 0));
+        assertEquals(1_000, empty.tryAcquire(1, 0), "Guava: the next permit after one interval");
+        assertEquals(600, one.tryAcquire(1, 0), "a full cell stores tau more");
+
+        assertEquals(Long.MAX_VALUE, PayLaterRateLimiter.startingEmpty(limit, 1, Long.MAX_VALUE - 5, clock).tatNs(),
+            "saturated at the end of the long range");
+    }
+
+    @Test
     void payLaterStartsFromTheGivenTatAndFillsTheDecision()
     {
         final PayLaterRateLimiter limiter =
