@@ -1,0 +1,567 @@
+package dev.cellrate.bench;
+
+import java.util.SplittableRandom;
+
+import org.agrona.UnsafeApi;
+
+/**
+ * Candidate slot layouts for the keyed table, emulated and timed against the engine and the random-CAS floor in CPU
+ * time of the thread ({@link PairedRounds}: every round runs every workload once, in one JVM). All workloads decide
+ * the same uniform stream of the same present long keys ({@code KeyStream.longKey(0 .. keys-1)}, as
+ * {@link KeyedCpuTime}), one decision per key, with the admitting limit (increment 1, a ceiling no key reaches) and
+ * caller time.
+ * <p>
+ * Workloads:
+ * <ul>
+ *     <li>{@code floor}: {@link RandomCasTarget}, hash then read-then-CAS of a random 16-byte slot over the
+ *     engine's footprint;</li>
+ *     <li>{@code engine}: {@code KeyedRateLimiter.tryAcquire(long, 1, now)}, {@code expectedKeys(keys)};</li>
+ *     <li>{@code line4}: the engine's layout emulated (64-byte lines of four [key word][TAT] slots, the engine's
+ *     slot count, inserts take the first free slot from the home line on, a predicted branch per slot, spilled
+ *     keys probed line after line);</li>
+ *     <li>{@code line4 load 0.5}: the same with 1.5 times the slots (load 0.5: 32 B per key instead of 21.3);</li>
+ *     <li>{@code pair8}: 128-byte buckets (two adjacent lines) of eight [key][TAT] slots, the same memory as
+ *     {@code line4}, a predicted branch per slot;</li>
+ *     <li>{@code pair8 split}: 128-byte buckets whose first line holds the eight key words and whose second the
+ *     eight TATs (the key scan reads one line; the TAT is on the other);</li>
+ *     <li>{@code tag7}: 128-byte buckets: the first line a tag word (seven 8-bit fingerprints) and seven TATs, the
+ *     second the seven key words and a spare word; one load and one SWAR compare pick the candidate slot, its key
+ *     word confirms it. Same memory as {@code line4} (buckets = slots / 8, so seven keys share what eight slots
+ *     of today's layout hold: load 0.86);</li>
+ *     <li>{@code tag7 load 0.75}: the same at the engine's load (14% more memory: 24.4 B per key);</li>
+ *     <li>{@code line4 slot known}: {@code line4} with each key's slot address read from an array beside the key
+ *     stream (no scan, no spill): what the rest of a decision costs, the bound of any layout that keeps the
+ *     key word beside its TAT;</li>
+ * </ul>
+ * Every emulated decision is the engine's fast path: the TAT (acquire), GCRA in three operations, the fresh-slot
+ * test, the key word again (acquire), the ceiling, the CAS. The emulations hash with {@link RandomCasTarget#mix}
+ * (the floor's mixer), have one shard and no API layer; the {@code engine} row carries those.
+ * <p>
+ * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Xmx2g -cp tools/lab/target/lab.jar
+ * dev.cellrate.bench.LayoutCpuTime [rounds] [keys ...]} (default 7 rounds, 1,000,000 keys). Prints per key count
+ * the median CPU ns per decision with its range, the share of keys outside their home bucket per layout, and each
+ * row's median ratio to the floor.
+ */
+public final class LayoutCpuTime
+{
+    private static final int OPS = 2_000_000;
+    private static final int STREAM = 1 << 20;
+    private static final long INCREMENT = 1;
+    private static final long CEILING = (1L << 61) + 1;
+    private static final long FRESH_SLOT_TAT_NS = Long.MIN_VALUE + 1;
+    private static final int PROBE_BUCKETS = 256;
+    private static final long ONES = 0x0101_0101_0101_0101L;
+    /** The high bit of each of the seven tag bytes (byte 7 of the tag word is not a tag). */
+    private static final long TAG_HIGHS = 0x0080_8080_8080_8080L;
+    private static final String[] NAMES = {
+        "floor", "engine", "line4", "line4 load 0.5", "pair8", "pair8 split", "tag7", "tag7 load 0.75", "line4 slot known", "line4 branchless",
+        "line4 preferred"};
+
+    private final RandomCasTarget floor;
+    private final CellrateKeyedTarget engine;
+    private final Emulated line4;
+    private final Emulated line4Half;
+    private final Emulated pair8;
+    private final Emulated pair8Split;
+    private final Emulated tag7;
+    private final Emulated tag7Loose;
+    private final Emulated line4Preferred;
+    private final long[] stream = new long[STREAM];
+    /** The address of each stream key's slot in {@link #line4}. */
+    private final long[] line4Slots = new long[STREAM];
+    /** 0, but not a constant to the compiler: keeps a load whose value is otherwise unused. */
+    private long zero;
+    private long nowNs = 1;
+
+    /** One emulated table: its layout, buckets and memory. */
+    private static final class Emulated
+    {
+        final int kind;
+        final long address;
+        final long buckets;
+        final long bytes;
+        final int capacity;
+        long placed;
+        long spilled;
+        long dropped;
+        long preferred;
+
+        Emulated(final int kind, final long buckets, final int bucketBytes, final int capacity)
+        {
+            this.kind = kind;
+            this.buckets = buckets;
+            this.capacity = capacity;
+            bytes = buckets * bucketBytes;
+            final long raw = UnsafeApi.allocateMemory(bytes + 128);
+            UnsafeApi.setMemory(null, raw, bytes + 128, (byte)0);
+            address = (raw + 127) & ~127L;
+        }
+    }
+
+    private static final int LINE4 = 0;
+    private static final int PAIR8 = 1;
+    private static final int SPLIT8 = 2;
+    private static final int TAG7 = 3;
+    private static final int PREFERRED4 = 4;
+
+    private LayoutCpuTime(final int keyCount)
+    {
+        floor = new RandomCasTarget(keyCount);
+        engine = new CellrateKeyedTarget(keyCount);
+        final long slots = RandomCasTarget.slotsFor(keyCount);
+        line4 = new Emulated(LINE4, slots / 4, 64, 4);
+        line4Half = new Emulated(LINE4, slots * 3 / 8, 64, 4);
+        pair8 = new Emulated(PAIR8, slots / 8, 128, 8);
+        pair8Split = new Emulated(SPLIT8, slots / 8, 128, 8);
+        tag7 = new Emulated(TAG7, slots / 8, 128, 7);
+        tag7Loose = new Emulated(TAG7, (slots + 6) / 7, 128, 7);
+        line4Preferred = new Emulated(PREFERRED4, slots / 4, 64, 4);
+        final Emulated[] all = {line4, line4Half, pair8, pair8Split, tag7, tag7Loose, line4Preferred};
+        for (int i = 0; i < keyCount; i++)
+        {
+            final long key = KeyStream.longKey(i);
+            floor.decideLong(key, null, 0);
+            engine.decideLong(key, null, 0);
+            final long word = word(key);
+            for (final Emulated table : all)
+            {
+                insert(table, word);
+            }
+        }
+        final SplittableRandom random = new SplittableRandom(20_240_601L);
+        for (int i = 0; i < STREAM; i++)
+        {
+            stream[i] = KeyStream.longKey(random.nextInt(keyCount));
+            line4Slots[i] = probe(line4, word(stream[i]));
+        }
+    }
+
+    /** The key word: the floor's mixer, never 0 (an empty slot). */
+    private static long word(final long key)
+    {
+        final long h = RandomCasTarget.mix(key);
+        return 0 == h ? 1 : h;
+    }
+
+    private static long bucketOf(final Emulated table, final long word)
+    {
+        return ((word & 0xFFFF_FFFFL) * table.buckets) >>> 32;
+    }
+
+    /** The byte offset of a key's preferred slot in its line ({@code line4 preferred}): two bits of its word. */
+    private static long preferredOffset(final long word)
+    {
+        return (word >>> 40 & 3) << 4;
+    }
+
+    /** The tag of a key word: its top byte, 0 read as 0x80 (0 marks a free tag). */
+    private static long tagOf(final long word)
+    {
+        final long t = word >>> 56;
+        return t | (((t - 1) >>> 63) << 7);
+    }
+
+    private static long bucketAddress(final Emulated table, final long bucket)
+    {
+        return table.address + bucket * (LINE4 == table.kind || PREFERRED4 == table.kind ? 64 : 128);
+    }
+
+    private static long keyAddress(final Emulated table, final long bucketAddress, final int slot)
+    {
+        switch (table.kind)
+        {
+            case LINE4:
+            case PREFERRED4:
+            case PAIR8:
+                return bucketAddress + slot * 16L;
+            case SPLIT8:
+                return bucketAddress + slot * 8L;
+            default:
+                return bucketAddress + 64 + slot * 8L;
+        }
+    }
+
+    private static long tatAddress(final Emulated table, final long bucketAddress, final int slot)
+    {
+        switch (table.kind)
+        {
+            case LINE4:
+            case PREFERRED4:
+            case PAIR8:
+                return bucketAddress + slot * 16L + 8;
+            case SPLIT8:
+                return bucketAddress + 64 + slot * 8L;
+            default:
+                return bucketAddress + 8 + slot * 8L;
+        }
+    }
+
+    /** First free slot from the home bucket on (linear over buckets); a fresh TAT of 1. */
+    private static void insert(final Emulated table, final long word)
+    {
+        final long home = bucketOf(table, word);
+        if (PREFERRED4 == table.kind)
+        {
+            final long preferred = bucketAddress(table, home) + preferredOffset(word);
+            if (0 == UnsafeApi.getLong(null, preferred))
+            {
+                UnsafeApi.putLong(null, preferred, word);
+                UnsafeApi.putLong(null, preferred + 8, 1);
+                table.placed++;
+                table.preferred++;
+                return;
+            }
+        }
+        for (int probe = 0; probe < PROBE_BUCKETS; probe++)
+        {
+            final long bucket = bucketAddress(table, (home + probe) % table.buckets);
+            for (int s = 0; s < table.capacity; s++)
+            {
+                final long keyAddress = keyAddress(table, bucket, s);
+                if (0 == UnsafeApi.getLong(null, keyAddress))
+                {
+                    UnsafeApi.putLong(null, keyAddress, word);
+                    UnsafeApi.putLong(null, tatAddress(table, bucket, s), 1);
+                    if (TAG7 == table.kind)
+                    {
+                        final long tags = UnsafeApi.getLong(null, bucket);
+                        UnsafeApi.putLong(null, bucket, tags | (tagOf(word) << (8 * s)));
+                    }
+                    table.placed++;
+                    if (probe > 0)
+                    {
+                        table.spilled++;
+                        if (TAG7 == table.kind)
+                        {
+                            // the home bucket's overflow count (the spare word of its key line)
+                            final long home64 = bucketAddress(table, home) + 64 + 56;
+                            UnsafeApi.putLong(null, home64, UnsafeApi.getLong(null, home64) + 1);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+        table.dropped++;
+    }
+
+    /**
+     * @param args optional round count (default 7), then key counts (default 1,000,000).
+     */
+    public static void main(final String[] args)
+    {
+        final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
+        for (int a = 1; a < Math.max(2, args.length); a++)
+        {
+            final int keyCount = args.length > a ? Integer.parseInt(args[a]) : 1_000_000;
+            final LayoutCpuTime work = new LayoutCpuTime(keyCount);
+            final PairedRounds measured = PairedRounds.measure(NAMES.length, 2, rounds, w -> OPS, work::run);
+            System.out.printf("%,d keys (load before the run: %s)%n", keyCount, loadAverage());
+            measured.printCpuNs(NAMES, 16, 7);
+            final Emulated[] tables = {work.line4, work.line4Half, work.pair8, work.pair8Split, work.tag7,
+                work.tag7Loose};
+            System.out.printf("line4 preferred  %5.1f%% of keys in their preferred slot, %.1f%% outside their home "
+                + "bucket%n", 100.0 * work.line4Preferred.preferred / work.line4Preferred.placed,
+                100.0 * work.line4Preferred.spilled / work.line4Preferred.placed);
+            for (int t = 0; t < tables.length; t++)
+            {
+                final Emulated table = tables[t];
+                System.out.printf("%-16s %5.1f%% of keys outside their home bucket, %.1f B per key, %d dropped%n",
+                    NAMES[t + 2], 100.0 * table.spilled / table.placed, table.bytes / (double)keyCount, table.dropped);
+            }
+            final double floorNs = measured.median(0);
+            final StringBuilder ratios = new StringBuilder("keys " + keyCount + ": / floor");
+            for (int w = 1; w < NAMES.length; w++)
+            {
+                ratios.append(String.format(" | %s %.2fx", NAMES[w], measured.median(w) / floorNs));
+            }
+            System.out.println(ratios + " (sink " + (measured.sink() & 1) + ")");
+            // every decision of every workload admits (the sum of its codes is 0): the emulations find every key
+            final StringBuilder sums = new StringBuilder("code sums (all 0 when every key was found and admitted):");
+            for (int w = 0; w < NAMES.length; w++)
+            {
+                sums.append(' ').append(work.run(w));
+            }
+            System.out.println(sums);
+            System.gc();
+        }
+    }
+
+    private static String loadAverage()
+    {
+        return String.format("%.2f", java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+            .getSystemLoadAverage());
+    }
+
+    private long run(final int workload)
+    {
+        switch (workload)
+        {
+            case 0:
+                return floor();
+            case 1:
+                return engine();
+            case 2:
+                return line4(line4);
+            case 3:
+                return line4(line4Half);
+            case 4:
+                return pair8(pair8);
+            case 5:
+                return split8(pair8Split);
+            case 6:
+                return tag7(tag7);
+            case 7:
+                return tag7(tag7Loose);
+            case 8:
+                return line4Known();
+            case 9:
+                return line4Branchless(line4);
+            default:
+                return line4Preferred(line4Preferred);
+        }
+    }
+
+    // one loop per workload, each bound to one target
+    private long floor()
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            sink += floor.decideLong(stream[i & (STREAM - 1)], null, nowNs++);
+        }
+        return sink;
+    }
+
+    private long engine()
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            sink += engine.decideLong(stream[i & (STREAM - 1)], null, nowNs++);
+        }
+        return sink;
+    }
+
+    private long line4(final Emulated table)
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            final long word = word(stream[i & (STREAM - 1)]);
+            final long line = table.address + (bucketOf(table, word) << 6);
+            final long slot;
+            if (UnsafeApi.getLong(null, line) == word)
+            {
+                slot = line;
+            }
+            else if (UnsafeApi.getLong(null, line + 16) == word)
+            {
+                slot = line + 16;
+            }
+            else if (UnsafeApi.getLong(null, line + 32) == word)
+            {
+                slot = line + 32;
+            }
+            else if (UnsafeApi.getLong(null, line + 48) == word)
+            {
+                slot = line + 48;
+            }
+            else
+            {
+                slot = probe(table, word);
+            }
+            sink += decide(slot, slot + 8, word, nowNs++);
+        }
+        return sink;
+    }
+
+    /** {@link #line4} with the slot's address known in advance (no scan): the cost of the rest of a decision. */
+    private long line4Known()
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            final long word = word(stream[i & (STREAM - 1)]);
+            final long slot = line4Slots[i & (STREAM - 1)];
+            sink += decide(slot, slot + 8, word, nowNs++);
+        }
+        return sink;
+    }
+
+    /** {@link #line4} with the slot selected without a branch (an OR of masked addresses). */
+    private long line4Branchless(final Emulated table)
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            final long word = word(stream[i & (STREAM - 1)]);
+            final long line = table.address + (bucketOf(table, word) << 6);
+            long slot = (line & matchBits(UnsafeApi.getLong(null, line), word))
+                | ((line + 16) & matchBits(UnsafeApi.getLong(null, line + 16), word))
+                | ((line + 32) & matchBits(UnsafeApi.getLong(null, line + 32), word))
+                | ((line + 48) & matchBits(UnsafeApi.getLong(null, line + 48), word));
+            if (0 == slot)
+            {
+                slot = probe(table, word);
+            }
+            sink += decide(slot, slot + 8, word, nowNs++);
+        }
+        return sink;
+    }
+
+    private static long matchBits(final long a, final long b)
+    {
+        final long x = a ^ b;
+        return ((x - 1) & ~x) >> 63;
+    }
+
+    /**
+     * A line of four slots where a key is inserted into its preferred slot (two bits of its word) when that is
+     * free: one predicted branch on the preferred slot, whose address depends on the key word alone, then the
+     * general lookup.
+     */
+    private long line4Preferred(final Emulated table)
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            final long word = word(stream[i & (STREAM - 1)]);
+            final long preferred = table.address + (bucketOf(table, word) << 6) + preferredOffset(word);
+            final long slot = UnsafeApi.getLong(null, preferred) == word ? preferred : probe(table, word);
+            sink += decide(slot, slot + 8, word, nowNs++);
+        }
+        return sink;
+    }
+
+    private long pair8(final Emulated table)
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            final long word = word(stream[i & (STREAM - 1)]);
+            final long bucket = table.address + (bucketOf(table, word) << 7);
+            long slot = 0;
+            for (int s = 0; s < 8; s++)
+            {
+                if (UnsafeApi.getLong(null, bucket + 16L * s) == word)
+                {
+                    slot = bucket + 16L * s;
+                    break;
+                }
+            }
+            if (0 == slot)
+            {
+                slot = probe(table, word);
+            }
+            sink += decide(slot, slot + 8, word, nowNs++);
+        }
+        return sink;
+    }
+
+    private long split8(final Emulated table)
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            final long word = word(stream[i & (STREAM - 1)]);
+            final long bucket = table.address + (bucketOf(table, word) << 7);
+            long keyAt = 0;
+            for (int s = 0; s < 8; s++)
+            {
+                if (UnsafeApi.getLong(null, bucket + 8L * s) == word)
+                {
+                    keyAt = bucket + 8L * s;
+                    break;
+                }
+            }
+            if (0 == keyAt)
+            {
+                keyAt = probe(table, word);
+            }
+            // the TAT is 64 bytes after its key word, in the bucket's second line
+            sink += decide(keyAt, keyAt + 64, word, nowNs++);
+        }
+        return sink;
+    }
+
+    private long tag7(final Emulated table)
+    {
+        long sink = 0;
+        for (int i = 0; i < OPS; i++)
+        {
+            final long word = word(stream[i & (STREAM - 1)]);
+            final long bucket = table.address + (bucketOf(table, word) << 7);
+            // the key line's spare word (the overflow count), read at once so the second line's miss starts with
+            // the first's
+            final long overflow = UnsafeApi.getLong(null, bucket + 120);
+            final long x = UnsafeApi.getLong(null, bucket) ^ (tagOf(word) * ONES);
+            final long candidates = (x - ONES) & ~x & TAG_HIGHS;
+            // the first candidate, without a branch on which; a second candidate (another key with the same tag
+            // before it, 7 in 256 per key) goes the general way
+            final long first = bucket + 64 + (Long.numberOfTrailingZeros(candidates) >>> 3) * 8L;
+            long keyAt = 0 != candidates && UnsafeApi.getLong(null, first) == word ? first : 0;
+            if (0 == keyAt)
+            {
+                keyAt = 0 == overflow && 0 == candidates ? 0 : probe(table, word);
+            }
+            // key at bucket + 64 + 8 s, its TAT at bucket + 8 + 8 s
+            sink += decide(keyAt, keyAt - 56, word, nowNs++) + (overflow & zero);
+        }
+        return sink;
+    }
+
+    /** The general lookup of a key past its home bucket (or absent): its key word's address, or 0. */
+    private static long probe(final Emulated table, final long word)
+    {
+        final long home = bucketOf(table, word);
+        for (int probe = 0; probe < PROBE_BUCKETS; probe++)
+        {
+            final long bucket = bucketAddress(table, (home + probe) % table.buckets);
+            for (int s = 0; s < table.capacity; s++)
+            {
+                final long keyAddress = keyAddress(table, bucket, s);
+                final long key = UnsafeApi.getLongAcquire(null, keyAddress);
+                if (key == word)
+                {
+                    return keyAddress;
+                }
+                if (0 == key)
+                {
+                    return 0;
+                }
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * The engine's fast path on a slot: the TAT (acquire), GCRA, the fresh-slot test, the key again (acquire), the
+     * ceiling, the CAS. 0 admitted, a positive retry-after, -1 for the general path (none here: every key is
+     * present, no CAS is contended).
+     */
+    private static long decide(final long keyAt, final long tatAt, final long word, final long nowNs)
+    {
+        if (0 == keyAt)
+        {
+            return -1;
+        }
+        final long tatNs = UnsafeApi.getLongAcquire(null, tatAt);
+        final long baseNs = Math.max(tatNs, nowNs);
+        final long nextTatNs = baseNs + INCREMENT;
+        final long dueNs = nextTatNs - nowNs;
+        if (nextTatNs > baseNs && dueNs > 0 && tatNs > FRESH_SLOT_TAT_NS
+            && UnsafeApi.getLongAcquire(null, keyAt) == word)
+        {
+            if (dueNs > CEILING)
+            {
+                return dueNs - CEILING;
+            }
+            if (UnsafeApi.compareAndExchangeLong(null, tatAt, tatNs, nextTatNs) == tatNs)
+            {
+                return 0;
+            }
+        }
+        return -1;
+    }
+}
