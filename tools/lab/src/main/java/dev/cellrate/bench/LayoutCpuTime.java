@@ -29,6 +29,12 @@ import org.agrona.UnsafeApi;
  *     word confirms it. Same memory as {@code line4} (buckets = slots / 8, so seven keys share what eight slots
  *     of today's layout hold: load 0.86);</li>
  *     <li>{@code tag7 load 0.75}: the same at the engine's load (14% more memory: 24.4 B per key);</li>
+ *     <li>{@code line4 branchless}: {@code line4} with the slot selected without a branch (an OR of masked
+ *     addresses);</li>
+ *     <li>{@code line4 preferred}: {@code line4} where an insert takes the key's preferred slot (two bits of its
+ *     word) if it is free, and a lookup first tries that slot (one predicted branch, an address from the key word
+ *     alone); {@code line4 preferred+evict}: the same, and an insert also takes its preferred slot from a key that
+ *     is not in its own (which moves on), so as many keys as possible sit in their preferred slot;</li>
  *     <li>{@code line4 slot known}: {@code line4} with each key's slot address read from an array beside the key
  *     stream (no scan, no spill): what the rest of a decision costs, the bound of any layout that keeps the
  *     key word beside its TAT;</li>
@@ -55,7 +61,7 @@ public final class LayoutCpuTime
     private static final long TAG_HIGHS = 0x0080_8080_8080_8080L;
     private static final String[] NAMES = {
         "floor", "engine", "line4", "line4 load 0.5", "pair8", "pair8 split", "tag7", "tag7 load 0.75", "line4 slot known", "line4 branchless",
-        "line4 preferred"};
+        "line4 preferred", "line4 preferred+evict"};
 
     private final RandomCasTarget floor;
     private final CellrateKeyedTarget engine;
@@ -66,6 +72,7 @@ public final class LayoutCpuTime
     private final Emulated tag7;
     private final Emulated tag7Loose;
     private final Emulated line4Preferred;
+    private final Emulated line4Evicting;
     private final long[] stream = new long[STREAM];
     /** The address of each stream key's slot in {@link #line4}. */
     private final long[] line4Slots = new long[STREAM];
@@ -84,7 +91,8 @@ public final class LayoutCpuTime
         long placed;
         long spilled;
         long dropped;
-        long preferred;
+        /** Whether an insert takes its preferred slot from a key that is not in its own ({@code evict}). */
+        boolean evicts;
 
         Emulated(final int kind, final long buckets, final int bucketBytes, final int capacity)
         {
@@ -116,7 +124,9 @@ public final class LayoutCpuTime
         tag7 = new Emulated(TAG7, slots / 8, 128, 7);
         tag7Loose = new Emulated(TAG7, (slots + 6) / 7, 128, 7);
         line4Preferred = new Emulated(PREFERRED4, slots / 4, 64, 4);
-        final Emulated[] all = {line4, line4Half, pair8, pair8Split, tag7, tag7Loose, line4Preferred};
+        line4Evicting = new Emulated(PREFERRED4, slots / 4, 64, 4);
+        line4Evicting.evicts = true;
+        final Emulated[] all = {line4, line4Half, pair8, pair8Split, tag7, tag7Loose, line4Preferred, line4Evicting};
         for (int i = 0; i < keyCount; i++)
         {
             final long key = KeyStream.longKey(i);
@@ -152,6 +162,35 @@ public final class LayoutCpuTime
     private static long preferredOffset(final long word)
     {
         return (word >>> 40 & 3) << 4;
+    }
+
+    private static boolean inPreferredSlot(final Emulated table, final long word, final long keyAddress)
+    {
+        return keyAddress == bucketAddress(table, bucketOf(table, word)) + preferredOffset(word);
+    }
+
+    /** Percentages of a preferred-slot table's keys: in their preferred slot, outside their home line. */
+    private static String preferredShares(final Emulated table)
+    {
+        long keys = 0;
+        long preferred = 0;
+        long away = 0;
+        for (long bucket = 0; bucket < table.buckets; bucket++)
+        {
+            for (int s = 0; s < 4; s++)
+            {
+                final long at = bucketAddress(table, bucket) + 16L * s;
+                final long word = UnsafeApi.getLong(null, at);
+                if (0 != word)
+                {
+                    keys++;
+                    preferred += inPreferredSlot(table, word, at) ? 1 : 0;
+                    away += bucketOf(table, word) == bucket ? 0 : 1;
+                }
+            }
+        }
+        return String.format("%5.1f%% of keys in their preferred slot, %.1f%% outside their home line",
+            100.0 * preferred / keys, 100.0 * away / keys);
     }
 
     /** The tag of a key word: its top byte, 0 read as 0x80 (0 marks a free tag). */
@@ -203,12 +242,22 @@ public final class LayoutCpuTime
         if (PREFERRED4 == table.kind)
         {
             final long preferred = bucketAddress(table, home) + preferredOffset(word);
-            if (0 == UnsafeApi.getLong(null, preferred))
+            final long held = UnsafeApi.getLong(null, preferred);
+            if (0 == held)
             {
                 UnsafeApi.putLong(null, preferred, word);
                 UnsafeApi.putLong(null, preferred + 8, 1);
                 table.placed++;
-                table.preferred++;
+                return;
+            }
+            if (table.evicts && !inPreferredSlot(table, held, preferred))
+            {
+                // the holder is not in its own preferred slot: it moves to the first free slot from its home on
+                UnsafeApi.putLong(null, preferred, word);
+                UnsafeApi.putLong(null, preferred + 8, 1);
+                table.placed--;
+                insert(table, held);
+                table.placed++;
                 return;
             }
         }
@@ -257,16 +306,15 @@ public final class LayoutCpuTime
             final LayoutCpuTime work = new LayoutCpuTime(keyCount);
             final PairedRounds measured = PairedRounds.measure(NAMES.length, 2, rounds, w -> OPS, work::run);
             System.out.printf("%,d keys (load before the run: %s)%n", keyCount, loadAverage());
-            measured.printCpuNs(NAMES, 16, 7);
+            measured.printCpuNs(NAMES, 21, 7);
             final Emulated[] tables = {work.line4, work.line4Half, work.pair8, work.pair8Split, work.tag7,
                 work.tag7Loose};
-            System.out.printf("line4 preferred  %5.1f%% of keys in their preferred slot, %.1f%% outside their home "
-                + "bucket%n", 100.0 * work.line4Preferred.preferred / work.line4Preferred.placed,
-                100.0 * work.line4Preferred.spilled / work.line4Preferred.placed);
+            System.out.println("line4 preferred       " + preferredShares(work.line4Preferred));
+            System.out.println("line4 preferred+evict " + preferredShares(work.line4Evicting));
             for (int t = 0; t < tables.length; t++)
             {
                 final Emulated table = tables[t];
-                System.out.printf("%-16s %5.1f%% of keys outside their home bucket, %.1f B per key, %d dropped%n",
+                System.out.printf("%-21s %5.1f%% of keys outside their home bucket, %.1f B per key, %d dropped%n",
                     NAMES[t + 2], 100.0 * table.spilled / table.placed, table.bytes / (double)keyCount, table.dropped);
             }
             final double floorNs = measured.median(0);
@@ -317,8 +365,10 @@ public final class LayoutCpuTime
                 return line4Known();
             case 9:
                 return line4Branchless(line4);
-            default:
+            case 10:
                 return line4Preferred(line4Preferred);
+            default:
+                return line4Preferred(line4Evicting);
         }
     }
 
