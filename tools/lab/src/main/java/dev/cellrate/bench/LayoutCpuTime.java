@@ -44,7 +44,8 @@ import org.agrona.UnsafeApi;
  * (the floor's mixer), have one shard and no API layer; the {@code engine} row carries those.
  * <p>
  * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Xmx2g -cp tools/lab/target/lab.jar
- * dev.cellrate.bench.LayoutCpuTime [rounds] [keys ...]} (default 7 rounds, 1,000,000 keys). Prints per key count
+ * dev.cellrate.bench.LayoutCpuTime [rounds] [keys ...]} (default 7 rounds, 1,000,000 keys); {@code -Dlayouts=0,2,11}
+ * runs only those rows (indices in the order above, the floor first). Prints per key count
  * the median CPU ns per decision with its range, the share of keys outside their home bucket per layout, and each
  * row's median ratio to the floor.
  */
@@ -304,9 +305,14 @@ public final class LayoutCpuTime
         {
             final int keyCount = args.length > a ? Integer.parseInt(args[a]) : 1_000_000;
             final LayoutCpuTime work = new LayoutCpuTime(keyCount);
-            final PairedRounds measured = PairedRounds.measure(NAMES.length, 2, rounds, w -> OPS, work::run);
+            // -Dlayouts=0,2,11 runs those workloads only (indices into NAMES; the floor, 0, must be the first)
+            final int[] chosen = java.util.Arrays.stream(System.getProperty("layouts", "").split(","))
+                .filter(x -> !x.isBlank()).mapToInt(Integer::parseInt).toArray();
+            final int[] runs = chosen.length > 0 ? chosen : java.util.stream.IntStream.range(0, NAMES.length).toArray();
+            final String[] names = java.util.Arrays.stream(runs).mapToObj(w -> NAMES[w]).toArray(String[]::new);
+            final PairedRounds measured = PairedRounds.measure(runs.length, 2, rounds, w -> OPS, w -> work.run(runs[w]));
             System.out.printf("%,d keys (load before the run: %s)%n", keyCount, loadAverage());
-            measured.printCpuNs(NAMES, 21, 7);
+            measured.printCpuNs(names, 21, 7);
             final Emulated[] tables = {work.line4, work.line4Half, work.pair8, work.pair8Split, work.tag7,
                 work.tag7Loose};
             System.out.println("line4 preferred       " + preferredShares(work.line4Preferred));
@@ -319,16 +325,16 @@ public final class LayoutCpuTime
             }
             final double floorNs = measured.median(0);
             final StringBuilder ratios = new StringBuilder("keys " + keyCount + ": / floor");
-            for (int w = 1; w < NAMES.length; w++)
+            for (int w = 1; w < runs.length; w++)
             {
-                ratios.append(String.format(" | %s %.2fx", NAMES[w], measured.median(w) / floorNs));
+                ratios.append(String.format(" | %s %.2fx", names[w], measured.median(w) / floorNs));
             }
             System.out.println(ratios + " (sink " + (measured.sink() & 1) + ")");
             // every decision of every workload admits (the sum of its codes is 0): the emulations find every key
             final StringBuilder sums = new StringBuilder("code sums (all 0 when every key was found and admitted):");
-            for (int w = 0; w < NAMES.length; w++)
+            for (int w = 0; w < runs.length; w++)
             {
-                sums.append(' ').append(work.run(w));
+                sums.append(' ').append(work.run(runs[w]));
             }
             System.out.println(sums);
             System.gc();
