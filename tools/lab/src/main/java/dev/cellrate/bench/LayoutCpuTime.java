@@ -4,6 +4,19 @@ import java.util.SplittableRandom;
 
 import org.agrona.UnsafeApi;
 
+import static dev.cellrate.bench.EmulatedTable.LINE4;
+import static dev.cellrate.bench.EmulatedTable.PAIR8;
+import static dev.cellrate.bench.EmulatedTable.PREFERRED4;
+import static dev.cellrate.bench.EmulatedTable.SPLIT8;
+import static dev.cellrate.bench.EmulatedTable.TAG7;
+import static dev.cellrate.bench.EmulatedTable.bucketOf;
+import static dev.cellrate.bench.EmulatedTable.insert;
+import static dev.cellrate.bench.EmulatedTable.preferredOffset;
+import static dev.cellrate.bench.EmulatedTable.preferredShares;
+import static dev.cellrate.bench.EmulatedTable.probe;
+import static dev.cellrate.bench.EmulatedTable.tagOf;
+import static dev.cellrate.bench.EmulatedTable.word;
+
 /**
  * Candidate slot layouts for the keyed table, emulated and timed against the engine and the random-CAS floor in CPU
  * time of the thread ({@link PairedRounds}: every round runs every workload once, in one JVM). All workloads decide
@@ -26,24 +39,25 @@ import org.agrona.UnsafeApi;
  *     eight TATs (the key scan reads one line; the TAT is on the other);</li>
  *     <li>{@code tag7}: 128-byte buckets: the first line a tag word (seven 8-bit fingerprints) and seven TATs, the
  *     second the seven key words and a spare word; one load and one SWAR compare pick the candidate slot, its key
- *     word confirms it. Same memory as {@code line4} (buckets = slots / 8, so seven keys share what eight slots
+ *     word confirms it (a second candidate, another key of the bucket with the same tag, goes the general
+ *     way). Same memory as {@code line4} (buckets = slots / 8, so seven keys share what eight slots
  *     of today's layout hold: load 0.86);</li>
  *     <li>{@code tag7 load 0.75}: the same at the engine's load (14% more memory: 24.4 B per key);</li>
+ *     <li>{@code line4 slot known}: {@code line4} with each key's slot address read from an array beside the key
+ *     stream (no scan, no spill): what the rest of a decision costs, the bound of any layout that keeps the
+ *     key word beside its TAT;</li>
  *     <li>{@code line4 branchless}: {@code line4} with the slot selected without a branch (an OR of masked
  *     addresses);</li>
  *     <li>{@code line4 preferred}: {@code line4} where an insert takes the key's preferred slot (two bits of its
  *     word) if it is free, and a lookup first tries that slot (one predicted branch, an address from the key word
  *     alone); {@code line4 preferred+evict}: the same, and an insert also takes its preferred slot from a key that
  *     is not in its own (which moves on), so as many keys as possible sit in their preferred slot;</li>
- *     <li>{@code line4 slot known}: {@code line4} with each key's slot address read from an array beside the key
- *     stream (no scan, no spill): what the rest of a decision costs, the bound of any layout that keeps the
- *     key word beside its TAT;</li>
  * </ul>
  * Every emulated decision is the engine's fast path: the TAT (acquire), GCRA in three operations, the fresh-slot
  * test, the key word again (acquire), the ceiling, the CAS. The emulations hash with {@link RandomCasTarget#mix}
  * (the floor's mixer), have one shard and no API layer; the {@code engine} row carries those.
  * <p>
- * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Xmx2g -cp tools/lab/target/lab.jar
+ * Run: {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Xmx3g -cp tools/lab/target/lab.jar
  * dev.cellrate.bench.LayoutCpuTime [rounds] [keys ...]} (default 7 rounds, 1,000,000 keys); {@code -Dlayouts=0,2,11}
  * runs only those rows (indices in the order above, the floor first). Prints per key count
  * the median CPU ns per decision with its range, the share of keys outside their home bucket per layout, and each
@@ -56,24 +70,23 @@ public final class LayoutCpuTime
     private static final long INCREMENT = 1;
     private static final long CEILING = (1L << 61) + 1;
     private static final long FRESH_SLOT_TAT_NS = Long.MIN_VALUE + 1;
-    private static final int PROBE_BUCKETS = 256;
     private static final long ONES = 0x0101_0101_0101_0101L;
     /** The high bit of each of the seven tag bytes (byte 7 of the tag word is not a tag). */
     private static final long TAG_HIGHS = 0x0080_8080_8080_8080L;
     private static final String[] NAMES = {
-        "floor", "engine", "line4", "line4 load 0.5", "pair8", "pair8 split", "tag7", "tag7 load 0.75", "line4 slot known", "line4 branchless",
-        "line4 preferred", "line4 preferred+evict"};
+        "floor", "engine", "line4", "line4 load 0.5", "pair8", "pair8 split", "tag7", "tag7 load 0.75",
+        "line4 slot known", "line4 branchless", "line4 preferred", "line4 preferred+evict"};
 
     private final RandomCasTarget floor;
     private final CellrateKeyedTarget engine;
-    private final Emulated line4;
-    private final Emulated line4Half;
-    private final Emulated pair8;
-    private final Emulated pair8Split;
-    private final Emulated tag7;
-    private final Emulated tag7Loose;
-    private final Emulated line4Preferred;
-    private final Emulated line4Evicting;
+    private final EmulatedTable line4;
+    private final EmulatedTable line4Half;
+    private final EmulatedTable pair8;
+    private final EmulatedTable pair8Split;
+    private final EmulatedTable tag7;
+    private final EmulatedTable tag7Loose;
+    private final EmulatedTable line4Preferred;
+    private final EmulatedTable line4Evicting;
     private final long[] stream = new long[STREAM];
     /** The address of each stream key's slot in {@link #line4}. */
     private final long[] line4Slots = new long[STREAM];
@@ -81,60 +94,28 @@ public final class LayoutCpuTime
     private long zero;
     private long nowNs = 1;
 
-    /** One emulated table: its layout, buckets and memory. */
-    private static final class Emulated
-    {
-        final int kind;
-        final long address;
-        final long buckets;
-        final long bytes;
-        final int capacity;
-        long placed;
-        long spilled;
-        long dropped;
-        /** Whether an insert takes its preferred slot from a key that is not in its own ({@code evict}). */
-        boolean evicts;
-
-        Emulated(final int kind, final long buckets, final int bucketBytes, final int capacity)
-        {
-            this.kind = kind;
-            this.buckets = buckets;
-            this.capacity = capacity;
-            bytes = buckets * bucketBytes;
-            final long raw = UnsafeApi.allocateMemory(bytes + 128);
-            UnsafeApi.setMemory(null, raw, bytes + 128, (byte)0);
-            address = (raw + 127) & ~127L;
-        }
-    }
-
-    private static final int LINE4 = 0;
-    private static final int PAIR8 = 1;
-    private static final int SPLIT8 = 2;
-    private static final int TAG7 = 3;
-    private static final int PREFERRED4 = 4;
-
     private LayoutCpuTime(final int keyCount)
     {
         floor = new RandomCasTarget(keyCount);
         engine = new CellrateKeyedTarget(keyCount);
         final long slots = RandomCasTarget.slotsFor(keyCount);
-        line4 = new Emulated(LINE4, slots / 4, 64, 4);
-        line4Half = new Emulated(LINE4, slots * 3 / 8, 64, 4);
-        pair8 = new Emulated(PAIR8, slots / 8, 128, 8);
-        pair8Split = new Emulated(SPLIT8, slots / 8, 128, 8);
-        tag7 = new Emulated(TAG7, slots / 8, 128, 7);
-        tag7Loose = new Emulated(TAG7, (slots + 6) / 7, 128, 7);
-        line4Preferred = new Emulated(PREFERRED4, slots / 4, 64, 4);
-        line4Evicting = new Emulated(PREFERRED4, slots / 4, 64, 4);
+        line4 = new EmulatedTable(LINE4, slots / 4, 64, 4);
+        line4Half = new EmulatedTable(LINE4, slots * 3 / 8, 64, 4);
+        pair8 = new EmulatedTable(PAIR8, slots / 8, 128, 8);
+        pair8Split = new EmulatedTable(SPLIT8, slots / 8, 128, 8);
+        tag7 = new EmulatedTable(TAG7, slots / 8, 128, 7);
+        tag7Loose = new EmulatedTable(TAG7, (slots + 6) / 7, 128, 7);
+        line4Preferred = new EmulatedTable(PREFERRED4, slots / 4, 64, 4);
+        line4Evicting = new EmulatedTable(PREFERRED4, slots / 4, 64, 4);
         line4Evicting.evicts = true;
-        final Emulated[] all = {line4, line4Half, pair8, pair8Split, tag7, tag7Loose, line4Preferred, line4Evicting};
+        final EmulatedTable[] all = {line4, line4Half, pair8, pair8Split, tag7, tag7Loose, line4Preferred, line4Evicting};
         for (int i = 0; i < keyCount; i++)
         {
             final long key = KeyStream.longKey(i);
             floor.decideLong(key, null, 0);
             engine.decideLong(key, null, 0);
             final long word = word(key);
-            for (final Emulated table : all)
+            for (final EmulatedTable table : all)
             {
                 insert(table, word);
             }
@@ -145,154 +126,6 @@ public final class LayoutCpuTime
             stream[i] = KeyStream.longKey(random.nextInt(keyCount));
             line4Slots[i] = probe(line4, word(stream[i]));
         }
-    }
-
-    /** The key word: the floor's mixer, never 0 (an empty slot). */
-    private static long word(final long key)
-    {
-        final long h = RandomCasTarget.mix(key);
-        return 0 == h ? 1 : h;
-    }
-
-    private static long bucketOf(final Emulated table, final long word)
-    {
-        return ((word & 0xFFFF_FFFFL) * table.buckets) >>> 32;
-    }
-
-    /** The byte offset of a key's preferred slot in its line ({@code line4 preferred}): two bits of its word. */
-    private static long preferredOffset(final long word)
-    {
-        return (word >>> 40 & 3) << 4;
-    }
-
-    private static boolean inPreferredSlot(final Emulated table, final long word, final long keyAddress)
-    {
-        return keyAddress == bucketAddress(table, bucketOf(table, word)) + preferredOffset(word);
-    }
-
-    /** Percentages of a preferred-slot table's keys: in their preferred slot, outside their home line. */
-    private static String preferredShares(final Emulated table)
-    {
-        long keys = 0;
-        long preferred = 0;
-        long away = 0;
-        for (long bucket = 0; bucket < table.buckets; bucket++)
-        {
-            for (int s = 0; s < 4; s++)
-            {
-                final long at = bucketAddress(table, bucket) + 16L * s;
-                final long word = UnsafeApi.getLong(null, at);
-                if (0 != word)
-                {
-                    keys++;
-                    preferred += inPreferredSlot(table, word, at) ? 1 : 0;
-                    away += bucketOf(table, word) == bucket ? 0 : 1;
-                }
-            }
-        }
-        return String.format("%5.1f%% of keys in their preferred slot, %.1f%% outside their home line",
-            100.0 * preferred / keys, 100.0 * away / keys);
-    }
-
-    /** The tag of a key word: its top byte, 0 read as 0x80 (0 marks a free tag). */
-    private static long tagOf(final long word)
-    {
-        final long t = word >>> 56;
-        return t | (((t - 1) >>> 63) << 7);
-    }
-
-    private static long bucketAddress(final Emulated table, final long bucket)
-    {
-        return table.address + bucket * (LINE4 == table.kind || PREFERRED4 == table.kind ? 64 : 128);
-    }
-
-    private static long keyAddress(final Emulated table, final long bucketAddress, final int slot)
-    {
-        switch (table.kind)
-        {
-            case LINE4:
-            case PREFERRED4:
-            case PAIR8:
-                return bucketAddress + slot * 16L;
-            case SPLIT8:
-                return bucketAddress + slot * 8L;
-            default:
-                return bucketAddress + 64 + slot * 8L;
-        }
-    }
-
-    private static long tatAddress(final Emulated table, final long bucketAddress, final int slot)
-    {
-        switch (table.kind)
-        {
-            case LINE4:
-            case PREFERRED4:
-            case PAIR8:
-                return bucketAddress + slot * 16L + 8;
-            case SPLIT8:
-                return bucketAddress + 64 + slot * 8L;
-            default:
-                return bucketAddress + 8 + slot * 8L;
-        }
-    }
-
-    /** First free slot from the home bucket on (linear over buckets); a fresh TAT of 1. */
-    private static void insert(final Emulated table, final long word)
-    {
-        final long home = bucketOf(table, word);
-        if (PREFERRED4 == table.kind)
-        {
-            final long preferred = bucketAddress(table, home) + preferredOffset(word);
-            final long held = UnsafeApi.getLong(null, preferred);
-            if (0 == held)
-            {
-                UnsafeApi.putLong(null, preferred, word);
-                UnsafeApi.putLong(null, preferred + 8, 1);
-                table.placed++;
-                return;
-            }
-            if (table.evicts && !inPreferredSlot(table, held, preferred))
-            {
-                // the holder is not in its own preferred slot: it moves to the first free slot from its home on
-                UnsafeApi.putLong(null, preferred, word);
-                UnsafeApi.putLong(null, preferred + 8, 1);
-                table.placed--;
-                insert(table, held);
-                table.placed++;
-                return;
-            }
-        }
-        for (int probe = 0; probe < PROBE_BUCKETS; probe++)
-        {
-            final long bucket = bucketAddress(table, (home + probe) % table.buckets);
-            for (int s = 0; s < table.capacity; s++)
-            {
-                final long keyAddress = keyAddress(table, bucket, s);
-                if (0 == UnsafeApi.getLong(null, keyAddress))
-                {
-                    UnsafeApi.putLong(null, keyAddress, word);
-                    UnsafeApi.putLong(null, tatAddress(table, bucket, s), 1);
-                    if (TAG7 == table.kind)
-                    {
-                        final long tags = UnsafeApi.getLong(null, bucket);
-                        UnsafeApi.putLong(null, bucket, tags | (tagOf(word) << (8 * s)));
-                    }
-                    table.placed++;
-                    if (probe > 0)
-                    {
-                        table.spilled++;
-                        if (TAG7 == table.kind)
-                        {
-                            // the home bucket's overflow count (the spare word of its key line)
-                            final long home64 = bucketAddress(table, home) + 64 + 56;
-                            UnsafeApi.putLong(null, home64, UnsafeApi.getLong(null, home64) + 1);
-                        }
-                    }
-                    return;
-                }
-            }
-        }
-        table.dropped++;
     }
 
     /**
@@ -313,13 +146,13 @@ public final class LayoutCpuTime
             final PairedRounds measured = PairedRounds.measure(runs.length, 2, rounds, w -> OPS, w -> work.run(runs[w]));
             System.out.printf("%,d keys (load before the run: %s)%n", keyCount, loadAverage());
             measured.printCpuNs(names, 21, 7);
-            final Emulated[] tables = {work.line4, work.line4Half, work.pair8, work.pair8Split, work.tag7,
+            final EmulatedTable[] tables = {work.line4, work.line4Half, work.pair8, work.pair8Split, work.tag7,
                 work.tag7Loose};
             System.out.println("line4 preferred       " + preferredShares(work.line4Preferred));
             System.out.println("line4 preferred+evict " + preferredShares(work.line4Evicting));
             for (int t = 0; t < tables.length; t++)
             {
-                final Emulated table = tables[t];
+                final EmulatedTable table = tables[t];
                 System.out.printf("%-21s %5.1f%% of keys outside their home bucket, %.1f B per key, %d dropped%n",
                     NAMES[t + 2], 100.0 * table.spilled / table.placed, table.bytes / (double)keyCount, table.dropped);
             }
@@ -399,7 +232,7 @@ public final class LayoutCpuTime
         return sink;
     }
 
-    private long line4(final Emulated table)
+    private long line4(final EmulatedTable table)
     {
         long sink = 0;
         for (int i = 0; i < OPS; i++)
@@ -446,7 +279,7 @@ public final class LayoutCpuTime
     }
 
     /** {@link #line4} with the slot selected without a branch (an OR of masked addresses). */
-    private long line4Branchless(final Emulated table)
+    private long line4Branchless(final EmulatedTable table)
     {
         long sink = 0;
         for (int i = 0; i < OPS; i++)
@@ -477,7 +310,7 @@ public final class LayoutCpuTime
      * free: one predicted branch on the preferred slot, whose address depends on the key word alone, then the
      * general lookup.
      */
-    private long line4Preferred(final Emulated table)
+    private long line4Preferred(final EmulatedTable table)
     {
         long sink = 0;
         for (int i = 0; i < OPS; i++)
@@ -490,7 +323,7 @@ public final class LayoutCpuTime
         return sink;
     }
 
-    private long pair8(final Emulated table)
+    private long pair8(final EmulatedTable table)
     {
         long sink = 0;
         for (int i = 0; i < OPS; i++)
@@ -515,7 +348,7 @@ public final class LayoutCpuTime
         return sink;
     }
 
-    private long split8(final Emulated table)
+    private long split8(final EmulatedTable table)
     {
         long sink = 0;
         for (int i = 0; i < OPS; i++)
@@ -541,7 +374,7 @@ public final class LayoutCpuTime
         return sink;
     }
 
-    private long tag7(final Emulated table)
+    private long tag7(final EmulatedTable table)
     {
         long sink = 0;
         for (int i = 0; i < OPS; i++)
@@ -565,30 +398,6 @@ public final class LayoutCpuTime
             sink += decide(keyAt, keyAt - 56, word, nowNs++) + (overflow & zero);
         }
         return sink;
-    }
-
-    /** The general lookup of a key past its home bucket (or absent): its key word's address, or 0. */
-    private static long probe(final Emulated table, final long word)
-    {
-        final long home = bucketOf(table, word);
-        for (int probe = 0; probe < PROBE_BUCKETS; probe++)
-        {
-            final long bucket = bucketAddress(table, (home + probe) % table.buckets);
-            for (int s = 0; s < table.capacity; s++)
-            {
-                final long keyAddress = keyAddress(table, bucket, s);
-                final long key = UnsafeApi.getLongAcquire(null, keyAddress);
-                if (key == word)
-                {
-                    return keyAddress;
-                }
-                if (0 == key)
-                {
-                    return 0;
-                }
-            }
-        }
-        return 0;
     }
 
     /**
