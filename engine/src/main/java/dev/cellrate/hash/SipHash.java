@@ -87,7 +87,7 @@ public final class SipHash
      */
     public Parts parts()
     {
-        return new Parts(k0, k1);
+        return new Parts(this);
     }
 
     /**
@@ -104,11 +104,13 @@ public final class SipHash
      */
     public static final class Parts
     {
+        private final SipHash secret;
         private final SipState sip;
 
-        Parts(final long k0, final long k1)
+        Parts(final SipHash secret)
         {
-            this.sip = new SipState(k0, k1);
+            this.secret = secret;
+            this.sip = new SipState(secret.k0, secret.k1);
         }
 
         /**
@@ -118,7 +120,7 @@ public final class SipHash
          */
         public Parts reset()
         {
-            sip.reset();
+            sip.reset(secret.k0, secret.k1);
             return this;
         }
 
@@ -132,7 +134,7 @@ public final class SipHash
         {
             final long start = sip.total();
             sip.appendUtf8(part, 0);
-            sip.appendCount(sip.total() - start);
+            sip.append((sip.total() - start) & 0xFFFF_FFFFL, 4);
             return this;
         }
 
@@ -149,7 +151,7 @@ public final class SipHash
         public Parts add(final byte[] bytes, final int offset, final int length)
         {
             sip.appendBytes(bytes, offset, length);
-            sip.appendCount(length);
+            sip.append(length & 0xFFFF_FFFFL, 4);
             return this;
         }
 
@@ -160,7 +162,9 @@ public final class SipHash
          */
         public long finish()
         {
-            return sip.finish();
+            final long hash = sip.finish();
+            reset();
+            return hash;
         }
     }
 }

@@ -7,72 +7,90 @@ import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 
 /**
- * SipHash-2-4 [1], written once: {@link #absorb} is the only place in the engine with the SipHash round, the
- * packing of input into little-endian words and the UTF-8 encoder. {@link KeyHash}'s one-shot forms call it with
- * the initial state and get the hash back; an instance is a hash in progress ({@code dev.cellrate.hash.SipHash.Parts}
- * keeps one), which {@link #absorb} continues and stores back.
+ * One SipHash-2-4 computation in progress [1]: the four state words, and the input bytes fed but not yet
+ * compressed. The SipHash round, the finalisation, the packing of input into words and the UTF-8 encoder of the
+ * engine exist only here: {@link KeyHash}'s one-shot forms and {@code dev.cellrate.hash.SipHash.Parts} both run on
+ * it.
  * <p>
- * The state lives in local variables while input is absorbed, never in an object made for the call: nothing is
- * allocated, whether the code runs interpreted or compiled.
+ * <b>Allocation.</b> {@code SipHash.Parts} keeps one state across calls. {@link KeyHash} makes one per hash as a
+ * local that never leaves the method making it (the bytes loop hands over to the chars with the four words, not
+ * the object): the compiler's escape analysis (C2) then keeps its fields in registers, and the compiled hash
+ * allocates nothing. That holds only while every method a local state is passed to is inlined, hence: the methods
+ * the bytes path calls on it ({@link #compress}, {@link #finish(long)}, the constructor) stay under 35 bytecodes,
+ * which C2 inlines at any call site, and call the larger ones once each; the chars loop ({@link #utf8(long, long,
+ * long, long, long, int, long, CharSequence, int, SipState)}) runs on a state of its own, made and finished inside
+ * it, and passes it only to {@link #append}, once a block or char. Interpreted and C1-compiled code, during
+ * warm-up, allocates one 64-byte state per hash.
  * <p>
- * Input: bytes of an array or off-heap memory, and chars as their UTF-8 encoding, exactly as
- * {@code String.getBytes(UTF_8)} encodes them (an unpaired surrogate becomes {@code '?'}).
+ * Input is fed as little-endian words: {@link #compress} a whole word when nothing is pending,
+ * {@link #append} 1 to 8 bytes at any point, {@link #appendBytes} a byte range, {@link #appendUtf8} characters as
+ * their UTF-8 encoding, exactly as {@code String.getBytes(UTF_8)} encodes them (an unpaired surrogate becomes
+ * {@code '?'}). {@link #finish()} pads the last block with the byte count mod 256 and runs the four final rounds.
  * <p>
- * Threading: an instance is used by one thread at a time. References: [1] J.-P. Aumasson, D. J. Bernstein,
- * "SipHash: a fast short-input PRF", INDOCRYPT 2012 (https://eprint.iacr.org/2012/351).
+ * Threading: one thread at a time. References: [1] J.-P. Aumasson, D. J. Bernstein, "SipHash: a fast short-input
+ * PRF", INDOCRYPT 2012 (https://eprint.iacr.org/2012/351).
  */
 public final class SipState
 {
     /** {@link #asciiWord} result when a char is not ASCII. */
     public static final long NOT_ASCII = -1L;
 
-    /** The initialisation constants, "somepseudorandomlygeneratedbytes", xored into the secret. */
-    static final long C0 = 0x736f6d6570736575L;
-    static final long C1 = 0x646f72616e646f6dL;
-    static final long C2 = 0x6c7967656e657261L;
-    static final long C3 = 0x7465646279746573L;
-
     private static final boolean NATIVE_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-    /** The high bit of every byte of a word: a word of ASCII bytes has none of them set. */
-    private static final long HIGH_BITS = 0x8080808080808080L;
 
-    private final long k0;
-    private final long k1;
-    private long v0;
-    private long v1;
-    private long v2;
-    private long v3;
+    long v0;
+    long v1;
+    long v2;
+    long v3;
     /** Bytes fed but not yet compressed: the low {@link #pendingBytes} bytes, little-endian. */
     private long pending;
     private int pendingBytes;
     /** Bytes fed since the start (only the low byte enters the last block). */
     private long total;
-    /** The 4 bytes of one count, fed as a byte range. */
-    private final byte[] count = new byte[4];
 
     /**
-     * An empty hash under the secret {@code (k0, k1)}: the reference key bytes {@code k[0..15]} read as two
-     * little-endian words.
+     * A state before any input, under the secret {@code (k0, k1)}: the reference key bytes {@code k[0..15]}
+     * read as two little-endian words.
      *
      * @param k0 the secret's first word.
      * @param k1 the secret's second word.
      */
     public SipState(final long k0, final long k1)
     {
-        this.k0 = k0;
-        this.k1 = k1;
-        reset();
+        reset(k0, k1);
+    }
+
+    private SipState(
+        final long v0, final long v1, final long v2, final long v3, final long pending, final int pendingBytes,
+        final long total)
+    {
+        set(v0, v1, v2, v3, pending, pendingBytes, total);
+    }
+
+    private void set(
+        final long v0, final long v1, final long v2, final long v3, final long pending, final int pendingBytes,
+        final long total)
+    {
+        this.v0 = v0;
+        this.v1 = v1;
+        this.v2 = v2;
+        this.v3 = v3;
+        this.pending = pending;
+        this.pendingBytes = pendingBytes;
+        this.total = total;
     }
 
     /**
-     * Discard everything fed.
+     * Start again, before any input, under the secret {@code (k0, k1)}.
+     *
+     * @param k0 the secret's first word.
+     * @param k1 the secret's second word.
      */
-    public void reset()
+    public void reset(final long k0, final long k1)
     {
-        v0 = k0 ^ C0;
-        v1 = k1 ^ C1;
-        v2 = k0 ^ C2;
-        v3 = k1 ^ C3;
+        v0 = k0 ^ 0x736f6d6570736575L; // "somepseudorandomlygeneratedbytes"
+        v1 = k1 ^ 0x646f72616e646f6dL;
+        v2 = k0 ^ 0x6c7967656e657261L;
+        v3 = k1 ^ 0x7465646279746573L;
         pending = 0;
         pendingBytes = 0;
         total = 0;
@@ -87,6 +105,30 @@ public final class SipState
     }
 
     /**
+     * Feed the low {@code n} bytes of {@code value}, little-endian.
+     *
+     * @param value the bytes; those above the low {@code n} are zero.
+     * @param n     how many, in [1, 8].
+     */
+    public void append(final long value, final int n)
+    {
+        total += n;
+        final int used = pendingBytes;
+        final long word = pending | value << (used << 3);
+        final int filled = used + n;
+        if (filled < 8)
+        {
+            pending = word;
+            pendingBytes = filled;
+            return;
+        }
+        compress(word);
+        // The bytes of value that did not fit: none when it ended the word exactly.
+        pending = 8 == filled ? 0 : value >>> ((8 - used) << 3);
+        pendingBytes = filled - 8;
+    }
+
+    /**
      * Feed bytes {@code [offset, offset + length)} of an array.
      *
      * @param bytes  the array.
@@ -98,172 +140,128 @@ public final class SipState
     public void appendBytes(final byte[] bytes, final int offset, final int length)
     {
         Objects.checkFromIndexSize(offset, length, bytes.length);
-        absorb(v0, v1, v2, v3, pending, pendingBytes, total,
-            bytes, BufferUtil.ARRAY_BASE_OFFSET + offset, length, false, null, 0, this);
-    }
-
-    /**
-     * Feed a count as 4 little-endian bytes.
-     *
-     * @param value the count; its low 32 bits are fed.
-     */
-    public void appendCount(final long value)
-    {
-        for (int b = 0; b < 4; b++)
+        final long address = BufferUtil.ARRAY_BASE_OFFSET + offset;
+        final long wordsEnd = address + length - (length & 7);
+        for (long a = address; a < wordsEnd; a += 8)
         {
-            count[b] = (byte)(value >>> (b << 3));
+            append(word(bytes, a), 8);
         }
-        appendBytes(count, 0, 4);
+        if (0 != (length & 7))
+        {
+            append(tail(bytes, address, wordsEnd, length), length & 7);
+        }
     }
 
     /**
-     * Feed chars {@code [from, length)} of a sequence as their UTF-8 encoding.
+     * Feed chars {@code [from, length)} of a sequence as their UTF-8 encoding (see {@link #utf8}).
      *
      * @param chars the characters.
      * @param from  the first char fed.
      */
     public void appendUtf8(final CharSequence chars, final int from)
     {
-        absorb(v0, v1, v2, v3, pending, pendingBytes, total, null, 0, 0, false, chars, from, this);
+        if (from < chars.length())
+        {
+            utf8(v0, v1, v2, v3, pending, pendingBytes, total, chars, from, this);
+        }
     }
 
     /**
-     * End the hash and start the next: the state is then empty.
-     *
-     * @return the SipHash-2-4 of every byte fed since the last {@link #reset()} or {@code finish()}.
-     */
-    public long finish()
-    {
-        final long hash = absorb(v0, v1, v2, v3, pending, pendingBytes, total, null, 0, 0, false, null, 0, null);
-        reset();
-        return hash;
-    }
-
-    /**
-     * Feed input to the state {@code v0..v3, pending, pendingBytes, total}: first bytes {@code [address, address +
-     * length)} of {@code base} (a {@code byte[]} with the array base offset, or {@code null} with an off-heap
-     * address; the range already checked), then chars {@code [from, chars.length())} of {@code chars} as UTF-8
-     * (none when {@code chars} is null). Then store the state into {@code into}, or, when {@code into} is null,
-     * end the hash.
+     * Feed chars {@code [from, length)} of a sequence, at least one, as their UTF-8 encoding, to the state given by
+     * its fields: blocks of eight ASCII chars as one word, the chars of a block holding a non-ASCII char one at a
+     * time (a surrogate pair as one four-byte code point). Then either store the state into {@code into} or, when
+     * {@code into} is null, end the hash.
      * <p>
-     * With {@code latin1}, the bytes are the one-byte-per-char array of the string {@code chars} (read, never
-     * written or kept), which is its UTF-8 encoding while it is ASCII: from the first word (or tail) holding a byte
-     * above 0x7F on, the chars are encoded instead, from that word's first char; {@code from} is then unused.
-     * <p>
-     * Whole words of bytes, while nothing is pending, are read and compressed directly; everything else is packed
-     * into the pending word a piece at a time: up to 8 bytes, 8 ASCII chars, or one char's UTF-8 encoding. The end
-     * of the hash is the last block (the pending bytes and the byte count mod 256 in the top byte) and the four
-     * final rounds, written as two blocks of zero after {@code v2 ^= 0xFF}, so that the round is written once.
+     * The loop runs on a state of its own that never leaves this method (its fields are copied into
+     * {@code into}), passed only to {@link #append}, called once a char or block: so compiled code keeps it in
+     * registers whether or not this method is inlined into its caller. {@link KeyHash}'s one-shot hash of chars is
+     * the {@code null} form; {@link #appendUtf8} the other.
      *
      * @return the hash when {@code into} is null, else 0.
      */
-    static long absorb(
-        long v0, long v1, long v2, long v3, long pending, int pendingBytes, long total,
-        final Object base, final long address, final int length, final boolean latin1,
-        final CharSequence chars, final int from, final SipState into)
+    static long utf8(
+        final long v0, final long v1, final long v2, final long v3, final long pending, final int pendingBytes,
+        final long total, final CharSequence chars, final int from, final SipState into)
     {
-        long a = address;
-        long end = address + length;
-        final int charsEnd = null == chars ? 0 : chars.length();
-        int i = latin1 ? charsEnd : from;
-        int blockEnd = i; // the chars before it belong to a block that holds a non-ASCII char
-        int stage = 0;
-        while (true)
+        final SipState sip = new SipState(v0, v1, v2, v3, pending, pendingBytes, total);
+        final int length = chars.length();
+        int blockEnd = from; // the chars before it belong to a block that holds a non-ASCII char
+        for (int i = from; i < length; )
         {
-            final long m;
-            if (0 == pendingBytes && end - a >= 8)
+            long bytes = NOT_ASCII;
+            int count = 0;
+            if (i >= blockEnd)
             {
-                m = word(base, a);
-                if (latin1 && 0 != (m & HIGH_BITS))
-                {
-                    i = blockEnd = (int)(a - address);
-                    end = a;
-                    continue;
-                }
-                a += 8;
-                total += 8;
+                count = Math.min(8, length - i);
+                bytes = 8 == count ? asciiWord(chars, i) : asciiWord(chars, i, count);
+                blockEnd = i + count;
             }
-            else if (a < end || i < charsEnd)
+            int next = blockEnd;
+            if (NOT_ASCII == bytes)
             {
-                long value;
-                int n;
-                if (a < end)
-                {
-                    n = (int)Math.min(8, end - a);
-                    value = 8 == n ? word(base, a) : tail(base, address, end, n);
-                    if (latin1 && 0 != (value & HIGH_BITS))
-                    {
-                        i = blockEnd = (int)(a - address);
-                        end = a;
-                        continue;
-                    }
-                    a += n;
-                }
-                else
-                {
-                    value = NOT_ASCII;
-                    n = 0;
-                    if (i >= blockEnd)
-                    {
-                        n = Math.min(8, charsEnd - i);
-                        value = 8 == n ? asciiWord(chars, i) : asciiWord(chars, i, n);
-                        blockEnd = i + n;
-                    }
-                    int next = blockEnd;
-                    if (NOT_ASCII == value)
-                    {
-                        final long encoded = utf8(chars, i, charsEnd);
-                        value = encoded & 0xFFFF_FFFFL;
-                        n = (int)(encoded >>> 32);
-                        next = i + (4 == n ? 2 : 1);
-                    }
-                    i = next;
-                }
-                total += n;
-                final long word = pending | value << (pendingBytes << 3);
-                final int filled = pendingBytes + n;
-                if (filled < 8)
-                {
-                    pending = word;
-                    pendingBytes = filled;
-                    continue;
-                }
-                // The bytes of value that did not fit: none when it ended the word exactly.
-                pending = 8 == filled ? 0 : value >>> ((8 - pendingBytes) << 3);
-                pendingBytes = filled - 8;
-                m = word;
+                final long encoded = utf8(chars, i, length);
+                bytes = encoded & 0xFFFF_FFFFL;
+                count = (int)(encoded >>> 32);
+                next = i + (4 == count ? 2 : 1);
             }
-            else if (null != into)
-            {
-                into.v0 = v0;
-                into.v1 = v1;
-                into.v2 = v2;
-                into.v3 = v3;
-                into.pending = pending;
-                into.pendingBytes = pendingBytes;
-                into.total = total;
-                return 0;
-            }
-            else if (stage < 3)
-            {
-                m = 0 == stage ? pending | total << 56 : 0;
-                v2 ^= 1 == stage ? 0xFF : 0;
-                stage++;
-            }
-            else
-            {
-                return v0 ^ v1 ^ v2 ^ v3;
-            }
-            v3 ^= m;
-            for (int r = 0; r < 2; r++) // SipRound twice
-            {
-                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            }
-            v0 ^= m;
+            sip.append(bytes, count);
+            i = next;
         }
+        if (null == into)
+        {
+            return sip.finish();
+        }
+        into.set(sip.v0, sip.v1, sip.v2, sip.v3, sip.pending, sip.pendingBytes, sip.total);
+        return 0;
+    }
+
+    /**
+     * End the hash.
+     *
+     * @return the SipHash-2-4 of every byte fed; the state is spent (call {@link #reset} to use it again).
+     */
+    public long finish()
+    {
+        return finish(pending | (total << 56));
+    }
+
+    // compress and finish(long) stay under 35 bytecodes, so that C2 inlines them at any call site (see the class).
+
+    /** Compress one whole word of input; only while no byte is pending. */
+    void compress(final long m)
+    {
+        v3 ^= m;
+        round();
+        round();
+        v0 ^= m;
+    }
+
+    /**
+     * The last block (the 0 to 7 remaining bytes, little-endian, with the byte count mod 256 in the top byte),
+     * then the four finalisation rounds.
+     */
+    long finish(final long last)
+    {
+        compress(last);
+        return finalRounds();
+    }
+
+    private long finalRounds()
+    {
+        v2 ^= 0xFF;
+        for (int r = 0; r < 4; r++)
+        {
+            round();
+        }
+        return v0 ^ v1 ^ v2 ^ v3;
+    }
+
+    private void round()
+    {
+        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
     }
 
     /**
@@ -300,27 +298,28 @@ public final class SipState
      * The 8 bytes at {@code address} of {@code base} (a {@code byte[]} with the array base offset, or
      * {@code null} with an off-heap address) as a little-endian word, as the reference reads its input.
      */
-    private static long word(final Object base, final long address)
+    static long word(final Object base, final long address)
     {
         final long nativeWord = UnsafeApi.getLong(base, address);
         return NATIVE_LITTLE_ENDIAN ? nativeWord : Long.reverseBytes(nativeWord);
     }
 
     /**
-     * The last {@code n} bytes (1 to 7) before {@code end} of a range starting at {@code start}, little-endian in the
-     * low bytes of a word. Reads only the range's bytes: the range's last word, whose top bytes they are, when the
-     * range holds 8 bytes; else byte by byte.
+     * The 0 to 7 bytes after the last whole word of the {@code length} bytes at {@code address}, little-endian in
+     * the low bytes of a word. Reads only those bytes: after a whole word, the last word of the bytes, overlapping
+     * the one before, whose top bytes are the tail.
      */
-    private static long tail(final Object base, final long start, final long end, final int n)
+    static long tail(final Object base, final long address, final long wordsEnd, final int length)
     {
-        if (end - start >= 8)
+        final int tail = length & 7;
+        if (0 != tail && wordsEnd != address)
         {
-            return word(base, end - 8) >>> (64 - (n << 3));
+            return word(base, wordsEnd + tail - 8) >>> (64 - (tail << 3));
         }
         long word = 0;
-        for (int b = 0; b < n; b++)
+        for (int b = 0; b < tail; b++)
         {
-            word |= (UnsafeApi.getByte(base, end - n + b) & 0xFFL) << (b << 3);
+            word |= (UnsafeApi.getByte(base, wordsEnd + b) & 0xFFL) << (b << 3);
         }
         return word;
     }

@@ -36,6 +36,7 @@ class KeyHashAllocationTest
                 sink += KeyHash.hashCharSequence(builder, 3, i);
                 sink += KeyHash.hashBytes(bytes, i & 3, 11, i, 1);
                 sink += KeyHash.hashBuffer(buffer, i & 3, 13, 1, i);
+                state.reset(i, 2);
                 state.appendUtf8(strings[(i + 1) % strings.length], 0);
                 state.appendBytes(bytes, i & 3, 9);
                 sink += state.finish();
