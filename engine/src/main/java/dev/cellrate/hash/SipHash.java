@@ -134,7 +134,7 @@ public final class SipHash
         {
             final long start = sip.total();
             sip.appendUtf8(part, 0);
-            sip.append((sip.total() - start) & 0xFFFF_FFFFL, 4);
+            sip.appendCount(sip.total() - start);
             return this;
         }
 
@@ -151,7 +151,7 @@ public final class SipHash
         public Parts add(final byte[] bytes, final int offset, final int length)
         {
             sip.appendBytes(bytes, offset, length);
-            sip.append(length & 0xFFFF_FFFFL, 4);
+            sip.appendCount(length);
             return this;
         }
 

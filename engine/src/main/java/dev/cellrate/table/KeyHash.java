@@ -13,7 +13,7 @@ import org.agrona.UnsafeApi;
 
 /**
  * Keyed functions that turn a user key into the 64-bit <em>key word</em> stored in a {@link SlotTable} slot.
- * Pure and allocation-free (the SipHash rounds and the UTF-8 encoder are {@link SipState}'s); the secret is the table's (see {@link SlotTable}, and
+ * Pure and allocation-free (the SipHash computation is {@link SipState#absorb}); the secret is the table's (see {@link SlotTable}, and
  * {@code KeyedRateLimiterBuilder#seed(long, long)} to fix it).
  * <p>
  * <b>Algorithm.</b>
@@ -65,9 +65,6 @@ public final class KeyHash
 
     /** The message whose SipHash under the table secret is the long-key seed (the word 0x79656b2d676e6f6c). */
     private static final String LONG_KEY_DOMAIN = "long-key";
-
-    /** The high bit of every byte of a word: a word of ASCII bytes has none of them set. */
-    private static final long HIGH_BITS = 0x8080808080808080L;
 
     /**
      * Offsets of {@code String}'s {@code byte[] value} and {@code byte coder} fields (the JDK's compact strings,
@@ -216,43 +213,21 @@ public final class KeyHash
         final long k0, final long k1)
     {
         Objects.checkFromIndexSize(offset, length, capacity);
-        return hash(base, address + offset, length, null, k0, k1);
+        return hash(base, address + offset, length, false, null, k0, k1);
     }
 
     /**
      * SipHash-2-4 of {@code length} bytes at {@code address} of {@code base} (a {@code byte[]} with the array
-     * base offset, or {@code null} with an off-heap address), the range already checked by the caller. Words
-     * are read little-endian as the reference does.
-     * <p>
-     * With a {@code latin1} string, the bytes are that string's own one-byte-per-char array (read, never written
-     * or kept), which is its UTF-8 encoding while it is ASCII: the first word (or tail) with a byte above 0x7F
-     * hands the hash over to {@link #hashChars} from that word's first char on, the state so far kept.
-     * <p>
-     * Kept under C2's inlining limit for a hot method (325 bytecodes, {@code -XX:FreqInlineSize}), so that it
-     * inlines into the keyed decision. The {@link SipState} never leaves it (the hand-over passes its four words),
-     * so the compiler keeps its fields in registers and nothing is allocated.
+     * base offset, or {@code null} with an off-heap address), the range already checked by the caller, then of the
+     * UTF-8 encoding of {@code chars}; with {@code latin1}, the bytes are the string {@code chars}' own
+     * one-byte-per-char array (see {@link SipState#absorb}).
      */
     private static long hash(
-        final Object base, final long address, final int length, final CharSequence latin1, final long k0,
-        final long k1)
+        final Object base, final long address, final int length, final boolean latin1, final CharSequence chars,
+        final long k0, final long k1)
     {
-        final SipState sip = new SipState(k0, k1);
-        final long wordsEnd = address + length - (length & 7);
-        for (long a = address; a < wordsEnd; a += 8)
-        {
-            final long m = SipState.word(base, a);
-            if (null != latin1 && 0 != (m & HIGH_BITS))
-            {
-                return hashChars(latin1, (int)(a - address), sip.v0, sip.v1, sip.v2, sip.v3);
-            }
-            sip.compress(m);
-        }
-        final long last = SipState.tail(base, address, wordsEnd, length);
-        if (null != latin1 && 0 != (last & HIGH_BITS))
-        {
-            return hashChars(latin1, (int)(wordsEnd - address), sip.v0, sip.v1, sip.v2, sip.v3);
-        }
-        return sip.finish(last | ((long)length << 56));
+        return SipState.absorb(k0 ^ SipState.C0, k1 ^ SipState.C1, k0 ^ SipState.C2, k1 ^ SipState.C3, 0, 0, 0,
+            base, address, length, latin1, chars, 0, null);
     }
 
     /**
@@ -273,10 +248,9 @@ public final class KeyHash
         if (STRING_VALUE_OFFSET >= 0 && key instanceof String && 0 == UnsafeApi.getByte(key, STRING_CODER_OFFSET))
         {
             final byte[] latin1 = (byte[])UnsafeApi.getReference(key, STRING_VALUE_OFFSET);
-            return hash(latin1, BufferUtil.ARRAY_BASE_OFFSET, latin1.length, key, k0, k1);
+            return hash(latin1, BufferUtil.ARRAY_BASE_OFFSET, latin1.length, true, key, k0, k1);
         }
-        final SipState sip = new SipState(k0, k1);
-        return 0 == key.length() ? sip.finish() : hashChars(key, 0, sip.v0, sip.v1, sip.v2, sip.v3);
+        return hash(null, 0, 0, false, key, k0, k1);
     }
 
     /**
@@ -286,16 +260,5 @@ public final class KeyHash
     static boolean stringBytesReadable()
     {
         return STRING_VALUE_OFFSET >= 0;
-    }
-
-    /**
-     * {@link #hashCharSequence} for any {@link CharSequence}: the UTF-8 encoding computed from its chars, from
-     * char {@code from} on, with the SipHash state {@code v0..v3} of the {@code from} ASCII chars before it
-     * (whole words: {@code from} is a multiple of 8), at least one char left.
-     */
-    private static long hashChars(
-        final CharSequence key, final int from, final long v0, final long v1, final long v2, final long v3)
-    {
-        return SipState.utf8(v0, v1, v2, v3, 0, 0, from, key, from, null);
     }
 }

@@ -9,23 +9,20 @@ import org.agrona.UnsafeApi;
 /**
  * One SipHash-2-4 computation in progress [1]: the four state words, and the input bytes fed but not yet
  * compressed. The SipHash round, the finalisation, the packing of input into words and the UTF-8 encoder of the
- * engine exist only here: {@link KeyHash}'s one-shot forms and {@code dev.cellrate.hash.SipHash.Parts} both run on
- * it.
+ * engine are written here once, in {@link #absorb}, which {@link KeyHash}'s one-shot forms and
+ * {@code dev.cellrate.hash.SipHash.Parts} both call.
  * <p>
- * <b>Allocation.</b> {@code SipHash.Parts} keeps one state across calls. {@link KeyHash} makes one per hash as a
- * local that never leaves the method making it (the bytes loop hands over to the chars with the four words, not
- * the object): the compiler's escape analysis (C2) then keeps its fields in registers, and the compiled hash
- * allocates nothing. That holds only while every method a local state is passed to is inlined, hence: the methods
- * the bytes path calls on it ({@link #compress}, {@link #finish(long)}, the constructor) stay under 35 bytecodes,
- * which C2 inlines at any call site, and call the larger ones once each; the chars loop ({@link #utf8(long, long,
- * long, long, long, int, long, CharSequence, int, SipState)}) runs on a state of its own, made and finished inside
- * it, and passes it only to {@link #append}, once a block or char. Interpreted and C1-compiled code, during
- * warm-up, allocates one 64-byte state per hash.
+ * <b>Allocation.</b> {@code SipHash.Parts} keeps one state across calls; {@link #absorb} copies it in and out.
+ * The state {@link #absorb} works on is a local that never leaves it: the compiler's escape analysis (C2) keeps its
+ * fields in registers, so compiled hashing allocates nothing and runs as fast as a hash written on local
+ * variables. That holds because the only methods called on that local ({@link #compress}, {@link #finish()},
+ * {@link #finish(long)}, the constructor) stay under 35 bytecodes, which C2 inlines at any call site, and call
+ * the larger ones once each: nothing depends on how often a call site runs. Interpreted and C1-compiled code,
+ * during warm-up, allocates the 64-byte state per hash.
  * <p>
- * Input is fed as little-endian words: {@link #compress} a whole word when nothing is pending,
- * {@link #append} 1 to 8 bytes at any point, {@link #appendBytes} a byte range, {@link #appendUtf8} characters as
- * their UTF-8 encoding, exactly as {@code String.getBytes(UTF_8)} encodes them (an unpaired surrogate becomes
- * {@code '?'}). {@link #finish()} pads the last block with the byte count mod 256 and runs the four final rounds.
+ * <b>A call, not inlined.</b> {@link #absorb} is larger than C2 inlines into a hot caller (325 bytecodes), so a
+ * keyed decision calls it; with the hash's loop inlined into the decision the keyed string decision costs about
+ * 10% more CPU time (`tools/lab/ab-cpu.sh`, paired in one JVM).
  * <p>
  * Threading: one thread at a time. References: [1] J.-P. Aumasson, D. J. Bernstein, "SipHash: a fast short-input
  * PRF", INDOCRYPT 2012 (https://eprint.iacr.org/2012/351).
@@ -35,17 +32,27 @@ public final class SipState
     /** {@link #asciiWord} result when a char is not ASCII. */
     public static final long NOT_ASCII = -1L;
 
-    private static final boolean NATIVE_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    /** The initialisation constants, "somepseudorandomlygeneratedbytes", xored into the secret. */
+    static final long C0 = 0x736f6d6570736575L;
+    static final long C1 = 0x646f72616e646f6dL;
+    static final long C2 = 0x6c7967656e657261L;
+    static final long C3 = 0x7465646279746573L;
 
-    long v0;
-    long v1;
-    long v2;
-    long v3;
+    private static final boolean NATIVE_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    /** The high bit of every byte of a word: a word of ASCII bytes has none of them set. */
+    private static final long HIGH_BITS = 0x8080808080808080L;
+
+    private long v0;
+    private long v1;
+    private long v2;
+    private long v3;
     /** Bytes fed but not yet compressed: the low {@link #pendingBytes} bytes, little-endian. */
     private long pending;
     private int pendingBytes;
     /** Bytes fed since the start (only the low byte enters the last block). */
     private long total;
+    /** {@link #appendCount}'s 4 bytes, made at its first use. */
+    private byte[] countBytes;
 
     /**
      * A state before any input, under the secret {@code (k0, k1)}: the reference key bytes {@code k[0..15]}
@@ -87,13 +94,7 @@ public final class SipState
      */
     public void reset(final long k0, final long k1)
     {
-        v0 = k0 ^ 0x736f6d6570736575L; // "somepseudorandomlygeneratedbytes"
-        v1 = k1 ^ 0x646f72616e646f6dL;
-        v2 = k0 ^ 0x6c7967656e657261L;
-        v3 = k1 ^ 0x7465646279746573L;
-        pending = 0;
-        pendingBytes = 0;
-        total = 0;
+        set(k0 ^ C0, k1 ^ C1, k0 ^ C2, k1 ^ C3, 0, 0, 0);
     }
 
     /**
@@ -102,30 +103,6 @@ public final class SipState
     public long total()
     {
         return total;
-    }
-
-    /**
-     * Feed the low {@code n} bytes of {@code value}, little-endian.
-     *
-     * @param value the bytes; those above the low {@code n} are zero.
-     * @param n     how many, in [1, 8].
-     */
-    public void append(final long value, final int n)
-    {
-        total += n;
-        final int used = pendingBytes;
-        final long word = pending | value << (used << 3);
-        final int filled = used + n;
-        if (filled < 8)
-        {
-            pending = word;
-            pendingBytes = filled;
-            return;
-        }
-        compress(word);
-        // The bytes of value that did not fit: none when it ended the word exactly.
-        pending = 8 == filled ? 0 : value >>> ((8 - used) << 3);
-        pendingBytes = filled - 8;
     }
 
     /**
@@ -140,72 +117,135 @@ public final class SipState
     public void appendBytes(final byte[] bytes, final int offset, final int length)
     {
         Objects.checkFromIndexSize(offset, length, bytes.length);
-        final long address = BufferUtil.ARRAY_BASE_OFFSET + offset;
-        final long wordsEnd = address + length - (length & 7);
-        for (long a = address; a < wordsEnd; a += 8)
-        {
-            append(word(bytes, a), 8);
-        }
-        if (0 != (length & 7))
-        {
-            append(tail(bytes, address, wordsEnd, length), length & 7);
-        }
+        absorb(v0, v1, v2, v3, pending, pendingBytes, total,
+            bytes, BufferUtil.ARRAY_BASE_OFFSET + offset, length, false, null, 0, this);
     }
 
     /**
-     * Feed chars {@code [from, length)} of a sequence as their UTF-8 encoding (see {@link #utf8}).
+     * Feed chars {@code [from, length)} of a sequence as their UTF-8 encoding.
      *
      * @param chars the characters.
      * @param from  the first char fed.
      */
     public void appendUtf8(final CharSequence chars, final int from)
     {
-        if (from < chars.length())
-        {
-            utf8(v0, v1, v2, v3, pending, pendingBytes, total, chars, from, this);
-        }
+        absorb(v0, v1, v2, v3, pending, pendingBytes, total, null, 0, 0, false, chars, from, this);
     }
 
     /**
-     * Feed chars {@code [from, length)} of a sequence, at least one, as their UTF-8 encoding, to the state given by
-     * its fields: blocks of eight ASCII chars as one word, the chars of a block holding a non-ASCII char one at a
-     * time (a surrogate pair as one four-byte code point). Then either store the state into {@code into} or, when
-     * {@code into} is null, end the hash.
+     * Feed the low 32 bits of a count as 4 little-endian bytes.
+     *
+     * @param count the count.
+     */
+    public void appendCount(final long count)
+    {
+        if (null == countBytes)
+        {
+            countBytes = new byte[4];
+        }
+        for (int b = 0; b < 4; b++)
+        {
+            countBytes[b] = (byte)(count >>> (b << 3));
+        }
+        appendBytes(countBytes, 0, 4);
+    }
+
+    /**
+     * Feed input to the state {@code v0..v3, pending, pendingBytes, total}, then store the state into {@code into},
+     * or, when {@code into} is null, end the hash. The input: bytes {@code [address, address + length)} of
+     * {@code base} (a {@code byte[]} with the array base offset, or {@code null} with an off-heap address; the
+     * range already checked), then chars {@code [from, chars.length())} of {@code chars} as UTF-8, exactly as
+     * {@code String.getBytes(UTF_8)} encodes them (an unpaired surrogate becomes {@code '?'}).
      * <p>
-     * The loop runs on a state of its own that never leaves this method (its fields are copied into
-     * {@code into}), passed only to {@link #append}, called once a char or block: so compiled code keeps it in
-     * registers whether or not this method is inlined into its caller. {@link KeyHash}'s one-shot hash of chars is
-     * the {@code null} form; {@link #appendUtf8} the other.
+     * With {@code latin1}, the bytes are the one-byte-per-char array of the string {@code chars} (read, never
+     * written or kept), which is its UTF-8 encoding while it is ASCII: from the first word (or tail) holding a
+     * byte above 0x7F on, the chars are encoded instead, from that word's first char.
+     * <p>
+     * Whole words of bytes, while nothing is pending, are read and compressed directly; the rest is packed into
+     * the pending word a piece at a time: up to 8 bytes, 8 ASCII chars, or one char's UTF-8 encoding.
      *
      * @return the hash when {@code into} is null, else 0.
      */
-    static long utf8(
+    static long absorb(
         final long v0, final long v1, final long v2, final long v3, final long pending, final int pendingBytes,
-        final long total, final CharSequence chars, final int from, final SipState into)
+        final long total, final Object base, final long address, final int length, final boolean latin1,
+        final CharSequence chars, final int from, final SipState into)
     {
         final SipState sip = new SipState(v0, v1, v2, v3, pending, pendingBytes, total);
-        final int length = chars.length();
-        int blockEnd = from; // the chars before it belong to a block that holds a non-ASCII char
-        for (int i = from; i < length; )
+        long a = address;
+        long end = address + length;
+        int i = latin1 ? Integer.MAX_VALUE : from; // latin1: the chars are fed only from a hand-over on
+        if (0 == pendingBytes)
         {
-            long bytes = NOT_ASCII;
-            int count = 0;
-            if (i >= blockEnd)
+            for (; end - a >= 8; a += 8)
             {
-                count = Math.min(8, length - i);
-                bytes = 8 == count ? asciiWord(chars, i) : asciiWord(chars, i, count);
-                blockEnd = i + count;
+                final long m = word(base, a);
+                if (latin1 && 0 != (m & HIGH_BITS))
+                {
+                    i = (int)(a - address);
+                    end = a;
+                    break;
+                }
+                sip.compress(m);
             }
-            int next = blockEnd;
-            if (NOT_ASCII == bytes)
+            sip.total += a - address;
+        }
+        final int charsEnd = null == chars ? 0 : chars.length();
+        int blockEnd = i; // the chars before it belong to a block that holds a non-ASCII char
+        while (true)
+        {
+            long value;
+            int n;
+            if (a < end)
             {
-                final long encoded = utf8(chars, i, length);
-                bytes = encoded & 0xFFFF_FFFFL;
-                count = (int)(encoded >>> 32);
-                next = i + (4 == count ? 2 : 1);
+                n = (int)Math.min(8, end - a);
+                value = 8 == n ? word(base, a) : tail(base, address, end, n);
+                if (latin1 && 0 != (value & HIGH_BITS))
+                {
+                    i = blockEnd = (int)(a - address);
+                    end = a;
+                    continue;
+                }
+                a += n;
             }
-            sip.append(bytes, count);
-            i = next;
+            else if (i < charsEnd)
+            {
+                value = NOT_ASCII;
+                n = 0;
+                if (i >= blockEnd)
+                {
+                    n = Math.min(8, charsEnd - i);
+                    value = 8 == n ? asciiWord(chars, i) : asciiWord(chars, i, n);
+                    blockEnd = i + n;
+                }
+                int next = blockEnd;
+                if (NOT_ASCII == value)
+                {
+                    final long encoded = utf8(chars, i, charsEnd);
+                    value = encoded & 0xFFFF_FFFFL;
+                    n = (int)(encoded >>> 32);
+                    next = i + (4 == n ? 2 : 1);
+                }
+                i = next;
+            }
+            else
+            {
+                break;
+            }
+            sip.total += n;
+            final int used = sip.pendingBytes;
+            final long word = sip.pending | value << (used << 3);
+            final int filled = used + n;
+            if (filled < 8)
+            {
+                sip.pending = word;
+                sip.pendingBytes = filled;
+                continue;
+            }
+            sip.compress(word);
+            // The bytes of value that did not fit: none when it ended the word exactly.
+            sip.pending = 8 == filled ? 0 : value >>> ((8 - used) << 3);
+            sip.pendingBytes = filled - 8;
         }
         if (null == into)
         {
@@ -225,10 +265,11 @@ public final class SipState
         return finish(pending | (total << 56));
     }
 
-    // compress and finish(long) stay under 35 bytecodes, so that C2 inlines them at any call site (see the class).
+    // compress, finish() and finish(long) stay under 35 bytecodes, so that C2 inlines them at any call site (see
+    // the class).
 
     /** Compress one whole word of input; only while no byte is pending. */
-    void compress(final long m)
+    private void compress(final long m)
     {
         v3 ^= m;
         round();
@@ -240,7 +281,7 @@ public final class SipState
      * The last block (the 0 to 7 remaining bytes, little-endian, with the byte count mod 256 in the top byte),
      * then the four finalisation rounds.
      */
-    long finish(final long last)
+    private long finish(final long last)
     {
         compress(last);
         return finalRounds();
@@ -298,28 +339,27 @@ public final class SipState
      * The 8 bytes at {@code address} of {@code base} (a {@code byte[]} with the array base offset, or
      * {@code null} with an off-heap address) as a little-endian word, as the reference reads its input.
      */
-    static long word(final Object base, final long address)
+    private static long word(final Object base, final long address)
     {
         final long nativeWord = UnsafeApi.getLong(base, address);
         return NATIVE_LITTLE_ENDIAN ? nativeWord : Long.reverseBytes(nativeWord);
     }
 
     /**
-     * The 0 to 7 bytes after the last whole word of the {@code length} bytes at {@code address}, little-endian in
-     * the low bytes of a word. Reads only those bytes: after a whole word, the last word of the bytes, overlapping
-     * the one before, whose top bytes are the tail.
+     * The last {@code n} bytes (1 to 7) before {@code end} of a range starting at {@code start}, little-endian in the
+     * low bytes of a word. Reads only the range's bytes: the range's last word, whose top bytes they are, when the
+     * range holds 8 bytes; else byte by byte.
      */
-    static long tail(final Object base, final long address, final long wordsEnd, final int length)
+    private static long tail(final Object base, final long start, final long end, final int n)
     {
-        final int tail = length & 7;
-        if (0 != tail && wordsEnd != address)
+        if (end - start >= 8)
         {
-            return word(base, wordsEnd + tail - 8) >>> (64 - (tail << 3));
+            return word(base, end - 8) >>> (64 - (n << 3));
         }
         long word = 0;
-        for (int b = 0; b < tail; b++)
+        for (int b = 0; b < n; b++)
         {
-            word |= (UnsafeApi.getByte(base, wordsEnd + b) & 0xFFL) << (b << 3);
+            word |= (UnsafeApi.getByte(base, end - n + b) & 0xFFL) << (b << 3);
         }
         return word;
     }
