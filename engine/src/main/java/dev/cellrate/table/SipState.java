@@ -189,6 +189,16 @@ public final class SipState
                 sip.compress(m);
             }
             sip.total += a - address;
+            if (null == into && end - a < 8 && (null == chars || (latin1 && Integer.MAX_VALUE == i)))
+            {
+                // A one-shot hash of bytes (or of an ASCII string's own bytes): the tail is the last block.
+                final int n = (int)(end - a);
+                final long last = 0 == n ? 0 : tail(base, address, end, n);
+                if (!latin1 || 0 == (last & HIGH_BITS))
+                {
+                    return sip.finish(last | (sip.total + n) << 56);
+                }
+            }
         }
         final int charsEnd = null == chars ? 0 : chars.length();
         int blockEnd = i; // the chars before it belong to a block that holds a non-ASCII char
