@@ -22,7 +22,7 @@ import org.agrona.UnsafeApi;
  * <p>
  * <b>A call, not inlined.</b> {@link #absorb} is larger than C2 inlines into a hot caller (325 bytecodes), so a
  * keyed decision calls it; with the hash's loop inlined into the decision the keyed string decision costs about
- * 10% more CPU time (`tools/lab/ab-cpu.sh`, paired in one JVM).
+ * 10% more CPU time ({@code tools/lab/ab-cpu.sh}, paired in one JVM).
  * <p>
  * Threading: one thread at a time. References: [1] J.-P. Aumasson, D. J. Bernstein, "SipHash: a fast short-input
  * PRF", INDOCRYPT 2012 (https://eprint.iacr.org/2012/351).
