@@ -239,10 +239,8 @@ public final class KeyHash
      * or kept), which is its UTF-8 encoding while it is ASCII: the first word (or tail) with a byte above 0x7F
      * hands the hash over to {@link #hashChars} from that word's first char on, the state so far kept.
      * <p>
-     * Kept above C2's inlining limit for a hot method (325 bytecodes, {@code -XX:FreqInlineSize}), so that it
-     * stays a call from the keyed decision: inlined into it, the string decision costs about 8% more CPU time per
-     * key on a table larger than the caches (tools/lab ab-cpu.sh, measured with and without
-     * {@code -XX:CompileCommand=dontinline} on this method). Hence the two rounds written out.
+     * Kept under C2's inlining limit for a hot method (325 bytecodes, {@code -XX:FreqInlineSize}), so that it
+     * inlines into the keyed decision: hence the rounds as a loop the compiler unrolls and the tail apart.
      */
     private static long hash(
         final Object base, final long address, final int length, final CharSequence latin1, final long k0,
@@ -262,14 +260,13 @@ public final class KeyHash
                 return hashChars(latin1, (int)(a - address), v0, v1, v2, v3);
             }
             v3 ^= m;
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32); // SipRound
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32); // SipRound
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            for (int r = 0; r < 2; r++) // SipRound twice
+            {
+                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            }
             v0 ^= m;
         }
         final long last = tail(base, address, wordsEnd, length);
