@@ -328,7 +328,7 @@ public final class RedisPipelined
                 }
                 WORKER_SWITCHES.addAndGet(switchesOf(self) - switchesAtStart);
                 final long[] cpuAtEnd = ThreadGroupCpu.self();
-                THREADS.addEnded(cpuAtEnd[0] - cpuAtStart[0], cpuAtEnd[1] - cpuAtStart[1]);
+                THREADS.addEnded(cpuAtStart, cpuAtEnd);
                 counts.lazySet(slot, made);
             });
             worker.setDaemon(true);
