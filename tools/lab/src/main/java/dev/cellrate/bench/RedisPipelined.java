@@ -49,8 +49,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar dev.cellrate.bench.RedisPipelined [seconds per phase, 2] [rounds, 9]}
  * starts the redis-server 6.2 shipped in the embedded-redis jar on a free loopback port; {@code
  * -Dcellrate.redis.server=/usr/bin/redis-server} runs another binary, {@code -Dcellrate.redis.port=N} uses a running
- * server, and {@code -Dcellrate.bench.configs=1,2} runs only the configurations listed (by their index in the
- * report's order, from 0).
+ * server, {@code -Dcellrate.bench.configs=1,2} runs only the configurations listed (by their index in the
+ * report's order, from 0), and {@code -Dcellrate.bench.warmups=N} sets the unmeasured passes over the
+ * configurations before the rounds (2 by default: after one pass of 2 s each on a busy host, the JIT compiler still
+ * takes as much CPU per decision as the callers in the first measured round).
  */
 public final class RedisPipelined
 {
@@ -163,12 +165,16 @@ public final class RedisPipelined
         final Caller[] callers = {single, single, peer, peer, batch, async, uncoalesced};
         final int[] threads = {1, CALLERS, CALLERS, 1, 1, 1, CALLERS};
         final boolean[] runs = selected(callers.length);
-        System.out.println("warm-up");
-        for (int c = 0; c < callers.length; c++)
+        final int warmUps = Integer.getInteger("cellrate.bench.warmups", 2);
+        System.out.println("warm-up, " + warmUps + " passes");
+        for (int pass = 0; pass < warmUps; pass++)
         {
-            if (runs[c])
+            for (int c = 0; c < callers.length; c++)
             {
-                measure(callers[c], threads[c], Math.min(phaseNs, TimeUnit.SECONDS.toNanos(2)));
+                if (runs[c])
+                {
+                    measure(callers[c], threads[c], Math.min(phaseNs, TimeUnit.SECONDS.toNanos(2)));
+                }
             }
         }
         final double[][] rates = new double[rounds][callers.length];
