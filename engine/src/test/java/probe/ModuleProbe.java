@@ -34,6 +34,22 @@ public final class ModuleProbe
         }
         System.out.printf("hash %x, empty part framed %b%n", sip.hash(message.toString()),
             sip.parts().add("").finish() == sip.hash(new byte[4], 0, 4));
+        // a dry-run pass written into a caller's reservation, and a shaper's backlog sampled, from the exported
+        // observe and stat packages, whose fronts reach package-private members of dev.cellrate inside the module
+        final dev.cellrate.stat.StatFile file = dev.cellrate.stat.StatFile.inMemory();
+        final dev.cellrate.Shaper shaper = new dev.cellrate.Shaper(Limit.ofGcra(1_000, 0), dev.cellrate.ShaperMode.delay());
+        final dev.cellrate.observe.ObservedReserver dry =
+            dev.cellrate.observe.ObservedReserver.dryRun(shaper, file.limiter("shaper", 1, 0));
+        final dev.cellrate.Reservation reservation = new dev.cellrate.Reservation();
+        final long first = dry.reserve(1, 5_000);
+        final long pass = dry.reserve(1, 5_000, reservation);
+        System.out.println("dry-run pass " + first + " " + pass + " " + reservation.admitted() + " " +
+            reservation.releaseNs() + " " + reservation.incrementNs());
+        final dev.cellrate.stat.StatSampler sampler =
+            new dev.cellrate.stat.StatSampler(org.agrona.concurrent.SystemNanoClock.INSTANCE, 0);
+        sampler.add(shaper, file.limiter("backlog", 1, 0));
+        sampler.sampleNow();
+        System.out.println("backlog sampled");
         try
         {
             new dev.cellrate.table.SlotTable(1, 64, 4, 1_000, 1);

@@ -8,7 +8,7 @@ import org.agrona.concurrent.NanoClock;
 /**
  * What every front over one {@link CellArray} cell holds ({@link RateLimiter}, {@link SingleThreadedRateLimiter},
  * {@link Shaper}, {@link ReservingLimiter}): the cell, its {@link Limit} and the clock of the clock forms, with the readers a
- * user calls. The decisions are each front's own. Immutable.
+ * user calls (the limit and the clock). The decisions are each front's own. Immutable.
  */
 abstract class CellFront
 {
@@ -44,9 +44,10 @@ abstract class CellFront
     }
 
     /**
-     * @return the cell's current TAT (acquire read), {@link CellArray#FRESH_TAT_NS} if never charged.
+     * @return the cell's current TAT (acquire read), {@link CellArray#FRESH_TAT_NS} if never charged. Inside the
+     * engine only: the TAT is the cell's internal time word, never part of the API.
      */
-    public final long tatNs()
+    final long tatNs()
     {
         return buffer.getLongAcquire(tatOffset);
     }

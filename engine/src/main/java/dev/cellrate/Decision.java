@@ -18,28 +18,32 @@ public final class Decision
     private long limit;
 
     /**
-     * Fill this holder from a GCRA decision. Called by limiters; allocation-free.
+     * Fill this holder from the outcome of a GCRA cell: the remaining permits follow from the reset-after and the
+     * limit ({@code (&tau; + T - resetAfterNs) / T}, at least 0). The engine's GCRA fronts answer through it; an
+     * integration that decides GCRA elsewhere (a server-side script) answers through it with the same fields.
+     * Allocation-free.
      *
-     * @param code       the result code of the decision (see {@link Result}).
-     * @param tatAfterNs the cell's TAT after the decision (unchanged if rejected).
-     * @param nowNs      the time of the decision.
-     * @param limit      the cell's limit.
+     * @param code         the result code of the decision (see {@link Result}).
+     * @param resetAfterNs ns until the cell is full again if nothing else arrives, after the decision (negative
+     *                     values count as 0).
+     * @param limit        the cell's limit.
      * @return this.
      */
-    public Decision set(final long code, final long tatAfterNs, final long nowNs, final Limit limit)
+    public Decision set(final long code, final long resetAfterNs, final Limit limit)
     {
-        final long ceilingNs = limit.ceilingNs();
+        final long lagNs = Math.max(0, resetAfterNs);
         this.code = code;
         this.retryAfterNs = code > 0 ? code : (Result.isAdmitted(code) ? 0 : Long.MAX_VALUE);
-        this.remaining = Gcra.remaining(tatAfterNs, nowNs, limit.emissionIntervalNs(), ceilingNs);
-        this.resetAfterNs = Gcra.resetAfterNs(tatAfterNs, nowNs);
+        this.remaining = Gcra.remainingAtLag(lagNs, limit.emissionIntervalNs(), limit.ceilingNs());
+        this.resetAfterNs = lagNs;
         this.limit = limit.burst();
         return this;
     }
 
     /**
-     * Fill this holder from an already computed outcome, for limiters that are not GCRA (windows, logs).
-     * Called by limiters; allocation-free.
+     * Fill this holder from an already computed outcome: the form of the limiters that are not GCRA (windows,
+     * logs, composites) and of any code that answers with the engine's result type (an integration's own
+     * fallback, a filter's answer for a request it did not limit). Allocation-free.
      *
      * @param code         the result code of the decision (see {@link Result}).
      * @param remaining    single permits that would still be admitted at the same instant, &ge; 0.

@@ -3,6 +3,7 @@ package dev.cellrate;
 import dev.cellrate.table.SlotLoop;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.check.Bounds;
+import dev.cellrate.gcra.Gcra;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.Decision;
 import dev.cellrate.Limit;
@@ -52,7 +53,7 @@ final class DecisionLoop extends SlotLoop<Decision>
     {
         if (null != decision)
         {
-            decision.set(Result.ADMITTED, tatAfterNs, nowNs, limit);
+            decision.set(Result.ADMITTED, Gcra.resetAfterNs(tatAfterNs, nowNs), limit);
         }
         return Result.ADMITTED;
     }
@@ -88,7 +89,7 @@ final class DecisionLoop extends SlotLoop<Decision>
     {
         if (null != decision)
         {
-            decision.set(cellCode, tatNs, nowNs, limit);
+            decision.set(cellCode, Gcra.resetAfterNs(tatNs, nowNs), limit);
         }
         return code;
     }
@@ -128,7 +129,7 @@ final class DecisionLoop extends SlotLoop<Decision>
         final long code = table.chargeOverflow(incrementNs, ceilingNs, nowNs);
         if (null != decision)
         {
-            decision.set(code, table.overflowTatNs(), nowNs, limit);
+            decision.set(code, Gcra.resetAfterNs(table.overflowTatNs(), nowNs), limit);
         }
         return Result.ADMITTED == code ? Result.ADMITTED_OVERFLOW : Result.REJECTED_OVERFLOW;
     }

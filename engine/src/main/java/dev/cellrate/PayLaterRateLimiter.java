@@ -15,8 +15,9 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@link RateLimiter}; it is a separate front so the {@link RateLimiter} path stays untouched.
  * <p>
  * Bounds: {@code maxPermits * T <= 2^62} is checked at construction, so no charge can overflow; a cost
- * outside [1, maxPermits] is {@link Result#NEVER}. The cell may start at any TAT (Guava starts
- * <em>empty</em>: {@code created + &tau;}).
+ * outside [1, maxPermits] is {@link Result#NEVER}. The cell starts full, with a number of permits available
+ * ({@link #PayLaterRateLimiter(Limit, long, NanoClock, long)}), or empty as Guava's {@code SmoothBursty} starts
+ * ({@link #startingEmpty(Limit, long, long, NanoClock)}).
  * <p>
  * Algorithm: GCRA whose ceiling grows with the cost. A request of cost n (charge {@code I = n T}) conforms
  * iff {@code lag <= &tau;}, i.e. {@code lag + I <= &tau; + I}: the one cell loop of
@@ -42,15 +43,10 @@ public final class PayLaterRateLimiter implements DebitLimiter
     private final NanoClock clock;
 
     /**
-     * A limiter with its own cell, starting at {@code initialTatNs}.
-     *
-     * @param limit        GCRA(T, &tau;).
-     * @param maxPermits   largest cost, in [1, 2<sup>62</sup> / T].
-     * @param initialTatNs the cell's first TAT ({@link CellArray#FRESH_TAT_NS} = full bucket).
-     * @param clock        the clock of the clock forms.
-     * @throws IllegalArgumentException naming the field and its allowed range.
+     * A limiter with its own cell, starting at {@code initialTatNs} (inside the engine: a TAT is never part of
+     * the API).
      */
-    public PayLaterRateLimiter(final Limit limit, final long maxPermits, final long initialTatNs, final NanoClock clock)
+    private PayLaterRateLimiter(final Limit limit, final long maxPermits, final long initialTatNs, final NanoClock clock)
     {
         Bounds.requireNonNull("limit", limit);
         Bounds.requireNonNull("clock", clock);
@@ -67,10 +63,22 @@ public final class PayLaterRateLimiter implements DebitLimiter
     }
 
     /**
+     * A full-bucket limiter with its own cell.
+     *
+     * @param limit      GCRA(T, &tau;).
+     * @param maxPermits largest cost, in [1, 2<sup>62</sup> / T].
+     * @param clock      the clock of the clock forms.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public PayLaterRateLimiter(final Limit limit, final long maxPermits, final NanoClock clock)
+    {
+        this(limit, maxPermits, CellArray.FRESH_TAT_NS, clock);
+    }
+
+    /**
      * A limiter with its own cell and an initial fill: {@code initialPermits} single permits are admitted at
-     * creation before the first rejection (0 = empty: nothing until one emission interval has passed; at or
-     * above the burst = full). {@code GuavaBursty.newRateLimiter} keeps Guava's own start instead (its first
-     * request is free: created + &tau;, i.e. one permit in these terms).
+     * creation before the first rejection (0: nothing until one emission interval has passed; at or
+     * above the burst = full). {@link #startingEmpty} starts as Guava does instead.
      *
      * @param limit          GCRA(T, &tau;).
      * @param maxPermits     largest cost, in [1, 2<sup>62</sup> / T].
@@ -83,6 +91,34 @@ public final class PayLaterRateLimiter implements DebitLimiter
     {
         this(limit, maxPermits, CellArray.FRESH_TAT_NS, clock);
         buffer.putLongVolatile(tatOffset, Gcra.initialFillTatNs(clock.nanoTime(), initialPermits, limit.emissionIntervalNs(), limit.ceilingNs()));
+    }
+
+    /**
+     * A limiter that starts empty at {@code nowNs} as Guava's {@code SmoothBursty} starts at its creation: no
+     * stored permits. A request waits only for its first permit, so the first request at {@code nowNs} is admitted
+     * and charges its whole cost; the next waits until that cost is paid. Permits are stored while the limiter is
+     * idle, up to &tau; / T.
+     *
+     * @param limit      GCRA(T, &tau;).
+     * @param maxPermits largest cost, in [1, 2<sup>62</sup> / T].
+     * @param nowNs      the time the limiter starts empty, on the same clock as later {@code nowNs} values.
+     * @param clock      the clock of the clock forms.
+     * @return the limiter.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public static PayLaterRateLimiter startingEmpty(
+        final Limit limit, final long maxPermits, final long nowNs, final NanoClock clock)
+    {
+        Bounds.requireNonNull("limit", limit);
+        return new PayLaterRateLimiter(limit, maxPermits, Gcra.emptyPayLaterTatNs(nowNs, limit.toleranceNs()), clock);
+    }
+
+    /**
+     * A limiter whose cell starts at {@code tatNs}: the engine's own tests reach odd states through it.
+     */
+    static PayLaterRateLimiter atTat(final Limit limit, final long maxPermits, final long tatNs, final NanoClock clock)
+    {
+        return new PayLaterRateLimiter(limit, maxPermits, tatNs, clock);
     }
 
     /**
@@ -152,9 +188,9 @@ public final class PayLaterRateLimiter implements DebitLimiter
     }
 
     /**
-     * @return the cell's current TAT (acquire read).
+     * @return the cell's current TAT (acquire read); inside the engine only.
      */
-    public long tatNs()
+    long tatNs()
     {
         return buffer.getLongAcquire(tatOffset);
     }

@@ -1,7 +1,6 @@
 package dev.cellrate;
 
 import dev.cellrate.gcra.ShaperMath;
-import dev.cellrate.handoff.DryRunPass;
 
 /**
  * A caller-owned, reusable record of one admitted reservation: what {@code cancel} needs to refund it, and
@@ -19,11 +18,6 @@ import dev.cellrate.handoff.DryRunPass;
  */
 public final class Reservation
 {
-    static
-    {
-        DryRunPass.register(new PassWriter());
-    }
-
     private long code = Result.NEVER;
     private long nowNs;
     private long slotNs;
@@ -85,8 +79,9 @@ public final class Reservation
 
     /**
      * Record the pass of a front in dry-run that would have rejected: go now (delay 0), nothing reserved, so
-     * nothing to cancel. Called by observing fronts ({@code ObservedReserver}, {@code ObservedKeyedReserver})
-     * through {@link DryRunPass}; allocation-free.
+     * nothing to cancel. Called by the observing fronts ({@code ObservedReserver}, {@code ObservedKeyedReserver})
+     * through a method handle found inside the engine's module, so no public type or method writes it;
+     * allocation-free.
      *
      * @param nowNs the time of the request.
      */
@@ -214,16 +209,5 @@ public final class Reservation
     {
         return "Reservation{" + Result.name(code) + ", code=" + code + ", nowNs=" + nowNs + ", slotNs=" + slotNs +
             ", releaseNs=" + releaseNs + ", incrementNs=" + incrementNs + '}';
-    }
-
-    /**
-     * The dry-run pass as the observing fronts reach it ({@link DryRunPass}).
-     */
-    private static final class PassWriter implements DryRunPass.Writer<Reservation>
-    {
-        public void pass(final Reservation reservation, final long nowNs)
-        {
-            reservation.dryRunPass(nowNs);
-        }
     }
 }

@@ -97,22 +97,50 @@ public final class ReservingLimiter extends CellFront implements Reserver
     /**
      * Guava's {@code acquire} / {@code tryAcquire(permits, timeout)} rule: a request of any cost up to
      * {@code maxPermits} waits only until <em>one</em> permit is available, {@code w = max(0, lag - &tau;)},
-     * and its whole cost is charged, delaying later callers (see {@code PayLaterRateLimiter}); the cell starts
-     * at {@code initialTatNs} (Guava starts empty: {@code GuavaBursty.newReservingLimiter}).
+     * and its whole cost is charged, delaying later callers (see {@code PayLaterRateLimiter}). The cell starts
+     * full; {@link #payLaterStartingEmpty} starts as Guava does.
      *
-     * @param limit        GCRA(T, &tau;).
-     * @param maxPermits   largest cost, in [1, 2<sup>62</sup> / T].
-     * @param initialTatNs the cell's first TAT ({@link CellArray#FRESH_TAT_NS} = full bucket).
-     * @param clock        the clock of {@link #acquireWithin}.
+     * @param limit      GCRA(T, &tau;).
+     * @param maxPermits largest cost, in [1, 2<sup>62</sup> / T].
+     * @param clock      the clock of {@link #acquireWithin}.
      * @return the limiter.
      * @throws IllegalArgumentException naming the field and its allowed range.
      */
-    public static ReservingLimiter payLater(
-        final Limit limit, final long maxPermits, final long initialTatNs, final NanoClock clock)
+    public static ReservingLimiter payLater(final Limit limit, final long maxPermits, final NanoClock clock)
     {
-        dev.cellrate.check.Bounds.requireRange(
+        return payLaterAtTat(limit, maxPermits, CellArray.FRESH_TAT_NS, clock);
+    }
+
+    /**
+     * As {@link #payLater(Limit, long, NanoClock)}, starting empty at {@code nowNs} as Guava's
+     * {@code SmoothBursty} starts at its creation: no stored permits. A reservation waits only for its first
+     * permit, so the first one at {@code nowNs} is granted at once and charges its whole cost; the next waits
+     * until that cost is paid.
+     *
+     * @param limit      GCRA(T, &tau;).
+     * @param maxPermits largest cost, in [1, 2<sup>62</sup> / T].
+     * @param nowNs      the time the limiter starts empty, on the same clock as later {@code nowNs} values.
+     * @param clock      the clock of {@link #acquireWithin}.
+     * @return the limiter.
+     * @throws IllegalArgumentException naming the field and its allowed range.
+     */
+    public static ReservingLimiter payLaterStartingEmpty(
+        final Limit limit, final long maxPermits, final long nowNs, final NanoClock clock)
+    {
+        return payLaterAtTat(limit, maxPermits, Gcra.emptyPayLaterTatNs(nowNs, requireLimit(limit).toleranceNs()),
+            clock);
+    }
+
+    /**
+     * A pay-later limiter whose cell starts at {@code tatNs} (inside the engine: its tests reach odd states
+     * through it).
+     */
+    static ReservingLimiter payLaterAtTat(
+        final Limit limit, final long maxPermits, final long tatNs, final NanoClock clock)
+    {
+        Bounds.requireRange(
             "maxPermits", maxPermits, 1, Limit.MAX_CEILING_NS / requireLimit(limit).emissionIntervalNs());
-        return new ReservingLimiter(limit, true, maxPermits, initialTatNs, clock);
+        return new ReservingLimiter(limit, true, maxPermits, tatNs, clock);
     }
 
     /**

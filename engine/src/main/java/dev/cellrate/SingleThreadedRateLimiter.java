@@ -76,7 +76,7 @@ public final class SingleThreadedRateLimiter extends CellFront implements DebitL
     public long tryAcquire(final long permits, final long nowNs, final Decision decision)
     {
         final long code = charge(limit.incrementNs(permits), nowNs);
-        decision.set(code, buffer.getLong(tatOffset), nowNs, limit);
+        decision.set(code, Gcra.resetAfterNs(buffer.getLong(tatOffset), nowNs), limit);
         return code;
     }
 

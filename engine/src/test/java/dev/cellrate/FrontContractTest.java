@@ -37,7 +37,7 @@ final class FrontContractTest
         final Limiter[] fronts = {
             new RateLimiter(limit, clock),
             new SingleThreadedRateLimiter(limit, clock),
-            new PayLaterRateLimiter(limit, 5, CellArray.FRESH_TAT_NS, clock),
+            new PayLaterRateLimiter(limit, 5, clock),
             dev.cellrate.window.TestWindows.fixed(5, SECOND_NS, CellArray.allocate(1), 0, clock),
             dev.cellrate.window.TestWindows.slidingCounter(5, SECOND_NS, CellArray.allocate(1), 0, clock),
             new SlidingLogLimiter(5, SECOND_NS, clock),

@@ -239,9 +239,17 @@ class FrontSpecTest
         assertEquals(1_000, limiter.tatNs());
         assertEquals(1_000, limiter.tryAcquire(1, 0), "paid back after 10 T");
         assertEquals(Result.NEVER, limiter.tryAcquire(11, 5_000), "above maxPermits");
-        assertThrows(IllegalArgumentException.class, () -> new PayLaterRateLimiter(BURST_1, 1, 0, null));
         assertThrows(IllegalArgumentException.class,
-            () -> new PayLaterRateLimiter(null, 1, 0, org.agrona.concurrent.SystemNanoClock.INSTANCE));
+            () -> new PayLaterRateLimiter(BURST_1, 1, (org.agrona.concurrent.NanoClock)null));
+        assertThrows(IllegalArgumentException.class,
+            () -> new PayLaterRateLimiter(null, 1, org.agrona.concurrent.SystemNanoClock.INSTANCE));
+        assertThrows(IllegalArgumentException.class,
+            () -> PayLaterRateLimiter.startingEmpty(null, 1, 0, org.agrona.concurrent.SystemNanoClock.INSTANCE));
+        assertThrows(IllegalArgumentException.class, () -> PayLaterRateLimiter.startingEmpty(BURST_1, 1, 0, null));
+        assertThrows(IllegalArgumentException.class,
+            () -> ReservingLimiter.payLaterStartingEmpty(null, 1, 0, org.agrona.concurrent.SystemNanoClock.INSTANCE));
+        assertThrows(IllegalArgumentException.class,
+            () -> ReservingLimiter.payLaterStartingEmpty(BURST_1, 0, 0, org.agrona.concurrent.SystemNanoClock.INSTANCE));
     }
 
     @Test
@@ -285,10 +293,40 @@ class FrontSpecTest
     }
 
     @Test
+    void aPayLaterFrontStartingEmptyLetsItsFirstRequestPayLaterAtTheGivenTime()
+    {
+        final org.agrona.concurrent.CachedNanoClock clock = new org.agrona.concurrent.CachedNanoClock();
+        final Limit limit = Limit.ofGcra(100, 300);
+        final PayLaterRateLimiter limiter = PayLaterRateLimiter.startingEmpty(limit, 10, 1_000, clock);
+        assertEquals(1_300, limiter.tatNs(), "now + tau: no stored permits");
+        assertEquals(Result.ADMITTED, limiter.tryAcquire(5, 1_000), "the first request passes and pays later");
+        assertEquals(500, limiter.tryAcquire(1, 1_000), "the next waits for the 5 charged");
+        final ReservingLimiter reserving = ReservingLimiter.payLaterStartingEmpty(limit, 10, 1_000, clock);
+        assertEquals(1_300, reserving.tatNs());
+        assertEquals(0, reserving.reserve(5, 1_000, 0));
+        assertEquals(500, reserving.reserve(1, 1_000, Long.MAX_VALUE));
+        final ReservingLimiter full = ReservingLimiter.payLater(limit, 10, clock);
+        assertEquals(Long.MIN_VALUE, full.tatNs(), "the plain pay-later form starts full");
+        assertEquals(0, full.reserve(10, 1_000, 0));
+
+        // tau < T (burst 1): empty is not k = 1, which is a full cell
+        final Limit slow = Limit.ofGcra(1_000, 400);
+        final PayLaterRateLimiter empty = PayLaterRateLimiter.startingEmpty(slow, 3, 0, clock);
+        final PayLaterRateLimiter one = new PayLaterRateLimiter(slow, 3, clock, 1);
+        assertEquals(Result.ADMITTED, empty.tryAcquire(1, 0));
+        assertEquals(Result.ADMITTED, one.tryAcquire(1, 0));
+        assertEquals(1_000, empty.tryAcquire(1, 0), "Guava: the next permit after one interval");
+        assertEquals(600, one.tryAcquire(1, 0), "a full cell stores tau more");
+
+        assertEquals(Long.MAX_VALUE, PayLaterRateLimiter.startingEmpty(limit, 1, Long.MAX_VALUE - 5, clock).tatNs(),
+            "saturated at the end of the long range");
+    }
+
+    @Test
     void payLaterStartsFromTheGivenTatAndFillsTheDecision()
     {
         final PayLaterRateLimiter limiter =
-            new PayLaterRateLimiter(BURST_1, 10, 1_000, org.agrona.concurrent.SystemNanoClock.INSTANCE);
+            PayLaterRateLimiter.atTat(BURST_1, 10, 1_000, org.agrona.concurrent.SystemNanoClock.INSTANCE);
         assertEquals(1_000, limiter.tatNs());
         final Decision decision = new Decision();
         assertEquals(1_000, limiter.tryAcquire(1, 0, decision), "owes 1000 ns from the start");
@@ -332,7 +370,7 @@ class FrontSpecTest
     void aDecisionDescribesItselfAndChains()
     {
         final Decision decision = new Decision();
-        assertSame(decision, decision.set(Result.ADMITTED, 200, 0, BURST_3));
+        assertSame(decision, decision.set(Result.ADMITTED, 200, BURST_3));
         assertTrue(decision.admitted());
         assertEquals(1, decision.remaining());
         assertEquals(200, decision.resetAfterNs());
@@ -351,8 +389,14 @@ class FrontSpecTest
         assertTrue(decision.admitted());
         decision.setOutcome(Result.NEVER, 0, 0, 10);
         assertEquals(Long.MAX_VALUE, decision.retryAfterNs(), "NEVER: never");
-        decision.set(Result.TABLE_FULL, Long.MIN_VALUE, 0, BURST_3);
+        decision.set(Result.TABLE_FULL, 0, BURST_3);
         assertEquals(Long.MAX_VALUE, decision.retryAfterNs());
+        assertEquals(3, decision.remaining(), "a full cell: the whole burst");
+        decision.set(Result.ADMITTED, -5, BURST_3);
+        assertEquals(0, decision.resetAfterNs(), "a negative reset-after counts as 0");
+        assertEquals(3, decision.remaining());
+        decision.set(Result.ADMITTED, Long.MAX_VALUE, BURST_3);
+        assertEquals(0, decision.remaining(), "far in debt: nothing remains");
     }
 
     @Test

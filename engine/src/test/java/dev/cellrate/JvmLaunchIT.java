@@ -38,6 +38,8 @@ final class JvmLaunchIT
         assertTrue(output.contains("decision ADMITTED 100000000"), output);
         // the exported hash on the module path: a reference vector; one empty part is its 4-byte length, 0
         assertTrue(output.contains("hash a129ca6149be45e5, empty part framed true"), output);
+        assertTrue(output.contains("dry-run pass 0 0 true 5000 0"), output);
+        assertTrue(output.contains("backlog sampled"), output);
         assertTrue(output.contains("table hidden"), output);
         assertTrue(output.contains("gcra hidden"), output);
     }

@@ -17,7 +17,7 @@ class PayLaterClampTest
     {
         final Limit limit = Limit.ofGcra(1_000_000, 9_000_000);
         final PayLaterRateLimiter limiter =
-            new PayLaterRateLimiter(limit, 10, Long.MAX_VALUE - 5, SystemNanoClock.INSTANCE);
+            PayLaterRateLimiter.atTat(limit, 10, Long.MAX_VALUE - 5, SystemNanoClock.INSTANCE);
         assertEquals(Long.MAX_VALUE, limiter.tryAcquire(1, Long.MIN_VALUE + 5));
         // A lag of exactly 2^63 - 1, and one of 2^63 (wrapped), whose excess is still in range: exact.
         assertEquals(Long.MAX_VALUE - 9_000_000, limiter.tryAcquire(1, -5));

@@ -179,17 +179,17 @@ class ReservingLimiterTest
     {
         // T = 10 s, tau = 0, costs up to 5, full at start.
         final ReservingLimiter limiter = ReservingLimiter.payLater(
-            Limit.ofGcra(10_000_000_000L, 0), 5, CellArray.FRESH_TAT_NS, SystemNanoClock.INSTANCE);
+            Limit.ofGcra(10_000_000_000L, 0), 5, SystemNanoClock.INSTANCE);
         assertTrue(limiter.isPayLater());
         assertEquals(5, limiter.maxPermits());
         assertEquals(0, limiter.reserve(3, 0, 0), "a cost of 3 passes at once and is paid later");
         assertEquals(30_000_000_000L, limiter.reserve(5, 0, Long.MAX_VALUE), "the next waits for the debt only");
         assertEquals(Result.NEVER, limiter.reserve(6, 0, Long.MAX_VALUE));
         assertThrows(IllegalArgumentException.class,
-            () -> ReservingLimiter.payLater(Limit.ofGcra(1L << 61, 0), 3, 0, SystemNanoClock.INSTANCE));
+            () -> ReservingLimiter.payLater(Limit.ofGcra(1L << 61, 0), 3, SystemNanoClock.INSTANCE));
 
         final ReservingLimiter waiting = ReservingLimiter.payLater(
-            Limit.ofGcra(10_000_000_000L, 0), 5, CellArray.FRESH_TAT_NS, SystemNanoClock.INSTANCE);
+            Limit.ofGcra(10_000_000_000L, 0), 5, SystemNanoClock.INSTANCE);
         assertEquals(0, waiting.acquireWithin(3, 0));
         final long tatNs = waiting.tatNs();
         final AtomicReference<Throwable> thrown = new AtomicReference<>();

@@ -242,7 +242,7 @@ class ShaperEdgeTest
         @Test
         void payLaterStartsFromItsInitialTat()
         {
-            final ReservingLimiter limiter = ReservingLimiter.payLater(LIMIT, 10, 1_500, ZERO);
+            final ReservingLimiter limiter = ReservingLimiter.payLaterAtTat(LIMIT, 10, 1_500, ZERO);
             assertTrue(limiter.isPayLater());
             assertEquals(10, limiter.maxPermits());
             assertEquals(1_500, limiter.tatNs());

@@ -109,4 +109,44 @@ public final class TestFronts
     {
         return limiter.tatNs(key);
     }
+
+    /** The cell's TAT (the internal time word, never part of the API) of a single-cell front. */
+    public static long tatNs(final RateLimiter limiter)
+    {
+        return limiter.tatNs();
+    }
+
+    public static long tatNs(final SingleThreadedRateLimiter limiter)
+    {
+        return limiter.tatNs();
+    }
+
+    public static long tatNs(final Shaper shaper)
+    {
+        return shaper.tatNs();
+    }
+
+    public static long tatNs(final ReservingLimiter limiter)
+    {
+        return limiter.tatNs();
+    }
+
+    public static long tatNs(final PayLaterRateLimiter limiter)
+    {
+        return limiter.tatNs();
+    }
+
+    /** A pay-later limiter whose cell starts at an odd TAT. */
+    public static PayLaterRateLimiter payLaterAtTat(
+        final Limit limit, final long maxPermits, final long tatNs, final NanoClock clock)
+    {
+        return PayLaterRateLimiter.atTat(limit, maxPermits, tatNs, clock);
+    }
+
+    /** A pay-later reserving limiter whose cell starts at an odd TAT. */
+    public static ReservingLimiter reservingPayLaterAtTat(
+        final Limit limit, final long maxPermits, final long tatNs, final NanoClock clock)
+    {
+        return ReservingLimiter.payLaterAtTat(limit, maxPermits, tatNs, clock);
+    }
 }

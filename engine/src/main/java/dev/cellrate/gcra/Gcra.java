@@ -117,8 +117,19 @@ public final class Gcra
      */
     public static long remaining(final long tatNs, final long nowNs, final long emissionIntervalNs, final long ceilingNs)
     {
+        return remainingAtLag(lagNs(tatNs, nowNs), emissionIntervalNs, ceilingNs);
+    }
+
+    /**
+     * @param lagNs              {@code max(0, TAT - t)}, in [0, 2<sup>63</sup>).
+     * @param emissionIntervalNs T.
+     * @param ceilingNs          &tau; + T.
+     * @return the remaining permits at that lag, in [0, burst]: {@code max(0, &tau; + T - lag) / T}.
+     */
+    public static long remainingAtLag(final long lagNs, final long emissionIntervalNs, final long ceilingNs)
+    {
         // lag in [0, 2^63), ceiling in [1, 2^62]: the difference cannot overflow.
-        return Math.max(ceilingNs - lagNs(tatNs, nowNs), 0) / emissionIntervalNs;
+        return Math.max(ceilingNs - lagNs, 0) / emissionIntervalNs;
     }
 
     /**
@@ -199,6 +210,20 @@ public final class Gcra
         }
         final long lagNs = ceilingNs - Math.max(0, permits) * emissionIntervalNs;
         return addAtMost(nowNs, lagNs, Long.MAX_VALUE);
+    }
+
+    /**
+     * The TAT of a pay-later cell that stores no permits at {@code t}, as Guava's {@code SmoothBursty} at its
+     * creation: {@code t + &tau;}, saturated. A pay-later request waits only for its first permit, so the first
+     * request at {@code t} passes and charges its whole cost; the next one waits for what it charged.
+     *
+     * @param nowNs       the time the cell starts empty.
+     * @param toleranceNs &tau;, &ge; 0.
+     * @return the initial TAT.
+     */
+    public static long emptyPayLaterTatNs(final long nowNs, final long toleranceNs)
+    {
+        return addAtMost(nowNs, toleranceNs, Long.MAX_VALUE);
     }
 
     /**

@@ -3,11 +3,14 @@ package dev.cellrate.observe;
 import dev.cellrate.stat.LimiterStats;
 import dev.cellrate.stat.StatKind;
 import dev.cellrate.check.Bounds;
-import dev.cellrate.handoff.DryRunPass;
 import dev.cellrate.Reserver;
 import dev.cellrate.Result;
 import dev.cellrate.Reservation;
 import org.agrona.concurrent.NanoClock;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 /**
  * Any {@link Reserver} (a shaper) with its reservations counted in a {@link LimiterStats}: enforced
@@ -21,6 +24,12 @@ import org.agrona.concurrent.NanoClock;
  */
 public final class ObservedReserver implements Reserver
 {
+    /**
+     * {@code Reservation}'s package-private dry-run fill, found inside the engine's own module: no public type or
+     * method can write a pass into a caller's holder.
+     */
+    private static final MethodHandle DRY_RUN_PASS = dryRunPass();
+
     private final Reserver reserver;
     private final LimiterStats stats;
     private final boolean dryRun;
@@ -88,9 +97,33 @@ public final class ObservedReserver implements Reserver
         }
         if (null != reservation)
         {
-            DryRunPass.reservation(reservation, nowNs);
+            try
+            {
+                DRY_RUN_PASS.invokeExact(reservation, nowNs);
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                throw ex;
+            }
+            catch (final Throwable ex)
+            {
+                throw new IllegalStateException(ex);
+            }
         }
         return 0;
+    }
+
+    private static MethodHandle dryRunPass()
+    {
+        try
+        {
+            return MethodHandles.privateLookupIn(Reservation.class, MethodHandles.lookup())
+                .findVirtual(Reservation.class, "dryRunPass", MethodType.methodType(void.class, long.class));
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
     }
 
     public NanoClock clock()

@@ -51,7 +51,7 @@ public final class ReconfigurablePayLaterRateLimiter
         tatOffset = CellArray.tatOffset(0);
         base = buffer.byteArray();
         address = buffer.addressOffset() + tatOffset;
-        buffer.putLongVolatile(tatOffset, guava.initialTatNs(createdNs));
+        buffer.putLongVolatile(tatOffset, Gcra.emptyPayLaterTatNs(createdNs, guava.limit().toleranceNs()));
         settings = Settings.of(guava.limit());
     }
 
@@ -182,9 +182,9 @@ public final class ReconfigurablePayLaterRateLimiter
     }
 
     /**
-     * @return the cell's TAT (acquire read).
+     * @return the cell's TAT (acquire read); inside the engine only.
      */
-    public long tatNs()
+    long tatNs()
     {
         return buffer.getLongAcquire(tatOffset);
     }

@@ -1,6 +1,7 @@
 package dev.cellrate.reconfigure;
 
 import dev.cellrate.gcra.CellLoop;
+import dev.cellrate.gcra.Gcra;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.Decision;
@@ -51,7 +52,7 @@ public final class ReconfigurableRateLimiter implements Limiter
 
         protected void decided(final Decision decision, final long code, final long tatNs, final long nowNs)
         {
-            decision.set(code, tatNs, nowNs, limit);
+            decision.set(code, Gcra.resetAfterNs(tatNs, nowNs), limit);
         }
     }
 
@@ -136,9 +137,9 @@ public final class ReconfigurableRateLimiter implements Limiter
     }
 
     /**
-     * @return the cell's TAT (acquire read).
+     * @return the cell's TAT (acquire read); inside the engine only.
      */
-    public long tatNs()
+    long tatNs()
     {
         return buffer.getLongAcquire(tatOffset);
     }

@@ -97,10 +97,10 @@ public final class ReconfigurableShaper implements Reserver
     }
 
     /**
-     * @return the cell's TAT (acquire read).
+     * @return the shaper of the current limit, over this front's one cell.
      */
-    public long tatNs()
+    Shaper shaper()
     {
-        return shaper.tatNs();
+        return shaper;
     }
 }

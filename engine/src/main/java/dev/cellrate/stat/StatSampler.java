@@ -2,10 +2,15 @@ package dev.cellrate.stat;
 
 import dev.cellrate.TableCounters;
 import dev.cellrate.check.Bounds;
+import dev.cellrate.gcra.Gcra;
 import dev.cellrate.release.ReleaseAgent;
 import dev.cellrate.Shaper;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 /**
  * An Agrona {@link Agent} that copies the statistics a table, shaper or release agent already keeps into
@@ -170,6 +175,12 @@ public final class StatSampler implements Agent
 
     private static final class ShaperSource extends Source
     {
+        /**
+         * The shaper's cell word, read through its package-private reader: a lookup inside the engine's own module
+         * (the TAT is never part of the API).
+         */
+        private static final MethodHandle TAT_NS = tatReader();
+
         private final Shaper shaper;
         private final long emissionIntervalNs;
 
@@ -182,7 +193,36 @@ public final class StatSampler implements Agent
 
         void sample(final long nowNs)
         {
-            set(0, Math.max(0, shaper.tatNs() - nowNs) / emissionIntervalNs);
+            set(0, Gcra.resetAfterNs(tatNs(shaper), nowNs) / emissionIntervalNs);
+        }
+
+        private static long tatNs(final Shaper shaper)
+        {
+            try
+            {
+                return (long)TAT_NS.invokeExact(shaper);
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                throw ex;
+            }
+            catch (final Throwable ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+        }
+
+        private static MethodHandle tatReader()
+        {
+            try
+            {
+                return MethodHandles.privateLookupIn(Shaper.class, MethodHandles.lookup())
+                    .findVirtual(Shaper.class, "tatNs", MethodType.methodType(long.class));
+            }
+            catch (final ReflectiveOperationException ex)
+            {
+                throw new ExceptionInInitializerError(ex);
+            }
         }
     }
 

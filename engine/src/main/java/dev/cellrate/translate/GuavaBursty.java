@@ -9,8 +9,9 @@ import org.agrona.concurrent.NanoClock;
  * A translated Guava {@code RateLimiter.create(r)} ({@code SmoothBursty}, one second of stored permits):
  * the limit GCRA(T, M&middot;T) with {@code M = r * 1 s}, plus Guava's two departures from a plain GCRA cell:
  * <ol>
- *     <li><b>Empty start.</b> Guava stores no permits at construction and fills while idle, so the cell's
- *     first TAT is {@code created + &tau;} ({@link #initialTatNs(long)}), not a full bucket.</li>
+ *     <li><b>Empty start.</b> Guava stores no permits at construction and fills while idle: the limiter
+ *     starts empty at its creation time ({@link PayLaterRateLimiter#startingEmpty}), not full. Its first
+ *     request passes at once (it pays later), and the next waits for what the first charged.</li>
  *     <li><b>Pay later.</b> {@code tryAcquire(n)} admits whenever one permit would be admitted and charges
  *     all n ({@link PayLaterRateLimiter}).</li>
  * </ol>
@@ -19,17 +20,6 @@ import org.agrona.concurrent.NanoClock;
  */
 public record GuavaBursty(Limit limit)
 {
-    /**
-     * @param createdNs the time the Guava limiter would have been created.
-     * @return the TAT of a cell that starts as Guava does (no stored permits): {@code created + &tau;},
-     * saturated.
-     */
-    public long initialTatNs(final long createdNs)
-    {
-        final long toleranceNs = limit.toleranceNs();
-        return createdNs > Long.MAX_VALUE - toleranceNs ? Long.MAX_VALUE : createdNs + toleranceNs;
-    }
-
     /**
      * A lock-free limiter that decides as this Guava limiter created at {@code createdNs} would
      * ({@code tryAcquire(n)} for n up to {@link Integer#MAX_VALUE}, or as many as fit 2<sup>62</sup> ns).
@@ -40,7 +30,7 @@ public record GuavaBursty(Limit limit)
      */
     public PayLaterRateLimiter newRateLimiter(final long createdNs, final NanoClock clock)
     {
-        return new PayLaterRateLimiter(limit, maxPermits(), initialTatNs(createdNs), clock);
+        return PayLaterRateLimiter.startingEmpty(limit, maxPermits(), createdNs, clock);
     }
 
     /**
@@ -57,7 +47,7 @@ public record GuavaBursty(Limit limit)
      */
     public ReservingLimiter newReservingLimiter(final long createdNs, final NanoClock clock)
     {
-        return ReservingLimiter.payLater(limit, maxPermits(), initialTatNs(createdNs), clock);
+        return ReservingLimiter.payLaterStartingEmpty(limit, maxPermits(), createdNs, clock);
     }
 
     private long maxPermits()

@@ -45,7 +45,10 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   API sits on top of them;</li>
  *   <li>no two packages depend on each other, directly or through others;</li>
  *   <li>only the engine's fronts fill a {@code Reservation}: its public methods read it, so a caller cannot
- *   make one that looks issued by a front (an owner, a cell, the TATs a cancel restores).</li>
+ *   make one that looks issued by a front (an owner, a cell, the TATs a cancel restores);</li>
+ *   <li>no exported method, constructor, field, record component or parameter names a TAT (the cell's internal
+ *   time word): a user states a start as permits available at a time, and reads durations and permits
+ *   ({@link TimeWordNames}).</li>
  * </ol>
  * The exported packages are read from the module descriptor, as {@link PublicSurface} reads them.
  */
@@ -254,6 +257,27 @@ final class ApiRulesTest
     void onlyTheEngineFillsAReservation()
     {
         classes().that().haveFullyQualifiedName(ROOT + ".Reservation").should(ONLY_READ).check(engine);
+    }
+
+    @Test
+    void exportedSignaturesNameNoTat() throws Exception
+    {
+        final java.util.List<String> found = TimeWordNames.find(moduleDir(), exported);
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(), found,
+            "exported names that name a TAT, the cell's internal time word");
+    }
+
+    @Test
+    void theTatRuleSeesEveryKindOfName()
+    {
+        for (final String name : new String[] {"tatNs", "initialTatNs", "FRESH_TAT_NS", "tat", "tatAfterNs"})
+        {
+            org.junit.jupiter.api.Assertions.assertTrue(TimeWordNames.namesATat(name), name);
+        }
+        for (final String name : new String[] {"state", "status", "STATE", "rotate", "startNs", "statFile"})
+        {
+            org.junit.jupiter.api.Assertions.assertFalse(TimeWordNames.namesATat(name), name);
+        }
     }
 
     @Test

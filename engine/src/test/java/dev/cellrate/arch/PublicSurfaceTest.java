@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class PublicSurfaceTest
 {
     /** The count of the current API; lower it when the surface shrinks. */
-    private static final int CEILING = 618;
+    private static final int CEILING = 611;
 
     @Test
     void theSurfaceStaysUnderItsCeiling() throws Exception

@@ -60,7 +60,7 @@ class CellRetrySpecTest
         {
             if (null != decision)
             {
-                decision.set(Result.ADMITTED, tatAfterNs, nowNs, LIMIT);
+                decision.set(Result.ADMITTED, Gcra.resetAfterNs(tatAfterNs, nowNs), LIMIT);
             }
             return Result.ADMITTED;
         }
@@ -69,7 +69,7 @@ class CellRetrySpecTest
         {
             if (null != decision)
             {
-                decision.set(code, tatNs, nowNs, LIMIT);
+                decision.set(code, Gcra.resetAfterNs(tatNs, nowNs), LIMIT);
             }
             return code;
         }

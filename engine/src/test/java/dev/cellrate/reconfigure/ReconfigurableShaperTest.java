@@ -26,10 +26,10 @@ final class ReconfigurableShaperTest
         final Reserver reserver = shaper;
         final Reservation reservation = new Reservation();
         assertTrue(Result.isReserved(reserver.reserve(3, 1_000, reservation)));
-        final long tatNs = shaper.tatNs();
+        final long tatNs = TestReconfigurables.tatNs(shaper);
         shaper.setLimit(Limit.perSecond(20, 5));
         assertTrue(shaper.cancel(reservation), "refunded after a change of limit");
-        assertTrue(shaper.tatNs() < tatNs);
+        assertTrue(TestReconfigurables.tatNs(shaper) < tatNs);
         final Reservation foreign = new Reservation();
         new Shaper(LIMIT, ShaperMode.delay()).reserve(1, 1_000, foreign);
         assertThrows(IllegalArgumentException.class, () -> shaper.cancel(foreign));

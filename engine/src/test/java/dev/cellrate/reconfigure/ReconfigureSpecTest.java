@@ -387,9 +387,9 @@ final class ReconfigureSpecTest
         final ReconfigurableShaper shaper = new ReconfigurableShaper(THREE, ShaperMode.delay());
         assertEquals(THREE, shaper.limit());
         assertEquals(0, shaper.reserve(1, 1_000));
-        assertEquals(1_100, shaper.tatNs());
+        assertEquals(1_100, TestReconfigurables.tatNs(shaper));
         assertEquals(100, shaper.reserve(2, 1_000), "smooth delay: waits for the slot after the first");
-        assertEquals(1_300, shaper.tatNs());
+        assertEquals(1_300, TestReconfigurables.tatNs(shaper));
         final Limit five = Limit.ofGcra(100, 400);
         shaper.setLimit(five);
         assertSame(five, shaper.limit());

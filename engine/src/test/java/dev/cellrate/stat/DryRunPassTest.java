@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.observe.ObservedReserver;
 import dev.cellrate.observe.ObservedLimiter;
 import dev.cellrate.observe.ObservedKeyedLimiter;
@@ -59,7 +60,7 @@ final class DryRunPassTest
         final Shaper shaper = new Shaper(LIMIT, ShaperMode.nodelay());
         final ObservedReserver dry = ObservedReserver.dryRun(shaper, file.limiter("shaper", 1, 0));
         assertEquals(0, dry.reserve(1, 0));
-        final long tatNs = shaper.tatNs();
+        final long tatNs = TestFronts.tatNs(shaper);
         final Reservation reservation = new Reservation();
         final long code = dry.reserve(1, 0, reservation);
         assertTrue(Result.isReserved(code), Result.name(code));
@@ -68,7 +69,7 @@ final class DryRunPassTest
             reservation.toString());
         assertEquals(0, reservation.incrementNs(), "nothing was reserved");
         assertFalse(shaper.cancel(reservation), "nothing to cancel");
-        assertEquals(tatNs, shaper.tatNs());
+        assertEquals(tatNs, TestFronts.tatNs(shaper));
         assertTrue(Result.isReserved(dry.reserve(1, 0)));
         assertEquals(2, dry.stats().outcome(StatKind.WOULD_REJECT));
     }

@@ -46,8 +46,13 @@ final class StatAllocationTest
         final dev.cellrate.ReconfigurableKeyedRateLimiter liveKeyed =
             dev.cellrate.TestFronts.reconfigurableKeyed(Limit.perSecond(1_000, 10),
                 new dev.cellrate.table.SlotTable(4, 64, 64, 1_000_000L, 3L, clock), dev.cellrate.TableFullPolicy.REJECT);
-        final ObservedReserver dryShaper = ObservedReserver.dryRun(
-            new dev.cellrate.Shaper(Limit.perSecond(1_000, 10), dev.cellrate.ShaperMode.delay()), stats);
+        final dev.cellrate.Shaper shaper = new dev.cellrate.Shaper(Limit.perSecond(1_000, 10), dev.cellrate.ShaperMode.delay());
+        final ObservedReserver dryShaper = ObservedReserver.dryRun(shaper, stats);
+        // a tight dry-run shaper: most reservations are passes written into the holder
+        final ObservedReserver dryTight = ObservedReserver.dryRun(
+            new dev.cellrate.Shaper(Limit.ofGcra(1_000_000_000L, 0), dev.cellrate.ShaperMode.nodelay()), stats);
+        final dev.cellrate.Reservation reservation = new dev.cellrate.Reservation();
+        sampler.add(shaper, file.limiter("queue", 1, 0));
         final ObservedConcurrencyLimiter dryConcurrency =
             ObservedConcurrencyLimiter.dryRun(new dev.cellrate.concurrency.ConcurrencyLimiter(2), stats);
         final ObservedMarker dryMarker = ObservedMarker.dryRun(new dev.cellrate.tcm.SrTcm(1_000_000, 1_500, 3_000), stats);
@@ -67,6 +72,7 @@ final class StatAllocationTest
                     stats.recordReservation(code) + shadow.tryAcquire(1, nowNs) + live.tryAcquire(1, nowNs) +
                     liveShaper.reserve(1, nowNs) + livePayLater.tryAcquire(1, nowNs) +
                     liveKeyed.tryAcquire(i & 127, 1, nowNs) + dryShaper.reserve(1, nowNs) +
+                    dryTight.reserve(1, nowNs, reservation) + reservation.releaseNs() +
                     dryMarker.mark(1_000, nowNs) + stats.dryRunReservation(i & 31, code) + stats.recordColour(i & 3);
                 final long ticket = dryConcurrency.tryAcquire();
                 sink += ticket + ((i & 3) == 0 ? (dryConcurrency.release(ticket) ? 1 : 0) : 0);

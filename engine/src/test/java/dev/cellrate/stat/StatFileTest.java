@@ -1,5 +1,6 @@
 package dev.cellrate.stat;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
@@ -139,7 +140,7 @@ final class StatFileTest
         clock.update(0);
         sampler.sampleNow();
         final Map<StatKind, Long> values = valuesOf(file.reader(), "egress");
-        assertEquals((shaper.tatNs() - 0) / Limit.perSecond(10, 1).emissionIntervalNs(),
+        assertEquals((TestFronts.tatNs(shaper) - 0) / Limit.perSecond(10, 1).emissionIntervalNs(),
             values.get(StatKind.QUEUE_DEPTH));
         assertTrue(values.get(StatKind.QUEUE_DEPTH) > 0);
     }

@@ -282,6 +282,23 @@ final class StatSpecTest
     }
 
     @Test
+    void aFullShaperHasNoBacklogAtAnyTime()
+    {
+        final StatFile file = StatFile.inMemory();
+        final LimiterStats stats = file.limiter("egress", 1, 0);
+        final CachedNanoClock clock = new CachedNanoClock();
+        final Shaper shaper = new Shaper(Limit.ofGcra(1_000, 10_000), ShaperMode.delay());
+        final StatSampler sampler = new StatSampler(clock, 0).add(shaper, stats);
+        for (final long nowNs : new long[] {0, 1, 1_000_000, Long.MAX_VALUE, -1_000_000, Long.MIN_VALUE})
+        {
+            clock.update(nowNs);
+            sampler.sampleNow();
+            assertEquals(0L, StatFileTest.valuesOf(file.reader(), "egress").get(StatKind.QUEUE_DEPTH),
+                "a shaper never charged queues nothing at " + nowNs);
+        }
+    }
+
+    @Test
     void theKindsHaveFixedLabelsTypeIdsAndClasses()
     {
         final String[] labels = { "admitted", "rejected", "never-fit", "table-full-rejected", "table-full-admitted",

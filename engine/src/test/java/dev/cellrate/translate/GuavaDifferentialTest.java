@@ -1,5 +1,6 @@
 package dev.cellrate.translate;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.testing.Differential;
 import dev.cellrate.testing.Trace;
 import com.google.common.util.concurrent.GuavaPeer;
@@ -130,7 +131,7 @@ class GuavaDifferentialTest
                 nowUs += random.nextInt(10) == 0 ? 0 : random.nextLong(0, 2 * stableUs + 1);
                 final int cost = random.nextInt(4) == 0 ? random.nextInt(1, 4) : 1;
                 stopwatch.setMicros(nowUs);
-                if (ours.tatNs() <= nowUs * 1000)
+                if (TestFronts.tatNs(ours) <= nowUs * 1000)
                 {
                     admissionsSinceFull = 0;
                 }

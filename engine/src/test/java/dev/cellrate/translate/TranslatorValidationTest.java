@@ -1,5 +1,6 @@
 package dev.cellrate.translate;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Limit;
 import dev.cellrate.PayLaterRateLimiter;
 import dev.cellrate.Result;
@@ -100,7 +101,9 @@ class TranslatorValidationTest
         assertEquals(333_333_334L, three.emissionIntervalNs());
         assertEquals(1_000_000_002L, three.toleranceNs());
         assertEquals(4, three.burst());
-        assertEquals(Long.MAX_VALUE, Guava.create(10).initialTatNs(Long.MAX_VALUE - 5));
+        assertEquals(Long.MAX_VALUE,
+            TestFronts.tatNs(Guava.create(10).newRateLimiter(Long.MAX_VALUE - 5, SystemNanoClock.INSTANCE)),
+            "an empty start near the end of the long range saturates");
     }
 
     @Test
@@ -110,16 +113,16 @@ class TranslatorValidationTest
         rejects("maxPermits must be in [1, 4194304]", () -> new PayLaterRateLimiter(limit, 0));
         rejects("maxPermits must be in [1, 4194304]", () -> new PayLaterRateLimiter(limit, 4194305));
         rejects("limit must not be null", () -> new PayLaterRateLimiter(null, 1));
-        final PayLaterRateLimiter limiter = new PayLaterRateLimiter(limit, 4194304, 0, SystemNanoClock.INSTANCE);
+        final PayLaterRateLimiter limiter = TestFronts.payLaterAtTat(limit, 4194304, 0, SystemNanoClock.INSTANCE);
         assertEquals(Result.NEVER, limiter.tryAcquire(0, 0));
         assertEquals(Result.NEVER, limiter.tryAcquire(4194305, 0));
         assertEquals(Result.ADMITTED, limiter.tryAcquire(4194304, 0));
-        assertEquals(1L << 62, limiter.tatNs());
+        assertEquals(1L << 62, TestFronts.tatNs(limiter));
         // the debt is 2^62 ns: the next caller waits that long, without overflow
         assertEquals(1L << 62, limiter.tryAcquire(1, 0));
         assertEquals(1L, limiter.tryAcquire(1, (1L << 62) - 1));
         // a time at the edge of the long range cannot hold the new TAT: NEVER, not a wrap
-        final PayLaterRateLimiter edge = new PayLaterRateLimiter(limit, 4, Long.MIN_VALUE, SystemNanoClock.INSTANCE);
+        final PayLaterRateLimiter edge = TestFronts.payLaterAtTat(limit, 4, Long.MIN_VALUE, SystemNanoClock.INSTANCE);
         assertEquals(Result.NEVER, edge.tryAcquire(4, Long.MAX_VALUE - 5));
     }
 }

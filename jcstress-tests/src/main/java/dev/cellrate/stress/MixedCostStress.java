@@ -1,5 +1,6 @@
 package dev.cellrate.stress;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import org.openjdk.jcstress.annotations.Actor;
@@ -58,7 +59,7 @@ public final class MixedCostStress
         @Arbiter
         public void arbiter(final JJJ_Result r)
         {
-            r.r3 = limiter.tatNs() - NOW_NS;
+            r.r3 = TestFronts.tatNs(limiter) - NOW_NS;
         }
     }
 
@@ -93,7 +94,7 @@ public final class MixedCostStress
         @Arbiter
         public void arbiter(final JJJ_Result r)
         {
-            r.r3 = limiter.tatNs() - NOW_NS;
+            r.r3 = TestFronts.tatNs(limiter) - NOW_NS;
         }
     }
 
@@ -125,7 +126,7 @@ public final class MixedCostStress
         @Arbiter
         public void arbiter(final JJJ_Result r)
         {
-            r.r3 = limiter.tatNs() - NOW_NS;
+            r.r3 = TestFronts.tatNs(limiter) - NOW_NS;
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.cellrate.stress;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
@@ -57,6 +58,6 @@ public class RejectionStress
     @Arbiter
     public void arbiter(final JJJ_Result r)
     {
-        r.r3 = limiter.tatNs() - NOW_NS;
+        r.r3 = TestFronts.tatNs(limiter) - NOW_NS;
     }
 }

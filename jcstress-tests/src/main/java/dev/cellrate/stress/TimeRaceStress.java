@@ -1,5 +1,6 @@
 package dev.cellrate.stress;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
 import dev.cellrate.Result;
@@ -40,7 +41,7 @@ public class TimeRaceStress
 
     public TimeRaceStress()
     {
-        if (!Result.isAdmitted(limiter.tryAcquire(1, EARLY_NS)) || LATE_NS != limiter.tatNs())
+        if (!Result.isAdmitted(limiter.tryAcquire(1, EARLY_NS)) || LATE_NS != TestFronts.tatNs(limiter))
         {
             throw new IllegalStateException("setup: TAT must be 1000 before the race");
         }
@@ -61,6 +62,6 @@ public class TimeRaceStress
     @Arbiter
     public void arbiter(final JJJ_Result r)
     {
-        r.r3 = limiter.tatNs();
+        r.r3 = TestFronts.tatNs(limiter);
     }
 }

@@ -104,7 +104,7 @@ final class Verdicts
         final long code = reply.admitted() ? Result.ADMITTED : reply.retryAfterUs() * NS_PER_US;
         if (null != decision)
         {
-            decision.set(code, reply.tatAfterUs(ceilingUs) * NS_PER_US, reply.nowUs * NS_PER_US, effective);
+            decision.set(code, Math.max(0, reply.tatAfterUs(ceilingUs) - reply.nowUs) * NS_PER_US, effective);
         }
         return code;
     }
@@ -113,7 +113,7 @@ final class Verdicts
     {
         if (null != decision)
         {
-            decision.set(Result.NEVER, Long.MIN_VALUE, nowUs > 0 ? nowUs * NS_PER_US : 0, effective);
+            decision.set(Result.NEVER, 0, effective);
         }
         return Result.NEVER;
     }
@@ -132,7 +132,7 @@ final class Verdicts
             case OPEN:
                 if (null != decision)
                 {
-                    decision.set(Result.ADMITTED, Long.MIN_VALUE, nowNs, effective);
+                    decision.set(Result.ADMITTED, 0, effective);
                 }
                 return RedisRateLimiter.ADMITTED_FAIL_OPEN;
             case CLOSED:

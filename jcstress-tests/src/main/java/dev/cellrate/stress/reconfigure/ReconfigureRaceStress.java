@@ -1,5 +1,6 @@
 package dev.cellrate.stress.reconfigure;
 
+import dev.cellrate.reconfigure.TestReconfigurables;
 import dev.cellrate.Limit;
 
 import dev.cellrate.reconfigure.ReconfigurableRateLimiter;
@@ -67,7 +68,7 @@ public final class ReconfigureRaceStress
         @Arbiter
         public void arbiter(final JJ_Result r)
         {
-            r.r2 = limiter.tatNs() - NOW_NS;
+            r.r2 = TestReconfigurables.tatNs(limiter) - NOW_NS;
         }
     }
 
@@ -102,7 +103,7 @@ public final class ReconfigureRaceStress
         @Arbiter
         public void arbiter(final JJ_Result r)
         {
-            r.r2 = shaper.tatNs() - NOW_NS;
+            r.r2 = TestReconfigurables.tatNs(shaper) - NOW_NS;
         }
     }
 }

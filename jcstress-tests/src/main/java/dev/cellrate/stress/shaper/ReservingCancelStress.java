@@ -1,5 +1,6 @@
 package dev.cellrate.stress.shaper;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
 import dev.cellrate.Reservation;
@@ -65,7 +66,7 @@ public class ReservingCancelStress
     @Arbiter
     public void arbiter(final JJJ_Result r)
     {
-        r.r1 = limiter.tatNs();
+        r.r1 = TestFronts.tatNs(limiter);
         r.r2 = refunded;
         r.r3 = wait2;
     }

@@ -1,5 +1,6 @@
 package dev.cellrate.stress.shaper;
 
+import dev.cellrate.TestFronts;
 import dev.cellrate.Limit;
 import dev.cellrate.Reservation;
 import dev.cellrate.Shaper;
@@ -54,6 +55,6 @@ public class ShaperCancelStress
     @Arbiter
     public void arbiter(final JJJJ_Result r)
     {
-        r.r4 = shaper.tatNs() - NOW_NS;
+        r.r4 = TestFronts.tatNs(shaper) - NOW_NS;
     }
 }
