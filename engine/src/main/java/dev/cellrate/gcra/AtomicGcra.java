@@ -90,7 +90,7 @@ public final class AtomicGcra
      * @param incrementNs {@code n * T} in [1, ceilingNs].
      * @param slackNs     {@code ceilingNs - incrementNs}.
      * @param nowNs       the time of the request, at most {@code Long.MAX_VALUE - incrementNs - slackNs}.
-     * @return {@link Result#ADMITTED} or a positive retry-after in ns.
+     * @return {@link Gcra#ADMITTED} or a positive retry-after in ns.
      */
     public static long acquireLatest(
         final Object base, final long address, final long incrementNs, final long slackNs, final long nowNs)
