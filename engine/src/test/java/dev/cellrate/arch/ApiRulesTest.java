@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
@@ -30,6 +31,7 @@ import java.util.regex.Pattern;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The engine's API and layering rules, stated once (ArchUnit over the compiled main classes):
@@ -44,6 +46,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   <li>the unexported packages (decision, layout, lock, checks, table) depend on no exported package, so the
  *   API sits on top of them;</li>
  *   <li>no two packages depend on each other, directly or through others;</li>
+ *   <li>both of the last two hold for the sources as well ({@link SourceImports}): an import, a Javadoc link's
+ *   import or a compile-time constant is a use of its package that the class files do not show;</li>
  *   <li>only the engine's fronts fill a {@code Reservation}: its public methods read it, so a caller cannot
  *   make one that looks issued by a front (an owner, a cell, the TATs a cancel restores);</li>
  *   <li>no exported method, constructor, field, record component or parameter names a TAT (the cell's internal
@@ -278,6 +282,31 @@ final class ApiRulesTest
         {
             org.junit.jupiter.api.Assertions.assertFalse(TimeWordNames.namesATat(name), name);
         }
+    }
+
+    @Test
+    void unexportedSourcesUseNoExportedPackage() throws Exception
+    {
+        final List<String> found = new ArrayList<>();
+        for (final Map.Entry<String, Map<String, Set<String>>> from : SourceImports.graph(moduleDir(), ROOT).entrySet())
+        {
+            for (final Map.Entry<String, Set<String>> use : from.getValue().entrySet())
+            {
+                if (internal.contains(from.getKey()) && exported.contains(use.getKey()))
+                {
+                    found.add(from.getKey() + " -> " + use.getKey() + " " + use.getValue());
+                }
+            }
+        }
+        assertEquals(List.of(), found, "unexported sources that import or name an exported type (a constant " +
+            "counts: the class files keep no trace of its owner, so the ArchUnit rules above cannot see it)");
+    }
+
+    @Test
+    void noImportCircleInTheSources() throws Exception
+    {
+        assertEquals(List.of(), SourceImports.cycles(SourceImports.graph(moduleDir(), ROOT)),
+            "packages whose sources import each other, directly or through others");
     }
 
     @Test
