@@ -81,6 +81,24 @@ public final class AtomicGcra
     }
 
     /**
+     * {@link #acquireWithin} for a caller that has checked {@code nowNs <= Long.MAX_VALUE - incrementNs - slackNs}
+     * against a bound it holds ({@link CellLoop#chargeLatest}); any other time must go through
+     * {@link #acquireWithin}.
+     *
+     * @param base        the buffer's array, or null for off-heap memory.
+     * @param address     the word's address (relative to {@code base}).
+     * @param incrementNs {@code n * T} in [1, ceilingNs].
+     * @param slackNs     {@code ceilingNs - incrementNs}.
+     * @param nowNs       the time of the request, at most {@code Long.MAX_VALUE - incrementNs - slackNs}.
+     * @return {@link Gcra#ADMITTED} or a positive retry-after in ns.
+     */
+    public static long acquireLatest(
+        final Object base, final long address, final long incrementNs, final long slackNs, final long nowNs)
+    {
+        return CODES.chargeLatest(base, address, incrementNs, slackNs, nowNs, null);
+    }
+
+    /**
      * What {@link #acquire(AtomicBuffer, int, long, long, long)} would answer now, without charging.
      *
      * @param buffer      the buffer holding the word.

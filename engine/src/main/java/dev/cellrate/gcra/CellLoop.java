@@ -117,6 +117,26 @@ public abstract class CellLoop<H>
     }
 
     /**
+     * {@link #chargeWithin} in the latest-TAT form, for a caller that has already checked, against a bound it
+     * computed once, that {@code nowNs <= Long.MAX_VALUE - incrementNs - slackNs} (the form's condition): the path
+     * then holds no arithmetic on the settings before the load. Any other {@code nowNs} must go through
+     * {@link #chargeWithin}.
+     *
+     * @param base        the buffer's array, or null for off-heap memory.
+     * @param address     the word's address (relative to {@code base}).
+     * @param incrementNs {@code n * T} in [1, ceilingNs].
+     * @param slackNs     {@code ceilingNs - incrementNs}.
+     * @param nowNs       the time of the request, at most {@code Long.MAX_VALUE - incrementNs - slackNs}.
+     * @param holder      passed to the steps unchanged (may be null).
+     * @return what {@link #admitted} or {@link #rejected} returned, or {@link #STALE}.
+     */
+    public final long chargeLatest(final Object base, final long address, final long incrementNs,
+        final long slackNs, final long nowNs, final H holder)
+    {
+        return loop(base, address, incrementNs, slackNs, nowNs, holder, LATEST);
+    }
+
+    /**
      * Write {@link #updatedTatNs} of the word, whatever it is (no decision): the same loop for the updates that
      * always land (a debit, a rewrite when the settings change).
      *

@@ -76,8 +76,8 @@ public abstract class SlotLoop<H>
      * call stays a call. Inlined, the slow path (insert, saturating GCRA, back-off) made every compiled
      * caller of {@code charge} too big to be inlined into its own callers, and the present-key path paid a
      * call, a frame and spills per decision (docs/benchmarks.md, "Where the time goes"). The slow path pays an
-     * indirect call instead: it is taken by new keys, keys spilled past their home line, lost CASes and odd
-     * inputs.
+     * indirect call instead: it is taken by new keys, keys more than one line past their home line, lost CASes
+     * and odd inputs.
      */
     private static final MethodHandle CHARGE_SLOW;
 
@@ -184,11 +184,12 @@ public abstract class SlotLoop<H>
     }
 
     /**
-     * The one body. The present-key path touches one cache line: the key's home bucket (four key words compared,
-     * one predicted branch per slot in {@link SlotIndex#slotIn}, or none in {@link SlotIndex#slotSelected}), then the validated load (for a classed table the
-     * stored word first, acquire; the TAT, acquire; then the word again, acquire: same line) and the CAS, all on
-     * raw addresses. Everything else (a key past its home line, an absent or reserved key, a lost CAS, the
-     * saturating GCRA cases) goes to {@link #chargeSlow}, which decides from scratch.
+     * The one body. The present-key path touches one cache line for a key in its home bucket (four key words
+     * compared, one predicted branch per slot in {@link SlotIndex#slotIn}, or none in {@link SlotIndex#slotSelected}),
+     * and the next line too for a key that sits there (its home line was full when it arrived); then the validated
+     * load (for a classed table the stored word first, acquire; the TAT, acquire; then the word again, acquire: same
+     * line) and the CAS, all on raw addresses. Everything else (a key further on, an absent or reserved key, a lost
+     * CAS, the saturating GCRA cases) goes to {@link #chargeSlow}, which decides from scratch.
      *
      * @param amount       a plain charge's increment, or a classed charge's permits (the steps turn it into one).
      * @param ceilingArgNs a plain charge's ceiling (a classed charge's comes from {@link #classCeilingNs}).
