@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * The engine's API and layering rules, stated once (ArchUnit over the compiled main classes):
  * <ol>
  *   <li>a public type of an exported package names no type of an unexported engine package in its signature
- *   (supertypes, public and protected constructors, methods and fields);</li>
+ *   (supertypes, public and protected constructors, methods and fields, type arguments included);</li>
  *   <li>it hands out no raw key word, offset or state buffer: no member named {@code *KeyWord*} or
  *   {@code *Offset}, no constant named {@code *_OFFSET}, {@code *_RANGE_FIRST/LAST}, {@code HEADER_LENGTH} or
  *   {@code ALIGNMENT}, and no Agrona {@code AtomicBuffer} or {@code ByteBuffer} taken or returned (a key may
@@ -135,12 +135,13 @@ final class ApiRulesTest
             unit.getRawParameterTypes().forEach(type -> names.add(type.getName()));
             unit.getThrowsClause().getTypes().forEach(type -> names.add(type.getName()));
         }
+        member.getAllInvolvedRawTypes().forEach(type -> names.add(type.getName())); // type arguments, bounds
         return names;
     }
 
     private static String componentName(final String name)
     {
-        return name.replace("[]", "");
+        return name.replace("[]", "").replaceFirst("^\\[+L(.*);$", "$1");
     }
 
     private static boolean isInternal(final String typeName)
@@ -156,8 +157,10 @@ final class ApiRulesTest
             public void check(final JavaClass type, final ConditionEvents events)
             {
                 final List<String> supertypes = new ArrayList<>();
-                type.getRawSuperclass().ifPresent(superclass -> supertypes.add(superclass.getName()));
-                type.getRawInterfaces().forEach(iface -> supertypes.add(iface.getName()));
+                type.getSuperclass().ifPresent(superclass ->
+                    superclass.getAllInvolvedRawTypes().forEach(raw -> supertypes.add(raw.getName())));
+                type.getInterfaces().forEach(iface ->
+                    iface.getAllInvolvedRawTypes().forEach(raw -> supertypes.add(raw.getName())));
                 for (final String supertype : supertypes)
                 {
                     if (isInternal(supertype))
