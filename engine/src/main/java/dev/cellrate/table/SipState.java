@@ -165,7 +165,6 @@ public final class SipState
         final int charsEnd = null == chars ? 0 : chars.length();
         int i = latin1 ? Integer.MAX_VALUE : from; // latin1: the chars are fed only from a hand-over on
         int blockEnd = i; // the chars before it belong to a block that holds a non-ASCII char
-        int stage = 0; // 0: input; 1: the last block compressed; 2 and 3: the final rounds' two blocks of zero
         while (true)
         {
             final long m;
@@ -224,8 +223,7 @@ public final class SipState
                 total += n;
                 if (last)
                 {
-                    m = value | total << 56;
-                    stage = 1;
+                    return finish(v0, v1, v2, v3, value | total << 56);
                 }
                 else
                 {
@@ -248,17 +246,9 @@ public final class SipState
                 into.set(v0, v1, v2, v3, pending, pendingBytes, total);
                 return 0;
             }
-            else if (stage < 3)
-            {
-                // The last block (the pending bytes, the byte count mod 256 in the top byte), then v2 ^= 0xFF and
-                // the four final rounds as two blocks of zero: the round stays written once.
-                m = 0 == stage ? pending | total << 56 : 0;
-                v2 ^= 1 == stage ? 0xFF : 0;
-                stage++;
-            }
             else
             {
-                return v0 ^ v1 ^ v2 ^ v3;
+                return finish(v0, v1, v2, v3, pending | total << 56);
             }
             v3 ^= m;
             for (int r = 0; r < 2; r++) // SipRound twice
@@ -270,6 +260,25 @@ public final class SipState
             }
             v0 ^= m;
         }
+    }
+
+    /** The last block, then v2 ^= 0xFF and the four final rounds. */
+    private static long finish(long v0, long v1, long v2, long v3, final long last)
+    {
+        v3 ^= last;
+        for (int r = 0; r < 6; r++)
+        {
+            if (2 == r)
+            {
+                v0 ^= last;
+                v2 ^= 0xFF;
+            }
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        }
+        return v0 ^ v1 ^ v2 ^ v3;
     }
 
     /**
