@@ -8,9 +8,10 @@ import org.agrona.UnsafeApi;
 
 /**
  * One SipHash-2-4 computation in progress [1]: the four state words, and the input bytes fed but not yet
- * compressed. The SipHash round, the finalisation, the packing of input into words and the UTF-8 encoder of the
- * engine are written here once, in {@link #absorb}, which {@link KeyHash}'s one-shot forms and
- * {@code dev.cellrate.hash.SipHash.Parts} both call.
+ * compressed. The engine's SipHash is written here once: {@link #absorb}, which {@link KeyHash}'s one-shot forms
+ * and {@code dev.cellrate.hash.SipHash.Parts} both call, holds the packing of input into words, the UTF-8 encoder
+ * and the compression loop; {@link #finish(long, long, long, long, long)} the last block and the final rounds (the
+ * round is written in both: a finish that runs through the compression loop costs the one-shot hash about 30%).
  * <p>
  * <b>Allocation.</b> {@link #absorb} keeps the state in local variables: a one-shot hash makes no object at all,
  * whether the code runs interpreted, C1- or C2-compiled. {@code SipHash.Parts} keeps one {@code SipState} across
