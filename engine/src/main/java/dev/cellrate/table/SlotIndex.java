@@ -218,31 +218,30 @@ final class SlotIndex
         // caches it measured slower in CPU time per decision (tools/lab BucketScanCpuTime, KeyedCpuTime).
         final long bucket = homeBucket(keyWord);
         final long line = lineOf(keyWord, bucket);
-        long at = line;
-        while (true) // the home line, then the next one; a hit returns at once, with no test of the answer after
+        final long slot = slotInLine(line, keyWord, matchMask);
+        return NO_SLOT != slot || bucket + 1 == bucketsLong ?
+            slot : slotInLine(line + LINE_LENGTH, keyWord, matchMask);
+    }
+
+    private static long slotInLine(final long line, final long keyWord, final long matchMask)
+    {
+        if (matches(UnsafeApi.getLong(null, line), keyWord, matchMask))
         {
-            if (matches(UnsafeApi.getLong(null, at), keyWord, matchMask))
-            {
-                return at;
-            }
-            if (matches(UnsafeApi.getLong(null, at + SLOT_LENGTH), keyWord, matchMask))
-            {
-                return at + SLOT_LENGTH;
-            }
-            if (matches(UnsafeApi.getLong(null, at + 2 * SLOT_LENGTH), keyWord, matchMask))
-            {
-                return at + 2 * SLOT_LENGTH;
-            }
-            if (matches(UnsafeApi.getLong(null, at + 3 * SLOT_LENGTH), keyWord, matchMask))
-            {
-                return at + 3 * SLOT_LENGTH;
-            }
-            if (at != line || bucket + 1 == bucketsLong)
-            {
-                return NO_SLOT;
-            }
-            at += LINE_LENGTH;
+            return line;
         }
+        if (matches(UnsafeApi.getLong(null, line + SLOT_LENGTH), keyWord, matchMask))
+        {
+            return line + SLOT_LENGTH;
+        }
+        if (matches(UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH), keyWord, matchMask))
+        {
+            return line + 2 * SLOT_LENGTH;
+        }
+        if (matches(UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH), keyWord, matchMask))
+        {
+            return line + 3 * SLOT_LENGTH;
+        }
+        return NO_SLOT;
     }
 
     /**
