@@ -7,7 +7,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
 import dev.cellrate.layout.CellArray;
-import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.UnsafeApi;
 
@@ -179,7 +178,7 @@ public abstract class SlotLoop<H>
     {
         if (permits < 1)
         {
-            return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+            return rejectedClassed(holder, UNKNOWN_CLASS, Gcra.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
         return decide(keyWord, permits, 0, nowNs, holder, insertClass, true, false);
     }
@@ -379,7 +378,7 @@ public abstract class SlotLoop<H>
      * Nothing was written.
      *
      * @param holder       the caller's holder.
-     * @param retryAfterNs a positive retry-after in ns, or {@link Result#NEVER}.
+     * @param retryAfterNs a positive retry-after in ns, or {@link Gcra#NEVER}.
      * @param tatNs        the TAT decided on, or {@link CellArray#FRESH_TAT_NS} if no cell was read.
      * @param nowNs        the time of the request.
      * @return the front's code.
@@ -415,13 +414,13 @@ public abstract class SlotLoop<H>
                 }
                 if (classed && insertClass >= table.classCapacity())
                 {
-                    return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                    return rejectedClassed(holder, UNKNOWN_CLASS, Gcra.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 final int classIndex = classed ? insertClass : UNKNOWN_CLASS;
                 final long incrementNs = classed ? classIncrementNs(classIndex, amount) : amount;
                 if (incrementNs < 1 || nowNs > Long.MAX_VALUE - incrementNs)
                 {
-                    return rejectedClassed(holder, classIndex, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                    return rejectedClassed(holder, classIndex, Gcra.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 tatOffset = classed ?
                     table.insertClassedSlot(keyWord, insertClass, nowNs) : table.insertSlot(keyWord, nowNs);
@@ -437,7 +436,7 @@ public abstract class SlotLoop<H>
                 final long incrementNs = classed ? classIncrementNs(classIndex, amount) : amount;
                 if (incrementNs < 1)
                 {
-                    return rejectedClassed(holder, classIndex, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                    return rejectedClassed(holder, classIndex, Gcra.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 final long ceilingNs = classed ? classCeilingNs(classIndex) : ceilingArgNs;
                 long tatNs = index.loadTat(tatOffset, storedWord);
@@ -452,7 +451,7 @@ public abstract class SlotLoop<H>
                     final long nextTatNs = Gcra.nextTatNs(decidedNs, nowNs, incrementNs);
                     if (Gcra.UNREPRESENTABLE == nextTatNs)
                     {
-                        return rejectedClassed(holder, classIndex, Result.NEVER, decidedNs, nowNs);
+                        return rejectedClassed(holder, classIndex, Gcra.NEVER, decidedNs, nowNs);
                     }
                     if (index.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
                     {

@@ -42,14 +42,17 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@code rounds} times in turn, so each ratio is taken within one round (the same minute of a shared machine);
  * the report gives each ratio per round and their median. Each phase also reports where the CPU went, per
  * decision: this process's CPU time (the callers, Lettuce's I/O thread), redis-server's ({@code INFO cpu}), and the
- * context switches of this process's threads, so that a change can be judged on a busy machine too, where the
+ * context switches of this process's threads, and this process's CPU time by group of threads ({@link ThreadGroupCpu}),
+ * so that a change can be judged on a busy machine too, where the
  * decisions per second follow the machine's load more than the code.
  * <p>
  * {@code java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp tools/lab/target/lab.jar dev.cellrate.bench.RedisPipelined [seconds per phase, 2] [rounds, 9]}
  * starts the redis-server 6.2 shipped in the embedded-redis jar on a free loopback port; {@code
  * -Dcellrate.redis.server=/usr/bin/redis-server} runs another binary, {@code -Dcellrate.redis.port=N} uses a running
- * server, and {@code -Dcellrate.bench.configs=1,2} runs only the configurations listed (by their index in the
- * report's order, from 0).
+ * server, {@code -Dcellrate.bench.configs=1,2} runs only the configurations listed (by their index in the
+ * report's order, from 0), and {@code -Dcellrate.bench.warmups=N} sets the unmeasured passes over the
+ * configurations before the rounds (2 by default: after one pass of 2 s each on a busy host, the JIT compiler still
+ * takes as much CPU per decision as the callers in the first measured round).
  */
 public final class RedisPipelined
 {
@@ -61,6 +64,8 @@ public final class RedisPipelined
     /** Context switches of the phase's callers, each adding its own when it ends. */
     private static final java.util.concurrent.atomic.AtomicLong WORKER_SWITCHES =
         new java.util.concurrent.atomic.AtomicLong();
+    /** CPU time of the phase's threads, by group (callers, Lettuce's I/O threads, GC, ...). */
+    private static final ThreadGroupCpu THREADS = new ThreadGroupCpu();
 
     private final String[] keyStrings = new String[KEYS];
     private final byte[][] keyBytes = new byte[KEYS][];
@@ -160,12 +165,16 @@ public final class RedisPipelined
         final Caller[] callers = {single, single, peer, peer, batch, async, uncoalesced};
         final int[] threads = {1, CALLERS, CALLERS, 1, 1, 1, CALLERS};
         final boolean[] runs = selected(callers.length);
-        System.out.println("warm-up");
-        for (int c = 0; c < callers.length; c++)
+        final int warmUps = Integer.getInteger("cellrate.bench.warmups", 2);
+        System.out.println("warm-up, " + warmUps + " passes");
+        for (int pass = 0; pass < warmUps; pass++)
         {
-            if (runs[c])
+            for (int c = 0; c < callers.length; c++)
             {
-                measure(callers[c], threads[c], Math.min(phaseNs, TimeUnit.SECONDS.toNanos(2)));
+                if (runs[c])
+                {
+                    measure(callers[c], threads[c], Math.min(phaseNs, TimeUnit.SECONDS.toNanos(2)));
+                }
             }
         }
         final double[][] rates = new double[rounds][callers.length];
@@ -192,6 +201,7 @@ public final class RedisPipelined
                 final long clientBefore = os.getProcessCpuTime();
                 final java.util.Map<String, Long> switchesBefore = contextSwitches();
                 WORKER_SWITCHES.set(0);
+                THREADS.start();
                 final long startNs = System.nanoTime();
                 rates[round][c] = measure(callers[c], threads[c], phaseNs);
                 final double decisions = rates[round][c] * (System.nanoTime() - startNs) / 1e9;
@@ -203,6 +213,7 @@ public final class RedisPipelined
                     "  cpu-us per decision: client %6.2f, redis-server %6.2f; client context switches %5.2f%n",
                     round + 1, names[c], rates[round][c], perTrip[round][c], clientUs[round][c], serverUs[round][c],
                     switches[round][c]);
+                System.out.println(THREADS.line(decisions));
             }
         }
         System.out.printf("%nmedians over %d rounds of %d s per configuration (load average now %s):%n", rounds,
@@ -315,12 +326,15 @@ public final class RedisPipelined
                 final long end = endAt[0];
                 final Path self = Path.of("/proc/thread-self");
                 final long switchesAtStart = switchesOf(self);
+                final long[] cpuAtStart = ThreadGroupCpu.self();
                 long made = 0;
                 while (System.nanoTime() < end)
                 {
                     made += caller.call(random, keys, permits, codes);
                 }
                 WORKER_SWITCHES.addAndGet(switchesOf(self) - switchesAtStart);
+                final long[] cpuAtEnd = ThreadGroupCpu.self();
+                THREADS.addEnded(cpuAtStart, cpuAtEnd);
                 counts.lazySet(slot, made);
             });
             worker.setDaemon(true);
