@@ -7,7 +7,7 @@
 #
 # Each revision's engine is compiled in a temporary worktree under /tmp (mvn -pl engine compile: nothing is
 # installed into ~/.m2) and its classes kept by commit in CLASS_CACHE. The working tree's engine is compiled in
-# place. Knobs: ROUNDS=9, KEYS=1000000, KINDS=string,batch (of long, string, batch, single),
+# place. Knobs: ROUNDS=9, KEYS=1000000, KINDS=string,batch (of long, string, batch, single, admit),
 # CLASS_CACHE=/tmp/cellrate-ab-classes, JAVA_OPTS=-Xmx3g.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,7 +1,6 @@
 package dev.cellrate;
 
 import dev.cellrate.layout.LeakCounter;
-import dev.cellrate.composite.CompositeRateLimiter;
 import dev.cellrate.gcra.Refund;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
@@ -13,11 +12,11 @@ import dev.cellrate.table.SlotTable;
  * All-or-nothing admission across keys: "user AND tenant AND global", each leg a
  * {@link KeyedRateLimiter} (its own table and limit), the key of each leg given per call.
  * <p>
- * Algorithm: as {@link CompositeRateLimiter}: legs are charged in order with the table's one slot loop
- * ({@link SlotLoop}); what a leg does on admission is to charge the next leg, and when a later leg rejects,
+ * Algorithm: as {@link dev.cellrate.composite.CompositeRateLimiter}: legs are charged in order with the table's one
+ * slot loop ({@link SlotLoop}); what a leg does on admission is to charge the next leg, and when a later leg rejects,
  * to refund its own charge exactly ({@link Refund}'s rule: from {@code W} back to {@code W - I}, through
- * {@link SlotLoop#refund}), so earlier legs are refunded in reverse order. The legs' own limiters may serve
- * other traffic on the same tables at the same time.
+ * {@link SlotLoop#refund}), so earlier legs are refunded in reverse order. The legs' own limiters may serve other
+ * traffic on the same tables at the same time.
  * <p>
  * Table full: a leg whose table has no cell for the key rejects the whole request with
  * {@link Result#TABLE_FULL} (fail closed, whatever the leg's own policy), after refunding earlier legs.

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 public final class Limit
 {
     /** Largest allowed {@code &tau; + T}: 2<sup>62</sup> ns. */
-    public static final long MAX_CEILING_NS = 1L << 62;
+    public static final long MAX_CEILING_NS = Gcra.MAX_CEILING_NS;
 
     private final long emissionIntervalNs;
     private final long toleranceNs;

@@ -31,6 +31,12 @@ public final class RateLimiter extends CellFront implements DebitLimiter
     private final long tatAddress;
     /** &tau;: the slack of a one-permit request, {@code ceilingNs - emissionIntervalNs}. */
     private final long toleranceNs;
+    /**
+     * The last time at which a one-permit request decides in the latest-TAT form, {@code Long.MAX_VALUE - ceilingNs}
+     * (see {@link dev.cellrate.gcra.CellLoop}): worked out once here, so that a call compares its time with it and
+     * nothing else before the load.
+     */
+    private final long latestFormLastNowNs;
     /** The cell loop with the steps that fill a caller's {@link Decision} under this front's limit. */
     private final DecisionFill fill;
 
@@ -85,6 +91,7 @@ public final class RateLimiter extends CellFront implements DebitLimiter
         this.fill = new DecisionFill(limit);
         this.tatAddress = buffer.addressOffset() + tatOffset;
         this.toleranceNs = limit.toleranceNs();
+        this.latestFormLastNowNs = Long.MAX_VALUE - ceilingNs;
     }
 
     /**
@@ -97,10 +104,11 @@ public final class RateLimiter extends CellFront implements DebitLimiter
     public long tryAcquire(final long permits, final long nowNs)
     {
         // One permit is T with the slack tau (every limit's burst is >= 1): no load of the limit and no arithmetic
-        // on the configuration between the call and the TAT's CAS.
-        if (1 == permits)
+        // on the configuration between the call and the TAT's CAS. The time is compared with a bound worked out at
+        // construction; a later time (the last ceiling's worth of the range) takes the general path's lag form.
+        if (1 == permits && nowNs <= latestFormLastNowNs)
         {
-            return AtomicGcra.acquireWithin(null, tatAddress, emissionIntervalNs, toleranceNs, nowNs);
+            return AtomicGcra.acquireLatest(null, tatAddress, emissionIntervalNs, toleranceNs, nowNs);
         }
         return AtomicGcra.acquireAt(null, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs);
     }

@@ -1,6 +1,5 @@
 package dev.cellrate;
 
-import dev.cellrate.reconfigure.ReconfigurableRateLimiter;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.Decision;
 import dev.cellrate.KeyedLimiter;
@@ -17,11 +16,11 @@ import org.agrona.concurrent.NanoClock;
  * limit of every key) can be replaced at run time ({@link #setLimit(Limit)}), for every key at once, without a
  * stop and without touching a single cell.
  * <p>
- * State under a new limit: the rule of {@link ReconfigurableRateLimiter}, per key: every cell keeps its TAT
- * (<b>the debt is kept in time</b>), so nobody gets a fresh burst by a change and a change is O(1) whatever the
- * number of keys. An idle key (TAT &le; now) has a full bucket of the new size; a key {@code D} ns in debt stays
- * {@code D} ns in debt and its next {@code n} permits conform iff {@code D + n T' &le; &tau;' + T'}. Eviction
- * (TAT &le; now - grace) is independent of the limit: an evicted key had no debt under any limit.
+ * State under a new limit: the rule of {@link dev.cellrate.reconfigure.ReconfigurableRateLimiter}, per key: every cell
+ * keeps its TAT (<b>the debt is kept in time</b>), so nobody gets a fresh burst by a change and a change is O(1)
+ * whatever the number of keys. An idle key (TAT &le; now) has a full bucket of the new size; a key {@code D} ns in
+ * debt stays {@code D} ns in debt and its next {@code n} permits conform iff {@code D + n T' &le; &tau;' + T'}.
+ * Eviction (TAT &le; now - grace) is independent of the limit: an evicted key had no debt under any limit.
  * <p>
  * Concurrency: the limit lives in an immutable object (the front's slot-loop step, which holds the limit and
  * its {@code T}, {@code &tau; + T}) published by one volatile store; a decision reads it once and runs the

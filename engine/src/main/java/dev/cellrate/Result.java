@@ -1,5 +1,7 @@
 package dev.cellrate;
 
+import dev.cellrate.gcra.Gcra;
+
 /**
  * Every result code any cellrate front returns, in one code space (Aeron {@code Publication.offer} style):
  * one class owns the codes, the ranges are disjoint, and one {@link #name(long)} names them.
@@ -38,13 +40,13 @@ package dev.cellrate;
 public final class Result
 {
     /** The request conforms and was charged. */
-    public static final long ADMITTED = 0;
+    public static final long ADMITTED = Gcra.ADMITTED;
 
     /** First (highest) code of the shared range. */
     static final long SHARED_RANGE_FIRST = -1;
 
     /** The request can never conform (cost outside [1, burst], or time at the edge of the long range). */
-    public static final long NEVER = -1;
+    public static final long NEVER = Gcra.NEVER;
 
     /** A keyed front found no cell for the key and its policy is to reject. */
     public static final long TABLE_FULL = -2;

@@ -1,6 +1,5 @@
 package dev.cellrate;
 
-import dev.cellrate.release.ReleaseRunner;
 import dev.cellrate.check.Bounds;
 import dev.cellrate.gcra.Gcra;
 import dev.cellrate.layout.CellArray;
@@ -15,7 +14,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@code max(t, TAT)} (see {@link ShaperMath}) and a release time chosen by the {@link ShaperMode}: the slot
  * itself (delay), the slot minus up to {@code N * T} (delay=N), or {@code t} (nodelay). In delay mode the
  * releases are spaced by at least T per permit and no release is later than {@code t + &tau;}. The shaper has
- * no thread: the caller schedules the release (an event loop timer) or hands it to a {@link ReleaseRunner}.
+ * no thread: the caller schedules the release (an event loop timer) or hands it to a
+ * {@link dev.cellrate.release.ReleaseRunner}.
  * <p>
  * Concurrency: any thread may call any method; one acquire read plus one CAS per admission
  * ({@link AtomicShaper}); distinct concurrent reservations never share a slot.

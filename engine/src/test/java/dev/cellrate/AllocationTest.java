@@ -1,7 +1,7 @@
 package dev.cellrate;
 
 import org.agrona.concurrent.CachedNanoClock;
-import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
@@ -22,9 +22,10 @@ final class AllocationTest
     void decisionsAllocateNothing()
     {
         final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
+        Assertions.assertTrue(bean instanceof com.sun.management.ThreadMXBean, "this JVM counts allocated bytes per thread");
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)bean;
-        Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        Assertions.assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+            "this JVM counts allocated bytes per thread");
 
         final CachedNanoClock clock = new CachedNanoClock();
         final RateLimiter atomic = new RateLimiter(Limit.perSecond(1_000, 10), clock);

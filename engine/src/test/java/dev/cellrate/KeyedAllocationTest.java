@@ -6,7 +6,7 @@ import dev.cellrate.ShaperMode;
 import dev.cellrate.table.SlotTable;
 import dev.cellrate.table.TableLayout;
 import org.agrona.concurrent.CachedNanoClock;
-import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
@@ -29,9 +29,10 @@ final class KeyedAllocationTest
     void keyedDecisionsAndRefundsAllocateNothing()
     {
         final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
+        Assertions.assertTrue(bean instanceof com.sun.management.ThreadMXBean, "this JVM counts allocated bytes per thread");
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)bean;
-        Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        Assertions.assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+            "this JVM counts allocated bytes per thread");
 
         final CachedNanoClock clock = new CachedNanoClock();
         final Limit limit = Limit.perSecond(1_000, 10);

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -192,9 +192,10 @@ class KeyedBatchTest
     void batchesAllocateNothing()
     {
         final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
+        Assertions.assertTrue(bean instanceof com.sun.management.ThreadMXBean, "this JVM counts allocated bytes per thread");
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)bean;
-        Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        Assertions.assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+            "this JVM counts allocated bytes per thread");
         final KeyedRateLimiter limiter = KeyedRateLimiter.builder(LIMIT).expectedKeys(10_000).seed(1).build();
         final long[] keys = new long[32];
         final long[] codes = new long[32];

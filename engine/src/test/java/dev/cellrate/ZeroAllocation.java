@@ -2,7 +2,7 @@ package dev.cellrate;
 
 import java.lang.management.ManagementFactory;
 
-import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Assertions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -24,9 +24,10 @@ public final class ZeroAllocation
     public static void assertAllocatesNothing(final String what, final java.util.function.LongSupplier round)
     {
         final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
+        Assertions.assertTrue(bean instanceof com.sun.management.ThreadMXBean, "this JVM counts allocated bytes per thread");
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)bean;
-        Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        Assertions.assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+            "this JVM counts allocated bytes per thread");
         final long threadId = Thread.currentThread().getId();
         long sink = 0;
         long minBytes = Long.MAX_VALUE;

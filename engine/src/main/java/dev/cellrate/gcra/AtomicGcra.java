@@ -2,7 +2,6 @@ package dev.cellrate.gcra;
 
 import java.lang.ref.Reference;
 
-import dev.cellrate.Result;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
@@ -32,10 +31,10 @@ public final class AtomicGcra
      *
      * @param buffer      the buffer holding the word.
      * @param offset      the word's offset (8-byte aligned, inside the buffer).
-     * @param incrementNs {@code n * T} in [1, ceilingNs], or {@link Result#NEVER} for an impossible cost.
+     * @param incrementNs {@code n * T} in [1, ceilingNs], or {@link Gcra#NEVER} for an impossible cost.
      * @param ceilingNs   {@code &tau; + T}.
      * @param nowNs       the time of the request.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     * @return {@link Gcra#ADMITTED}, a positive retry-after in ns, or {@link Gcra#NEVER}.
      */
     public static long acquire(
         final AtomicBuffer buffer, final int offset, final long incrementNs, final long ceilingNs, final long nowNs)
@@ -53,10 +52,10 @@ public final class AtomicGcra
      *
      * @param base        the buffer's array, or null for off-heap memory.
      * @param address     the word's address (relative to {@code base}).
-     * @param incrementNs {@code n * T} in [1, ceilingNs], or {@link Result#NEVER} for an impossible cost.
+     * @param incrementNs {@code n * T} in [1, ceilingNs], or {@link Gcra#NEVER} for an impossible cost.
      * @param ceilingNs   {@code &tau; + T}.
      * @param nowNs       the time of the request.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     * @return {@link Gcra#ADMITTED}, a positive retry-after in ns, or {@link Gcra#NEVER}.
      */
     public static long acquireAt(
         final Object base, final long address, final long incrementNs, final long ceilingNs, final long nowNs)
@@ -73,12 +72,30 @@ public final class AtomicGcra
      * @param incrementNs {@code n * T} in [1, ceilingNs].
      * @param slackNs     {@code ceilingNs - incrementNs}.
      * @param nowNs       the time of the request.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     * @return {@link Gcra#ADMITTED}, a positive retry-after in ns, or {@link Gcra#NEVER}.
      */
     public static long acquireWithin(
         final Object base, final long address, final long incrementNs, final long slackNs, final long nowNs)
     {
         return CODES.chargeWithin(base, address, incrementNs, slackNs, nowNs, null);
+    }
+
+    /**
+     * {@link #acquireWithin} for a caller that has checked {@code nowNs <= Long.MAX_VALUE - incrementNs - slackNs}
+     * against a bound it holds ({@link CellLoop#chargeLatest}); any other time must go through
+     * {@link #acquireWithin}.
+     *
+     * @param base        the buffer's array, or null for off-heap memory.
+     * @param address     the word's address (relative to {@code base}).
+     * @param incrementNs {@code n * T} in [1, ceilingNs].
+     * @param slackNs     {@code ceilingNs - incrementNs}.
+     * @param nowNs       the time of the request, at most {@code Long.MAX_VALUE - incrementNs - slackNs}.
+     * @return {@link Gcra#ADMITTED} or a positive retry-after in ns.
+     */
+    public static long acquireLatest(
+        final Object base, final long address, final long incrementNs, final long slackNs, final long nowNs)
+    {
+        return CODES.chargeLatest(base, address, incrementNs, slackNs, nowNs, null);
     }
 
     /**
@@ -89,12 +106,12 @@ public final class AtomicGcra
      * @param incrementNs the cost, or &lt; 1 for an impossible one.
      * @param ceilingNs   {@code &tau; + T}.
      * @param nowNs       the time.
-     * @return {@link Result#ADMITTED}, a positive retry-after in ns, or {@link Result#NEVER}.
+     * @return {@link Gcra#ADMITTED}, a positive retry-after in ns, or {@link Gcra#NEVER}.
      */
     public static long peek(
         final AtomicBuffer buffer, final int offset, final long incrementNs, final long ceilingNs, final long nowNs)
     {
-        return incrementNs < 1 ? Result.NEVER : Gcra.decide(buffer.getLongAcquire(offset), nowNs, incrementNs,
+        return incrementNs < 1 ? Gcra.NEVER : Gcra.decide(buffer.getLongAcquire(offset), nowNs, incrementNs,
             ceilingNs);
     }
 
@@ -109,8 +126,8 @@ public final class AtomicGcra
      * @param debtCeilingNs the largest lag a debit may leave (see {@link Gcra#debtCeilingNs}).
      * @param unitNs        T: the answer is for a one-permit request.
      * @param nowNs         the time of the debit.
-     * @return {@link Result#ADMITTED} if a one-permit request would still conform after the charge, else
-     * the ns until it would (the time to pay the debt back); {@link Result#NEVER} for an impossible cost.
+     * @return {@link Gcra#ADMITTED} if a one-permit request would still conform after the charge, else
+     * the ns until it would (the time to pay the debt back); {@link Gcra#NEVER} for an impossible cost.
      */
     public static long debit(
         final AtomicBuffer buffer,
@@ -123,7 +140,7 @@ public final class AtomicGcra
     {
         if (incrementNs < 1)
         {
-            return Result.NEVER;
+            return Gcra.NEVER;
         }
         CODES.update(buffer.byteArray(), buffer.addressOffset() + offset, incrementNs, debtCeilingNs, nowNs, null);
         return Gcra.retryAfterNs(buffer.getLongAcquire(offset), nowNs, unitNs, ceilingNs);

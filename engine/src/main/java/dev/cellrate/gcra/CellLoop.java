@@ -1,6 +1,5 @@
 package dev.cellrate.gcra;
 
-import dev.cellrate.Result;
 import org.agrona.UnsafeApi;
 
 /**
@@ -22,9 +21,9 @@ import org.agrona.UnsafeApi;
  * <p>
  * Algorithm ({@link #charge}): with base = max(TAT, t), lag = base - t and slack = ceiling - I, a cost I in
  * [1, ceiling] conforms iff lag &le; slack, and is then charged next = base + I unless that passes
- * {@link Long#MAX_VALUE} ({@link Result#NEVER}); a rejection answers the retry-after lag - slack, saturated at
+ * {@link Long#MAX_VALUE} ({@link Gcra#NEVER}); a rejection answers the retry-after lag - slack, saturated at
  * {@link Long#MAX_VALUE} past 2<sup>63</sup> ns ({@link Gcra#retryAfterNs}). A cost below 1 or above the ceiling
- * never conforms ({@link Result#NEVER}).
+ * never conforms ({@link Gcra#NEVER}).
  * <p>
  * When t + ceiling is a long (every time but the last ceiling's worth of the range; the entry tests it on its
  * arguments, before the load), the loop decides in the latest-TAT form: latest = t + slack is worked out while
@@ -56,7 +55,7 @@ public abstract class CellLoop<H>
 {
     /**
      * What {@link #charge} and {@link #update} return when {@link #stale} ended the call: nothing was written,
-     * decide again. {@code Long.MIN_VALUE}, which is no {@link Result} code; a front that
+     * decide again. {@code Long.MIN_VALUE}, which is no code of the API's {@code Result}; a front that
      * overrides {@link #stale} must not return it from its other steps.
      */
     public static final long STALE = Long.MIN_VALUE;
@@ -75,7 +74,7 @@ public abstract class CellLoop<H>
      * @param base        the buffer's array, or null for off-heap memory.
      * @param address     the word's address (relative to {@code base}).
      * @param incrementNs {@code n * T} in [1, ceilingNs]; a cost below 1 or above {@code ceilingNs} never conforms
-     *                    ({@link Result#NEVER}, nothing written).
+     *                    ({@link Gcra#NEVER}, nothing written).
      * @param ceilingNs   the largest lag after the charge ({@code &tau; + T}, or {@code &tau; + I} for
      *                    pay-later), &ge; 1.
      * @param nowNs       the time of the request.
@@ -115,6 +114,26 @@ public abstract class CellLoop<H>
             return loop(base, address, incrementNs, slackNs, nowNs, holder, LATEST);
         }
         return loop(base, address, incrementNs, slackNs, nowNs, holder, LAG);
+    }
+
+    /**
+     * {@link #chargeWithin} in the latest-TAT form, for a caller that has already checked, against a bound it
+     * computed once, that {@code nowNs <= Long.MAX_VALUE - incrementNs - slackNs} (the form's condition): the path
+     * then holds no arithmetic on the settings before the load. Any other {@code nowNs} must go through
+     * {@link #chargeWithin}.
+     *
+     * @param base        the buffer's array, or null for off-heap memory.
+     * @param address     the word's address (relative to {@code base}).
+     * @param incrementNs {@code n * T} in [1, ceilingNs].
+     * @param slackNs     {@code ceilingNs - incrementNs}.
+     * @param nowNs       the time of the request, at most {@code Long.MAX_VALUE - incrementNs - slackNs}.
+     * @param holder      passed to the steps unchanged (may be null).
+     * @return what {@link #admitted} or {@link #rejected} returned, or {@link #STALE}.
+     */
+    public final long chargeLatest(final Object base, final long address, final long incrementNs,
+        final long slackNs, final long nowNs, final H holder)
+    {
+        return loop(base, address, incrementNs, slackNs, nowNs, holder, LATEST);
     }
 
     /**
@@ -185,7 +204,7 @@ public abstract class CellLoop<H>
                 {
                     if (nextTatNs <= baseNs) // max(TAT, t) + I past Long.MAX_VALUE
                     {
-                        return rejected(holder, Result.NEVER, tatNs, nowNs);
+                        return rejected(holder, Gcra.NEVER, tatNs, nowNs);
                     }
                 }
                 else if (lagNs >= 0)
@@ -201,7 +220,7 @@ public abstract class CellLoop<H>
             }
             else if (NEVER == mode)
             {
-                return rejected(holder, Result.NEVER, tatNs, nowNs);
+                return rejected(holder, Gcra.NEVER, tatNs, nowNs);
             }
             else
             {
@@ -217,8 +236,8 @@ public abstract class CellLoop<H>
     }
 
     /**
-     * The front's answer once its charge landed. Default: {@link #decided} with {@link Result#ADMITTED} and the
-     * word written, then {@link Result#ADMITTED}.
+     * The front's answer once its charge landed. Default: {@link #decided} with {@link Gcra#ADMITTED} and the
+     * word written, then {@link Gcra#ADMITTED}.
      *
      * @param holder      the caller's holder (may be null).
      * @param tatBeforeNs the word the charge replaced.
@@ -230,8 +249,8 @@ public abstract class CellLoop<H>
     protected long admitted(
         final H holder, final long tatBeforeNs, final long tatAfterNs, final long incrementNs, final long nowNs)
     {
-        decided(holder, Result.ADMITTED, tatAfterNs, nowNs);
-        return Result.ADMITTED;
+        decided(holder, Gcra.ADMITTED, tatAfterNs, nowNs);
+        return Gcra.ADMITTED;
     }
 
     /**
@@ -239,7 +258,7 @@ public abstract class CellLoop<H>
      * word seen, then {@code code}.
      *
      * @param holder the caller's holder (may be null).
-     * @param code   a positive retry-after in ns, or {@link Result#NEVER}.
+     * @param code   a positive retry-after in ns, or {@link Gcra#NEVER}.
      * @param tatNs  the word the decision saw.
      * @param nowNs  the time of the request.
      * @return the front's answer.

@@ -2,7 +2,6 @@ package dev.cellrate.gcra;
 
 import dev.cellrate.check.Bounds;
 import dev.cellrate.layout.CellArray;
-import dev.cellrate.Result;
 
 /**
  * The GCRA decision as pure functions over {@code long}s: no memory, no atomics, no objects.
@@ -28,6 +27,18 @@ public final class Gcra
 {
     /** Returned by {@link #nextTatNs} when {@code max(TAT, t) + I} exceeds {@link Long#MAX_VALUE}. */
     public static final long UNREPRESENTABLE = Long.MIN_VALUE;
+
+    /** The code of a request that conforms and was charged (the API's {@code Result.ADMITTED}). */
+    public static final long ADMITTED = 0;
+
+    /**
+     * The code of a request that can never conform: a cost outside [1, burst], or a time at the edge of the long
+     * range (the API's {@code Result.NEVER}).
+     */
+    public static final long NEVER = -1;
+
+    /** Largest allowed {@code &tau; + T}, 2<sup>62</sup> ns: no decision's sum or product can overflow below it. */
+    public static final long MAX_CEILING_NS = 1L << 62;
 
     private Gcra()
     {
@@ -150,8 +161,8 @@ public final class Gcra
      * @param nowNs       the time of the request.
      * @param incrementNs {@code I = n * T}, in [1, ceilingNs].
      * @param ceilingNs   {@code &tau; + T}.
-     * @return {@link Result#ADMITTED} if the request conforms and {@code max(TAT, t) + I} is representable
-     * (the caller may then write it without a check), a positive retry-after, or {@link Result#NEVER}.
+     * @return {@link #ADMITTED} if the request conforms and {@code max(TAT, t) + I} is representable
+     * (the caller may then write it without a check), a positive retry-after, or {@link #NEVER}.
      */
     public static long decide(final long tatNs, final long nowNs, final long incrementNs, final long ceilingNs)
     {
@@ -160,7 +171,7 @@ public final class Gcra
         {
             return retryAfterNs;
         }
-        return Math.max(tatNs, nowNs) > Long.MAX_VALUE - incrementNs ? Result.NEVER : Result.ADMITTED;
+        return Math.max(tatNs, nowNs) > Long.MAX_VALUE - incrementNs ? NEVER : ADMITTED;
     }
 
     /**

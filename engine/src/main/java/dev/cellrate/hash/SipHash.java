@@ -1,12 +1,9 @@
 package dev.cellrate.hash;
 
 import dev.cellrate.table.KeyHash;
+import dev.cellrate.table.SipState;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.security.SecureRandom;
-import java.util.Objects;
 
 /**
  * SipHash-2-4 [1] under a 128-bit secret: a keyed pseudo-random function from byte strings to 64-bit words.
@@ -90,7 +87,7 @@ public final class SipHash
      */
     public Parts parts()
     {
-        return new Parts(k0, k1);
+        return new Parts(this);
     }
 
     /**
@@ -107,26 +104,13 @@ public final class SipHash
      */
     public static final class Parts
     {
-        private static final VarHandle LONG_LE =
-            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+        private final SipHash secret;
+        private final SipState sip;
 
-        private final long k0;
-        private final long k1;
-        private long v0;
-        private long v1;
-        private long v2;
-        private long v3;
-        /** Bytes fed but not yet compressed: the low {@link #pendingBytes} bytes, little-endian. */
-        private long pending;
-        private int pendingBytes;
-        /** Bytes fed since the start of the hash (only its low byte enters the last block). */
-        private long total;
-
-        Parts(final long k0, final long k1)
+        Parts(final SipHash secret)
         {
-            this.k0 = k0;
-            this.k1 = k1;
-            reset();
+            this.secret = secret;
+            this.sip = new SipState(secret.k0, secret.k1);
         }
 
         /**
@@ -136,13 +120,7 @@ public final class SipHash
          */
         public Parts reset()
         {
-            v0 = k0 ^ 0x736f6d6570736575L;
-            v1 = k1 ^ 0x646f72616e646f6dL;
-            v2 = k0 ^ 0x6c7967656e657261L;
-            v3 = k1 ^ 0x7465646279746573L;
-            pending = 0;
-            pendingBytes = 0;
-            total = 0;
+            sip.reset(secret.k0, secret.k1);
             return this;
         }
 
@@ -154,25 +132,9 @@ public final class SipHash
          */
         public Parts add(final CharSequence part)
         {
-            final long start = total;
-            final int chars = part.length();
-            int i = 0;
-            while (i < chars)
-            {
-                final int n = Math.min(8, chars - i);
-                final long ascii = 8 == n ? KeyHash.asciiWord(part, i) : KeyHash.asciiWord(part, i, n);
-                if (KeyHash.NOT_ASCII != ascii)
-                {
-                    append(ascii, n);
-                    i += n;
-                    continue;
-                }
-                for (final int end = i + n; i < end; )
-                {
-                    i = encode(part, i, chars);
-                }
-            }
-            append((total - start) & 0xFFFF_FFFFL, 4);
+            final long start = sip.total();
+            sip.appendUtf8(part, 0);
+            sip.appendCount(sip.total() - start);
             return this;
         }
 
@@ -188,32 +150,8 @@ public final class SipHash
          */
         public Parts add(final byte[] bytes, final int offset, final int length)
         {
-            Objects.checkFromIndexSize(offset, length, bytes.length);
-            final int end = offset + length;
-            int i = offset;
-            for (; i <= end - 8; i += 8)
-            {
-                append((long)LONG_LE.get(bytes, i), 8);
-            }
-            final int tail = end - i;
-            if (0 != tail)
-            {
-                // the 1 to 7 bytes left: the range's last word shifted down when the range has one, else a loop
-                long word = 0;
-                if (length >= 8)
-                {
-                    word = (long)LONG_LE.get(bytes, end - 8) >>> (64 - (tail << 3));
-                }
-                else
-                {
-                    for (int b = 0; b < tail; b++)
-                    {
-                        word |= (bytes[i + b] & 0xFFL) << (b << 3);
-                    }
-                }
-                append(word, tail);
-            }
-            append(length & 0xFFFF_FFFFL, 4);
+            sip.appendBytes(bytes, offset, length);
+            sip.appendCount(length);
             return this;
         }
 
@@ -224,80 +162,9 @@ public final class SipHash
          */
         public long finish()
         {
-            compress(pending | (total << 56));
-            v2 ^= 0xFF;
-            for (int r = 0; r < 4; r++)
-            {
-                round();
-            }
-            final long hash = v0 ^ v1 ^ v2 ^ v3;
+            final long hash = sip.finish();
             reset();
             return hash;
-        }
-
-        /** Encode the char at {@code i} (a surrogate pair: both chars) as UTF-8; returns the next index. */
-        private int encode(final CharSequence part, final int i, final int chars)
-        {
-            final char c = part.charAt(i);
-            if (c < 0x80)
-            {
-                append(c, 1);
-            }
-            else if (c < 0x800)
-            {
-                append((0xC0 | (c >>> 6)) | ((0x80 | (c & 0x3F)) << 8), 2);
-            }
-            else if (!Character.isSurrogate(c))
-            {
-                append((0xE0 | (c >>> 12)) | ((0x80 | ((c >>> 6) & 0x3F)) << 8) | ((0x80 | (c & 0x3F)) << 16), 3);
-            }
-            else if (Character.isHighSurrogate(c) && i + 1 < chars && Character.isLowSurrogate(part.charAt(i + 1)))
-            {
-                final int cp = Character.toCodePoint(c, part.charAt(i + 1));
-                append(((0xF0 | (cp >>> 18)) | ((0x80 | ((cp >>> 12) & 0x3F)) << 8) |
-                    ((0x80 | ((cp >>> 6) & 0x3F)) << 16) | ((long)(0x80 | (cp & 0x3F)) << 24)), 4);
-                return i + 2;
-            }
-            else
-            {
-                append('?', 1);
-            }
-            return i + 1;
-        }
-
-        /** Feed the low {@code n} bytes of {@code value} (1 to 8; the bytes above them are zero), little-endian. */
-        private void append(final long value, final int n)
-        {
-            total += n;
-            final int used = pendingBytes;
-            final long word = pending | value << (used << 3);
-            final int filled = used + n;
-            if (filled < 8)
-            {
-                pending = word;
-                pendingBytes = filled;
-                return;
-            }
-            compress(word);
-            // The bytes of value that did not fit: none when it ended the word exactly.
-            pending = 8 == filled ? 0 : value >>> ((8 - used) << 3);
-            pendingBytes = filled - 8;
-        }
-
-        private void compress(final long m)
-        {
-            v3 ^= m;
-            round();
-            round();
-            v0 ^= m;
-        }
-
-        private void round()
-        {
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
         }
     }
 }

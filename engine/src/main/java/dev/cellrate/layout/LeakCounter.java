@@ -1,13 +1,12 @@
 package dev.cellrate.layout;
 
-import dev.cellrate.gcra.Refund;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.layout.CellLayout;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
- * The count of abandoned refunds of a composite front ({@link Refund}: a charge that stays because another
- * admission was kept on top of it), in its own padded cell so that counting never shares a line with a leg.
+ * The count of abandoned refunds of a composite front ({@link dev.cellrate.gcra.Refund}: a charge that stays because
+ * another admission was kept on top of it), in its own padded cell so that counting never shares a line with a leg.
  * Thread-safe (atomic add, volatile read); allocation-free after construction.
  */
 public final class LeakCounter

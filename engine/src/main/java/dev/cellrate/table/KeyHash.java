@@ -2,7 +2,6 @@ package dev.cellrate.table;
 
 import dev.cellrate.layout.OffHeap;
 import java.lang.reflect.Field;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -14,7 +13,7 @@ import org.agrona.UnsafeApi;
 
 /**
  * Keyed functions that turn a user key into the 64-bit <em>key word</em> stored in a {@link SlotTable} slot.
- * Pure and allocation-free; the secret is the table's (see {@link SlotTable}, and
+ * Pure and allocation-free (the SipHash computation is {@link SipState#absorb}); the secret is the table's (see {@link SlotTable}, and
  * {@code KeyedRateLimiterBuilder#seed(long, long)} to fix it).
  * <p>
  * <b>Algorithm.</b>
@@ -61,24 +60,11 @@ import org.agrona.UnsafeApi;
  */
 public final class KeyHash
 {
-    private static final boolean NATIVE_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     private static final long M1 = 0xbf58476d1ce4e5b9L;
     private static final long M2 = 0x94d049bb133111ebL;
 
-    /** SipHash initialisation constants: "somepseudorandomlygeneratedbytes". */
-    private static final long C0 = 0x736f6d6570736575L;
-    private static final long C1 = 0x646f72616e646f6dL;
-    private static final long C2 = 0x6c7967656e657261L;
-    private static final long C3 = 0x7465646279746573L;
-
     /** The message whose SipHash under the table secret is the long-key seed (the word 0x79656b2d676e6f6c). */
     private static final String LONG_KEY_DOMAIN = "long-key";
-
-    /** {@link #asciiWord} result when a char is not ASCII. */
-    public static final long NOT_ASCII = -1L;
-
-    /** The high bit of every byte of a word: a word of ASCII bytes has none of them set. */
-    private static final long HIGH_BITS = 0x8080808080808080L;
 
     /**
      * Offsets of {@code String}'s {@code byte[] value} and {@code byte coder} fields (the JDK's compact strings,
@@ -227,79 +213,21 @@ public final class KeyHash
         final long k0, final long k1)
     {
         Objects.checkFromIndexSize(offset, length, capacity);
-        return hash(base, address + offset, length, null, k0, k1);
+        return hash(base, address + offset, length, false, null, k0, k1);
     }
 
     /**
      * SipHash-2-4 of {@code length} bytes at {@code address} of {@code base} (a {@code byte[]} with the array
-     * base offset, or {@code null} with an off-heap address), the range already checked by the caller. Words
-     * are read little-endian as the reference does.
-     * <p>
-     * With a {@code latin1} string, the bytes are that string's own one-byte-per-char array (read, never written
-     * or kept), which is its UTF-8 encoding while it is ASCII: the first word (or tail) with a byte above 0x7F
-     * hands the hash over to {@link #hashChars} from that word's first char on, the state so far kept.
-     * <p>
-     * Kept under C2's inlining limit for a hot method (325 bytecodes, {@code -XX:FreqInlineSize}), so that it
-     * inlines into the keyed decision: hence the rounds as a loop the compiler unrolls and the tail apart.
+     * base offset, or {@code null} with an off-heap address), the range already checked by the caller, then of the
+     * UTF-8 encoding of {@code chars}; with {@code latin1}, the bytes are the string {@code chars}' own
+     * one-byte-per-char array (see {@link SipState#absorb}).
      */
     private static long hash(
-        final Object base, final long address, final int length, final CharSequence latin1, final long k0,
-        final long k1)
+        final Object base, final long address, final int length, final boolean latin1, final CharSequence chars,
+        final long k0, final long k1)
     {
-        long v0 = k0 ^ C0;
-        long v1 = k1 ^ C1;
-        long v2 = k0 ^ C2;
-        long v3 = k1 ^ C3;
-        final long end = address + length;
-        final long wordsEnd = end - (length & 7);
-        for (long a = address; a < wordsEnd; a += 8)
-        {
-            final long m = littleEndian(UnsafeApi.getLong(base, a));
-            if (null != latin1 && 0 != (m & HIGH_BITS))
-            {
-                return hashChars(latin1, (int)(a - address), v0, v1, v2, v3);
-            }
-            v3 ^= m;
-            for (int r = 0; r < 2; r++) // SipRound twice
-            {
-                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            }
-            v0 ^= m;
-        }
-        final long last = tail(base, address, wordsEnd, length);
-        if (null != latin1 && 0 != (last & HIGH_BITS))
-        {
-            return hashChars(latin1, (int)(wordsEnd - address), v0, v1, v2, v3);
-        }
-        return finish(v0, v1, v2, v3, last | ((long)length << 56));
-    }
-
-    /**
-     * The 0 to 7 bytes after the last whole word of the bytes at {@code address}, little-endian in the low bytes
-     * of a word. Reads only those bytes: after a whole word, the last word of the bytes, overlapping the one
-     * before, whose top bytes are the tail.
-     */
-    private static long tail(final Object base, final long address, final long wordsEnd, final int length)
-    {
-        final int tail = length & 7;
-        if (0 != tail && wordsEnd != address)
-        {
-            return littleEndian(UnsafeApi.getLong(base, wordsEnd + tail - 8)) >>> (64 - (tail << 3));
-        }
-        long word = 0;
-        for (int b = 0; b < tail; b++)
-        {
-            word |= (UnsafeApi.getByte(base, wordsEnd + b) & 0xFFL) << (b << 3);
-        }
-        return word;
-    }
-
-    private static long littleEndian(final long nativeWord)
-    {
-        return NATIVE_LITTLE_ENDIAN ? nativeWord : Long.reverseBytes(nativeWord);
+        return SipState.absorb(k0 ^ SipState.C0, k1 ^ SipState.C1, k0 ^ SipState.C2, k1 ^ SipState.C3, 0, 0, 0,
+            base, address, length, latin1, chars, 0, null);
     }
 
     /**
@@ -320,9 +248,9 @@ public final class KeyHash
         if (STRING_VALUE_OFFSET >= 0 && key instanceof String && 0 == UnsafeApi.getByte(key, STRING_CODER_OFFSET))
         {
             final byte[] latin1 = (byte[])UnsafeApi.getReference(key, STRING_VALUE_OFFSET);
-            return hash(latin1, BufferUtil.ARRAY_BASE_OFFSET, latin1.length, key, k0, k1);
+            return hash(latin1, BufferUtil.ARRAY_BASE_OFFSET, latin1.length, true, key, k0, k1);
         }
-        return hashChars(key, 0, k0 ^ C0, k1 ^ C1, k0 ^ C2, k1 ^ C3);
+        return hash(null, 0, 0, false, key, k0, k1);
     }
 
     /**
@@ -332,174 +260,5 @@ public final class KeyHash
     static boolean stringBytesReadable()
     {
         return STRING_VALUE_OFFSET >= 0;
-    }
-
-    /**
-     * {@link #hashCharSequence} for any {@link CharSequence}: the UTF-8 encoding computed from its chars, from
-     * char {@code from} on, with the SipHash state {@code v0..v3} of the {@code from} ASCII chars before it
-     * (whole words: {@code from} is a multiple of 8).
-     */
-    private static long hashChars(
-        final CharSequence key, final int from, long v0, long v1, long v2, long v3)
-    {
-        final int chars = key.length();
-        long word = 0;
-        int shift = 0;
-        // Only the UTF-8 length mod 256 enters SipHash, so an int that wraps (over 2^31 bytes) is still right.
-        int length = from;
-        int pending = 0;
-        int pendingBytes = 0;
-        int i = from;
-        while (true)
-        {
-            if (64 == shift)
-            {
-                final long m = word;
-                v3 ^= m;
-                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-                v0 ^= m;
-                word = 0;
-                shift = 0;
-            }
-            if (0 != pendingBytes)
-            {
-                // The rest of a multi-byte character that did not fit in the previous word.
-                while (0 != pendingBytes && shift < 64)
-                {
-                    word |= (pending & 0xFFL) << shift;
-                    pending >>>= 8;
-                    pendingBytes--;
-                    shift += 8;
-                }
-                continue;
-            }
-            if (i >= chars)
-            {
-                break;
-            }
-            if (0 == shift)
-            {
-                // A run of ASCII, eight chars a word (with constant shifts when eight remain); the char-by-char
-                // encoding below takes over for a block holding a char >= 0x80.
-                final int n = Math.min(8, chars - i);
-                final long packed = 8 == n ? asciiWord(key, i) : asciiWord(key, i, n);
-                if (NOT_ASCII != packed)
-                {
-                    word = packed;
-                    shift = n << 3;
-                    length += n;
-                    i += n;
-                    continue;
-                }
-            }
-            final char c = key.charAt(i++);
-            if (c < 0x80)
-            {
-                pending = c;
-                pendingBytes = 1;
-            }
-            else if (c < 0x800)
-            {
-                pending = (0xC0 | (c >>> 6)) | ((0x80 | (c & 0x3F)) << 8);
-                pendingBytes = 2;
-            }
-            else if (!Character.isSurrogate(c))
-            {
-                pending = (0xE0 | (c >>> 12)) | ((0x80 | ((c >>> 6) & 0x3F)) << 8) | ((0x80 | (c & 0x3F)) << 16);
-                pendingBytes = 3;
-            }
-            else if (Character.isHighSurrogate(c) && i < chars && Character.isLowSurrogate(key.charAt(i)))
-            {
-                final int cp = Character.toCodePoint(c, key.charAt(i++));
-                pending = (0xF0 | (cp >>> 18)) | ((0x80 | ((cp >>> 12) & 0x3F)) << 8) |
-                    ((0x80 | ((cp >>> 6) & 0x3F)) << 16) | ((0x80 | (cp & 0x3F)) << 24);
-                pendingBytes = 4;
-            }
-            else
-            {
-                pending = '?';
-                pendingBytes = 1;
-            }
-            length += pendingBytes;
-        }
-        return finish(v0, v1, v2, v3, word | ((long)length << 56));
-    }
-
-    /**
-     * Eight chars {@code [from, from + 8)} of a sequence as the word of their UTF-8 bytes, little-endian (the first
-     * char in the low byte), if all eight are ASCII: then each char is its one UTF-8 byte. Constant shifts, no
-     * loop: the fast step of every char-by-char UTF-8 encoder of this engine.
-     *
-     * @param chars the characters (at least {@code from + 8} of them).
-     * @param from  the first char.
-     * @return the word, or {@link #NOT_ASCII} if a char is {@code >= 0x80} (an ASCII word never has its top bit set).
-     */
-    public static long asciiWord(final CharSequence chars, final int from)
-    {
-        final long c0 = chars.charAt(from);
-        final long c1 = chars.charAt(from + 1);
-        final long c2 = chars.charAt(from + 2);
-        final long c3 = chars.charAt(from + 3);
-        final long c4 = chars.charAt(from + 4);
-        final long c5 = chars.charAt(from + 5);
-        final long c6 = chars.charAt(from + 6);
-        final long c7 = chars.charAt(from + 7);
-        return (c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7) < 0x80 ?
-            c0 | c1 << 8 | c2 << 16 | c3 << 24 | c4 << 32 | c5 << 40 | c6 << 48 | c7 << 56 : NOT_ASCII;
-    }
-
-    /**
-     * {@link #asciiWord(CharSequence, int)} for {@code n} chars (a tail of fewer than 8): their UTF-8 word in the
-     * low {@code n} bytes, the top bytes 0.
-     *
-     * @param chars the characters (at least {@code from + n} of them).
-     * @param from  the first char.
-     * @param n     how many chars, in [0, 8].
-     * @return the word, or {@link #NOT_ASCII} if a char is {@code >= 0x80}.
-     */
-    public static long asciiWord(final CharSequence chars, final int from, final int n)
-    {
-        long packed = 0;
-        long or = 0;
-        for (int b = 0; b < n; b++)
-        {
-            final char c = chars.charAt(from + b);
-            or |= c;
-            packed |= (long)c << (b << 3);
-        }
-        return or < 0x80 ? packed : NOT_ASCII;
-    }
-
-    /**
-     * The last block (the 0 to 7 remaining bytes, little-endian, with {@code length mod 256} in the top byte),
-     * then the four finalisation rounds.
-     */
-    private static long finish(long v0, long v1, long v2, long v3, final long last)
-    {
-        v3 ^= last;
-        for (int r = 0; r < 2; r++)
-        {
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-        }
-        v0 ^= last;
-        v2 ^= 0xFF;
-        for (int r = 0; r < 4; r++)
-        {
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-        }
-        return v0 ^ v1 ^ v2 ^ v3;
     }
 }

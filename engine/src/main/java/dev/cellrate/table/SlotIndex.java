@@ -32,6 +32,9 @@ final class SlotIndex
     /** log2 of a bucket's bytes ({@link TableGeometry#BUCKET_SLOTS} slots of {@link TableLayout#SLOT_LENGTH}: 64). */
     private static final int BUCKET_SHIFT = Integer.numberOfTrailingZeros(TableGeometry.BUCKET_SLOTS * SLOT_LENGTH);
 
+    /** A bucket's bytes: one cache line. */
+    private static final long LINE_LENGTH = 1L << BUCKET_SHIFT;
+
     /** {@link #find} result: the key has no cell. */
     static final int NO_CELL = -1;
 
@@ -151,16 +154,30 @@ final class SlotIndex
      */
     long homeLine(final long keyWord)
     {
-        return slotsAddress + ((keyWord >>> SHARD_SHIFT) & shardMaskLong) * shardStrideBytes
-            + ((((keyWord & 0xFFFF_FFFFL) * bucketsLong) >>> 32) << BUCKET_SHIFT);
+        return lineOf(keyWord, homeBucket(keyWord));
+    }
+
+    /** @return the key's home bucket in its shard, in [0, buckets). */
+    private long homeBucket(final long keyWord)
+    {
+        return ((keyWord & 0xFFFF_FFFFL) * bucketsLong) >>> 32;
+    }
+
+    /** @return the address of bucket {@code bucket} of the key's shard. */
+    private long lineOf(final long keyWord, final long bucket)
+    {
+        return slotsAddress + ((keyWord >>> SHARD_SHIFT) & shardMaskLong) * shardStrideBytes + (bucket << BUCKET_SHIFT);
     }
 
     /**
      * The decision path's lookup of a present key: the address of the key's slot if it is in its home bucket
-     * (the one cache line a decision touches), else 0, and then the caller goes the general way ({@link #find}:
-     * a reserved word, a key that spilled past its home line, an absent key, a shard smaller than a bucket).
-     * The four key words are read plain and compared under {@code matchMask} in slot order, one predicted
-     * branch each; the hit is only a candidate until the caller's validated load confirms it.
+     * (the one cache line a decision touches) or in the bucket after it in the shard (where a key goes when its
+     * home bucket was full at its insert: most keys past their home line), else 0, and then the caller goes the
+     * general way ({@link #find}: a reserved word, a key further on, an absent key, a shard smaller than a
+     * bucket). The four key words of a line are read plain and compared under {@code matchMask} in slot order,
+     * one predicted branch each; the next line is read only if the home line holds no match. A hit is only a
+     * candidate until the caller's validated load confirms it; a key word is in at most one slot, and both lines
+     * are in the key's shard, so a hit on either line is the key's slot.
      *
      * @param keyWord   the key word.
      * @param matchMask {@link #matchMask} of the table's kind.
@@ -176,7 +193,14 @@ final class SlotIndex
         // CAS and the next decision's miss) before the line arrives. Selecting the slot without a branch (an OR
         // of masked addresses) makes every later step wait for all four words; on a table larger than the
         // caches it measured slower in CPU time per decision (tools/lab BucketScanCpuTime, KeyedCpuTime).
-        final long line = homeLine(keyWord);
+        final long bucket = homeBucket(keyWord);
+        final long line = lineOf(keyWord, bucket);
+        final long slot = slotInLine(line, keyWord, matchMask);
+        return 0 != slot || bucket + 1 == bucketsLong ? slot : slotInLine(line + LINE_LENGTH, keyWord, matchMask);
+    }
+
+    private static long slotInLine(final long line, final long keyWord, final long matchMask)
+    {
         if (matches(UnsafeApi.getLong(null, line), keyWord, matchMask))
         {
             return line;
@@ -197,13 +221,13 @@ final class SlotIndex
     }
 
     /**
-     * {@link #slotIn} without a branch on which slot matched: the four key words are compared under
-     * {@code matchMask} and the matching slot's address is an OR of masked addresses. For a key whose home line is
-     * already in cache (a batch touches its lines first) or whose key word took many instructions to compute (a
-     * hashed key): there a mispredicted slot branch has no miss to hide behind, and its flush also throws away the
-     * loads the core has started for the next key. (For a long key decided alone on a table larger than the
-     * caches the predicted branch of {@link #slotIn} is cheaper: it lets the core run on into the CAS before the
-     * line arrives.)
+     * {@link #slotIn} without a branch on which slot of a line matched: the four key words are compared under
+     * {@code matchMask} and the matching slot's address is an OR of masked addresses (the next line, as in
+     * {@link #slotIn}, only if the home line holds no match). For a key whose home line is already in cache (a
+     * batch touches its lines first) or whose key word took many instructions to compute (a hashed key): there a
+     * mispredicted slot branch has no miss to hide behind, and its flush also throws away the loads the core has
+     * started for the next key. (For a long key decided alone on a table larger than the caches the predicted
+     * branch of {@link #slotIn} is cheaper: it lets the core run on into the CAS before the line arrives.)
      *
      * @param keyWord   the key word.
      * @param matchMask {@link #matchMask} of the table's kind.
@@ -215,7 +239,15 @@ final class SlotIndex
         {
             return 0;
         }
-        final long line = homeLine(keyWord);
+        final long bucket = homeBucket(keyWord);
+        final long line = lineOf(keyWord, bucket);
+        final long slot = slotSelectedInLine(line, keyWord, matchMask);
+        return 0 != slot || bucket + 1 == bucketsLong ?
+            slot : slotSelectedInLine(line + LINE_LENGTH, keyWord, matchMask);
+    }
+
+    private static long slotSelectedInLine(final long line, final long keyWord, final long matchMask)
+    {
         final long slot = (line & matchBits(UnsafeApi.getLong(null, line), keyWord, matchMask)) |
             ((line + SLOT_LENGTH) & matchBits(UnsafeApi.getLong(null, line + SLOT_LENGTH), keyWord, matchMask)) |
             ((line + 2 * SLOT_LENGTH) & matchBits(UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH), keyWord, matchMask)) |

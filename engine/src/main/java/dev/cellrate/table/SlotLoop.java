@@ -7,7 +7,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
 import dev.cellrate.layout.CellArray;
-import dev.cellrate.Result;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.UnsafeApi;
 
@@ -77,8 +76,8 @@ public abstract class SlotLoop<H>
      * call stays a call. Inlined, the slow path (insert, saturating GCRA, back-off) made every compiled
      * caller of {@code charge} too big to be inlined into its own callers, and the present-key path paid a
      * call, a frame and spills per decision (docs/benchmarks.md, "Where the time goes"). The slow path pays an
-     * indirect call instead: it is taken by new keys, keys spilled past their home line, lost CASes and odd
-     * inputs.
+     * indirect call instead: it is taken by new keys, keys more than one line past their home line, lost CASes
+     * and odd inputs.
      */
     private static final MethodHandle CHARGE_SLOW;
 
@@ -179,17 +178,18 @@ public abstract class SlotLoop<H>
     {
         if (permits < 1)
         {
-            return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+            return rejectedClassed(holder, UNKNOWN_CLASS, Gcra.NEVER, CellArray.FRESH_TAT_NS, nowNs);
         }
         return decide(keyWord, permits, 0, nowNs, holder, insertClass, true, false);
     }
 
     /**
-     * The one body. The present-key path touches one cache line: the key's home bucket (four key words compared,
-     * one predicted branch per slot in {@link SlotIndex#slotIn}, or none in {@link SlotIndex#slotSelected}), then the validated load (for a classed table the
-     * stored word first, acquire; the TAT, acquire; then the word again, acquire: same line) and the CAS, all on
-     * raw addresses. Everything else (a key past its home line, an absent or reserved key, a lost CAS, the
-     * saturating GCRA cases) goes to {@link #chargeSlow}, which decides from scratch.
+     * The one body. The present-key path touches one cache line for a key in its home bucket (four key words
+     * compared, one predicted branch per slot in {@link SlotIndex#slotIn}, or none in {@link SlotIndex#slotSelected}),
+     * and the next line too for a key that sits there (its home line was full when it arrived); then the validated
+     * load (for a classed table the stored word first, acquire; the TAT, acquire; then the word again, acquire: same
+     * line) and the CAS, all on raw addresses. Everything else (a key further on, an absent or reserved key, a lost
+     * CAS, the saturating GCRA cases) goes to {@link #chargeSlow}, which decides from scratch.
      *
      * @param amount       a plain charge's increment, or a classed charge's permits (the steps turn it into one).
      * @param ceilingArgNs a plain charge's ceiling (a classed charge's comes from {@link #classCeilingNs}).
@@ -379,7 +379,7 @@ public abstract class SlotLoop<H>
      * Nothing was written.
      *
      * @param holder       the caller's holder.
-     * @param retryAfterNs a positive retry-after in ns, or {@link Result#NEVER}.
+     * @param retryAfterNs a positive retry-after in ns, or {@link Gcra#NEVER}.
      * @param tatNs        the TAT decided on, or {@link CellArray#FRESH_TAT_NS} if no cell was read.
      * @param nowNs        the time of the request.
      * @return the front's code.
@@ -415,13 +415,13 @@ public abstract class SlotLoop<H>
                 }
                 if (classed && insertClass >= table.classCapacity())
                 {
-                    return rejectedClassed(holder, UNKNOWN_CLASS, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                    return rejectedClassed(holder, UNKNOWN_CLASS, Gcra.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 final int classIndex = classed ? insertClass : UNKNOWN_CLASS;
                 final long incrementNs = classed ? classIncrementNs(classIndex, amount) : amount;
                 if (incrementNs < 1 || nowNs > Long.MAX_VALUE - incrementNs)
                 {
-                    return rejectedClassed(holder, classIndex, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                    return rejectedClassed(holder, classIndex, Gcra.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 tatOffset = classed ?
                     table.insertClassedSlot(keyWord, insertClass, nowNs) : table.insertSlot(keyWord, nowNs);
@@ -437,7 +437,7 @@ public abstract class SlotLoop<H>
                 final long incrementNs = classed ? classIncrementNs(classIndex, amount) : amount;
                 if (incrementNs < 1)
                 {
-                    return rejectedClassed(holder, classIndex, Result.NEVER, CellArray.FRESH_TAT_NS, nowNs);
+                    return rejectedClassed(holder, classIndex, Gcra.NEVER, CellArray.FRESH_TAT_NS, nowNs);
                 }
                 final long ceilingNs = classed ? classCeilingNs(classIndex) : ceilingArgNs;
                 long tatNs = index.loadTat(tatOffset, storedWord);
@@ -452,7 +452,7 @@ public abstract class SlotLoop<H>
                     final long nextTatNs = Gcra.nextTatNs(decidedNs, nowNs, incrementNs);
                     if (Gcra.UNREPRESENTABLE == nextTatNs)
                     {
-                        return rejectedClassed(holder, classIndex, Result.NEVER, decidedNs, nowNs);
+                        return rejectedClassed(holder, classIndex, Gcra.NEVER, decidedNs, nowNs);
                     }
                     if (index.compareAndExchangeTat(tatOffset, tatNs, nextTatNs) == tatNs)
                     {

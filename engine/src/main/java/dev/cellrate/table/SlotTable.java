@@ -18,6 +18,7 @@ import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
 import java.security.SecureRandom;
 
 import dev.cellrate.gcra.AtomicGcra;
+import dev.cellrate.gcra.Gcra;
 import dev.cellrate.layout.CellArray;
 import dev.cellrate.layout.CellLayout;
 import org.agrona.UnsafeApi;
@@ -332,11 +333,11 @@ public final class SlotTable extends TableReads
      * is {@link TableLayout#EMPTY_KEY} or {@link TableLayout#TOMBSTONE_KEY} live in dedicated cells, never
      * inserted, and start full.
      *
-     * @param lagNs the lag of a new key, in [0, {@link dev.cellrate.Limit#MAX_CEILING_NS}]; 0 = full (default).
+     * @param lagNs the lag of a new key, in [0, {@link Gcra#MAX_CEILING_NS}]; 0 = full (default).
      */
     public void fillNewKeys(final long lagNs)
     {
-        newKeyLagNs = requireRange("lagNs", lagNs, 0, dev.cellrate.Limit.MAX_CEILING_NS);
+        newKeyLagNs = requireRange("lagNs", lagNs, 0, Gcra.MAX_CEILING_NS);
     }
 
     /**

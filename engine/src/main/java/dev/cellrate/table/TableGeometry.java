@@ -24,7 +24,7 @@ final class TableGeometry
     final int probeBound;
     /** Buckets per shard ({@code slotsPerShard / BUCKET_SLOTS}, at least 1): the range of the home reduction. */
     final int buckets;
-    /** Whether a home bucket lies inside its shard (slotsPerShard &ge; 4): the one-line scan of a decision. */
+    /** Whether a home bucket lies inside its shard (slotsPerShard &ge; 4): the line scan of a decision. */
     final boolean bucketScan;
     final int slotsOffset;
     final long idleGraceNs;

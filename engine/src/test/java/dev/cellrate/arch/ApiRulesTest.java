@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
@@ -30,12 +31,13 @@ import java.util.regex.Pattern;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The engine's API and layering rules, stated once (ArchUnit over the compiled main classes):
  * <ol>
  *   <li>a public type of an exported package names no type of an unexported engine package in its signature
- *   (supertypes, public and protected constructors, methods and fields);</li>
+ *   (supertypes, public and protected constructors, methods and fields, type arguments included);</li>
  *   <li>it hands out no raw key word, offset or state buffer: no member named {@code *KeyWord*} or
  *   {@code *Offset}, no constant named {@code *_OFFSET}, {@code *_RANGE_FIRST/LAST}, {@code HEADER_LENGTH} or
  *   {@code ALIGNMENT}, and no Agrona {@code AtomicBuffer} or {@code ByteBuffer} taken or returned (a key may
@@ -44,6 +46,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   <li>the unexported packages (decision, layout, lock, checks, table) depend on no exported package, so the
  *   API sits on top of them;</li>
  *   <li>no two packages depend on each other, directly or through others;</li>
+ *   <li>both of the last two hold for the sources as well ({@link SourceImports}): an import, a Javadoc link's
+ *   import or a compile-time constant is a use of its package that the class files do not show;</li>
  *   <li>only the engine's fronts fill a {@code Reservation}: its public methods read it, so a caller cannot
  *   make one that looks issued by a front (an owner, a cell, the TATs a cancel restores);</li>
  *   <li>no exported method, constructor, field, record component or parameter names a TAT (the cell's internal
@@ -131,12 +135,13 @@ final class ApiRulesTest
             unit.getRawParameterTypes().forEach(type -> names.add(type.getName()));
             unit.getThrowsClause().getTypes().forEach(type -> names.add(type.getName()));
         }
+        member.getAllInvolvedRawTypes().forEach(type -> names.add(type.getName())); // type arguments, bounds
         return names;
     }
 
     private static String componentName(final String name)
     {
-        return name.replace("[]", "");
+        return name.replace("[]", "").replaceFirst("^\\[+L(.*);$", "$1");
     }
 
     private static boolean isInternal(final String typeName)
@@ -152,8 +157,10 @@ final class ApiRulesTest
             public void check(final JavaClass type, final ConditionEvents events)
             {
                 final List<String> supertypes = new ArrayList<>();
-                type.getRawSuperclass().ifPresent(superclass -> supertypes.add(superclass.getName()));
-                type.getRawInterfaces().forEach(iface -> supertypes.add(iface.getName()));
+                type.getSuperclass().ifPresent(superclass ->
+                    superclass.getAllInvolvedRawTypes().forEach(raw -> supertypes.add(raw.getName())));
+                type.getInterfaces().forEach(iface ->
+                    iface.getAllInvolvedRawTypes().forEach(raw -> supertypes.add(raw.getName())));
                 for (final String supertype : supertypes)
                 {
                     if (isInternal(supertype))
@@ -278,6 +285,31 @@ final class ApiRulesTest
         {
             org.junit.jupiter.api.Assertions.assertFalse(TimeWordNames.namesATat(name), name);
         }
+    }
+
+    @Test
+    void unexportedSourcesUseNoExportedPackage() throws Exception
+    {
+        final List<String> found = new ArrayList<>();
+        for (final Map.Entry<String, Map<String, Set<String>>> from : SourceImports.graph(moduleDir(), ROOT).entrySet())
+        {
+            for (final Map.Entry<String, Set<String>> use : from.getValue().entrySet())
+            {
+                if (internal.contains(from.getKey()) && exported.contains(use.getKey()))
+                {
+                    found.add(from.getKey() + " -> " + use.getKey() + " " + use.getValue());
+                }
+            }
+        }
+        assertEquals(List.of(), found, "unexported sources that import or name an exported type (a constant " +
+            "counts: the class files keep no trace of its owner, so the ArchUnit rules above cannot see it)");
+    }
+
+    @Test
+    void noImportCircleInTheSources() throws Exception
+    {
+        assertEquals(List.of(), SourceImports.cycles(SourceImports.graph(moduleDir(), ROOT)),
+            "packages whose sources import each other, directly or through others");
     }
 
     @Test

@@ -8,7 +8,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -126,9 +126,10 @@ final class RateLimitFieldsTest
     void formattingAllocatesNothing()
     {
         final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
+        Assertions.assertTrue(bean instanceof com.sun.management.ThreadMXBean, "this JVM counts allocated bytes per thread");
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)bean;
-        Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        Assertions.assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+            "this JVM counts allocated bytes per thread");
         final RateLimitFields fields = new RateLimitFields("p", Limit.perSecond(100, 50));
         final Decision decision = new Decision();
         final RateLimiter limiter = new RateLimiter(Limit.perSecond(100, 50));

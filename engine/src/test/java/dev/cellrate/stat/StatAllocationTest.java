@@ -6,7 +6,7 @@ import dev.cellrate.observe.ObservedMarker;
 import dev.cellrate.observe.ObservedConcurrencyLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
-import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
@@ -24,9 +24,10 @@ final class StatAllocationTest
     void recordingAllocatesNothing()
     {
         final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean);
+        Assertions.assertTrue(bean instanceof com.sun.management.ThreadMXBean, "this JVM counts allocated bytes per thread");
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)bean;
-        Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        Assertions.assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+            "this JVM counts allocated bytes per thread");
 
         final StatFile file = StatFile.inMemory();
         final LimiterStats stats = file.limiter("a");

@@ -8,10 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The two home-line scans of the decision path, {@link SlotIndex#slotIn} (a predicted branch per slot) and
+ * The two line scans of the decision path, {@link SlotIndex#slotIn} (a predicted branch per slot) and
  * {@link SlotIndex#slotSelected} (no branch), against the general lookup {@link SlotIndex#find}: on a table filled
  * to the designed load, plain and classed, both return exactly the key's slot when the key is in its home line
- * (at any of the four slots), and 0 for a key that spilled past it, an absent key and the two reserved words.
+ * (at any of the four slots) or in the next line of its shard, and 0 for a key further on, a key of the shard's
+ * last line that wrapped to its first, an absent key and the two reserved words.
  */
 class HomeLineScanSpecTest
 {
@@ -48,6 +49,61 @@ class HomeLineScanSpecTest
     }
 
     @Test
+    void aKeyOfTheShardsLastLineThatWrappedToItsFirstIsLeftToTheGeneralLookup()
+    {
+        final SlotTable table = new SlotTable(2, 8, 8, GRACE_NS, 5L); // two lines per shard
+        final SlotIndex index = table.index();
+        final long lastLine = index.address + index.geometry.slotOffset(0, 4);
+        final long[] lastLineKeys = new long[5];
+        int found = 0;
+        for (long key = 1; found < lastLineKeys.length; key++)
+        {
+            final long word = table.keyWord(key);
+            if (index.homeLine(word) == lastLine)
+            {
+                lastLineKeys[found++] = word;
+                assertTrue(table.insertSlot(word, 0) >= 0, "inserted");
+            }
+        }
+        for (int i = 0; i < 4; i++)
+        {
+            assertEquals(lastLine + i * SLOT_LENGTH, index.slotIn(lastLineKeys[i], -1L), "in its home line");
+            assertEquals(lastLine + i * SLOT_LENGTH, index.slotSelected(lastLineKeys[i], -1L));
+        }
+        final long wrapped = lastLineKeys[4];
+        assertEquals(index.geometry.slotOffset(0, 0) + TAT_OFFSET, index.find(wrapped, -1L), "wrapped to slot 0");
+        assertEquals(0, index.slotIn(wrapped, -1L), "no line after the shard's last: the general lookup");
+        assertEquals(0, index.slotSelected(wrapped, -1L));
+    }
+
+    /**
+     * A classed match ignores the shard bits, so a line of another shard can hold a word that matches the key: the
+     * scan of the line after the home line must never leave the key's shard. Key A (shard 0, home: the shard's
+     * last line) is absent; key B, equal to A outside the shard bits, sits in shard 1's first line, right after
+     * A's home line in memory.
+     */
+    @Test
+    void aScanNeverLeavesTheKeysShard()
+    {
+        final SlotTable table = new SlotTable(2, 8, 8, GRACE_NS, 5L);
+        final SlotIndex index = table.index();
+        final long mask = index.matchMask(true);
+        final long shardBit = 1L << TableLayout.SHARD_SHIFT;
+        final long a = 0x5000_0000_8000_0001L;
+        final long b = a | shardBit;
+        for (int i = 0; i < 4; i++)
+        {
+            assertTrue(table.insertClassedSlot((0x6000_0000_8000_0010L + i) | shardBit, 0, 0) >= 0, "filler");
+        }
+        assertTrue(table.insertClassedSlot(b, 0, 0) >= 0, "b");
+        assertEquals(index.geometry.slotOffset(1, 0) + TAT_OFFSET, index.find(b, mask), "b wrapped to shard 1's first line");
+        assertEquals(index.address + index.geometry.slotOffset(0, 4), index.homeLine(a), "a's home: shard 0's last line");
+        assertEquals(SlotIndex.NO_CELL, index.find(a, mask), "a is absent");
+        assertEquals(0, index.slotIn(a, mask), "predicted scan");
+        assertEquals(0, index.slotSelected(a, mask), "branchless scan");
+    }
+
+    @Test
     void reservedWordsAreNeverFoundByAScan()
     {
         final SlotTable table = new SlotTable(1, SLOTS_PER_SHARD, SLOTS_PER_SHARD, GRACE_NS, 3L);
@@ -62,22 +118,28 @@ class HomeLineScanSpecTest
     private static void checkScans(final SlotTable table, final long[] words, final long matchMask)
     {
         final SlotIndex index = table.index();
-        final int[] atSlot = new int[5]; // in-line position 0..3 of a home-line key, 4 for a spilled key
+        final long lineLength = TableGeometry.BUCKET_SLOTS * SLOT_LENGTH;
+        // in-line position 0..3 of a home-line key, 4..7 of a key in the next line, 8 for a key further on
+        final int[] atSlot = new int[9];
         for (final long word : words)
         {
             final int tatOffset = index.find(word, matchMask);
             assertTrue(tatOffset >= 0, "present");
             final long slot = index.address + tatOffset - TAT_OFFSET;
             final long line = index.homeLine(word);
-            final boolean home = slot >= line && slot < line + TableGeometry.BUCKET_SLOTS * SLOT_LENGTH;
-            final long expected = home ? slot : 0;
+            final long shardEnd = index.address +
+                index.geometry.slotOffset(index.geometry.shardOf(word), 0) +
+                (long)index.geometry.buckets * lineLength;
+            final boolean home = slot >= line && slot < line + lineLength;
+            final boolean next = slot >= line + lineLength && slot < line + 2 * lineLength && line + lineLength < shardEnd;
+            final long expected = home || next ? slot : 0;
             assertEquals(expected, index.slotIn(word, matchMask), "predicted scan");
             assertEquals(expected, index.slotSelected(word, matchMask), "branchless scan");
-            atSlot[home ? (int)((slot - line) / SLOT_LENGTH) : 4]++;
+            atSlot[home || next ? (int)((slot - line) / SLOT_LENGTH) : 8]++;
         }
         for (int position = 0; position < atSlot.length; position++)
         {
-            assertTrue(atSlot[position] > 0, "keys at in-line position " + position + " (4: spilled)");
+            assertTrue(atSlot[position] > 0, "keys at position " + position + " from the home line (8: further)");
         }
         for (long absent = 1; absent <= 10_000; absent++)
         {

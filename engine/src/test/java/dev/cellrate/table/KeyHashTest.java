@@ -207,13 +207,13 @@ class KeyHashTest
         for (int from = 0; from + 8 <= text.length(); from++)
         {
             assertEquals(littleEndian(text.substring(from, from + 8).getBytes(StandardCharsets.UTF_8)),
-                KeyHash.asciiWord(text, from), "from " + from);
-            assertEquals(KeyHash.asciiWord(text, from), KeyHash.asciiWord(new StringBuilder(text), from, 8));
+                SipState.asciiWord(text, from), "from " + from);
+            assertEquals(SipState.asciiWord(text, from), SipState.asciiWord(new StringBuilder(text), from, 8));
         }
         for (int n = 0; n <= 8; n++)
         {
             assertEquals(littleEndian("abcdefgh".substring(0, n).getBytes(StandardCharsets.UTF_8)),
-                KeyHash.asciiWord("abcdefgh", 0, n), "n " + n);
+                SipState.asciiWord("abcdefgh", 0, n), "n " + n);
         }
         for (final String base : new String[] {"abcdefgh", "\0\0\0\0\0\0\0\0"})
         for (final char c : new char[] {'\u0080', '\u00e9', '\u20ac', '\ud83d', '\uffff'})
@@ -222,10 +222,10 @@ class KeyHashTest
             {
                 final StringBuilder key = new StringBuilder(base);
                 key.setCharAt(at, c);
-                assertEquals(KeyHash.NOT_ASCII, KeyHash.asciiWord(key, 0), c + " at " + at);
-                assertEquals(KeyHash.NOT_ASCII, KeyHash.asciiWord(key, 0, at + 1), c + " at " + at);
+                assertEquals(SipState.NOT_ASCII, SipState.asciiWord(key, 0), c + " at " + at);
+                assertEquals(SipState.NOT_ASCII, SipState.asciiWord(key, 0, at + 1), c + " at " + at);
                 assertEquals(littleEndian(key.substring(0, at).getBytes(StandardCharsets.UTF_8)),
-                    KeyHash.asciiWord(key, 0, at), "before " + at);
+                    SipState.asciiWord(key, 0, at), "before " + at);
             }
         }
     }

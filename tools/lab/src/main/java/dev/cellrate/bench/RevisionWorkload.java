@@ -4,6 +4,7 @@ import java.util.function.LongUnaryOperator;
 
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
+import dev.cellrate.RateLimiter;
 
 /**
  * One keyed workload of {@link RevisionsCpuTime}, written against the engine API that every compared revision
@@ -11,7 +12,8 @@ import dev.cellrate.Limit;
  * the long-key batch), so that the same bytecode is defined once per revision, over that revision's engine.
  * Each workload is the loop of its JMH row: {@code KeyedBenchmark.longKey} / {@code stringKey} (one call per key)
  * and {@code KeyedBatchBenchmark.batch} / {@code single} (32 keys a call, or the same 32 one call each), with the
- * admitting limit and the caller's time. {@link #applyAsLong} runs {@code ops} keys and returns a sink.
+ * admitting limit and the caller's time; {@code admit} is the single cell's {@code RateLimiter.tryAcquire(1, nowNs++)}
+ * ({@code AdmitOneThreadBenchmark.cellrateCallerTime}), which ignores the keys. {@link #applyAsLong} runs {@code ops} keys and returns a sink.
  */
 public final class RevisionWorkload implements LongUnaryOperator
 {
@@ -20,6 +22,7 @@ public final class RevisionWorkload implements LongUnaryOperator
 
     private final String kind;
     private final KeyedRateLimiter limiter;
+    private final RateLimiter cell = new RateLimiter(Limit.ofGcra(1, 1L << 61));
     private final long[] longStream;
     private final String[] stringStream;
     private final int mask;
@@ -29,7 +32,7 @@ public final class RevisionWorkload implements LongUnaryOperator
     private long nowNs = 1;
 
     /**
-     * @param kind         {@code long}, {@code string}, {@code batch} or {@code single}.
+     * @param kind         {@code long}, {@code string}, {@code batch}, {@code single} or {@code admit}.
      * @param keyCount     distinct keys (every key is inserted here, so the workload decides present keys).
      * @param distinctLong the long keys, one per key index (for {@code string}: unused).
      * @param distinctText the string keys, one per key index (for the other kinds: unused).
@@ -78,7 +81,9 @@ public final class RevisionWorkload implements LongUnaryOperator
             case "string": return stringKeys(ops);
             case "batch": return batch(ops);
             case "single": return single(ops);
-            default: throw new IllegalArgumentException("kind must be long, string, batch or single but was " + kind);
+            case "admit": return admit(ops);
+            default: throw new IllegalArgumentException(
+                "kind must be long, string, batch, single or admit but was " + kind);
         }
     }
 
@@ -93,6 +98,17 @@ public final class RevisionWorkload implements LongUnaryOperator
             sink += limiter.tryAcquire(keys[i & mask], 1, nowNs++);
         }
         next = i;
+        return sink;
+    }
+
+    private long admit(final long ops)
+    {
+        final RateLimiter cell = this.cell;
+        long sink = 0;
+        for (long n = 0; n < ops; n++)
+        {
+            sink += cell.tryAcquire(1, nowNs++);
+        }
         return sink;
     }
 
