@@ -263,11 +263,7 @@ final class SlotIndex
         {
             return NO_SLOT;
         }
-        final long bucket = homeBucket(keyWord);
-        final long line = lineOf(keyWord, bucket);
-        final long slot = slotSelectedInLine(line, keyWord, matchMask);
-        return NO_SLOT != slot || bucket + 1 == bucketsLong ?
-            slot : slotSelectedInLine(line + LINE_LENGTH, keyWord, matchMask);
+        return slotSelectedInLine(lineOf(keyWord, homeBucket(keyWord)), keyWord, matchMask);
     }
 
     private static long slotSelectedInLine(final long line, final long keyWord, final long matchMask)

@@ -166,7 +166,7 @@ class HomeLineScanSpecTest
             final boolean next = slot >= line + lineLength && slot < line + 2 * lineLength && line + lineLength < shardEnd;
             final long expected = home || next ? slot : SlotIndex.NO_SLOT;
             assertEquals(expected, index.slotIn(word, matchMask), "predicted scan");
-            assertEquals(expected, index.slotSelected(word, matchMask), "branchless scan");
+            assertEquals(home ? slot : SlotIndex.NO_SLOT, index.slotSelected(word, matchMask), "branchless scan");
             atSlot[home || next ? (int)((slot - line) / SLOT_LENGTH) : 8]++;
         }
         for (int position = 0; position < atSlot.length; position++)
