@@ -208,4 +208,33 @@ class ReservationLoopTest
             limiter.reserve(1, Long.MIN_VALUE, Long.MAX_VALUE - 2));
         assertEquals(200, limiter.tatNs(), "nothing charged");
     }
+
+    @Test
+    void reservationsThroughTheCellLoopAllocateNothing()
+    {
+        final Shaper shaper = new Shaper(Limit.ofGcra(100, 200), ShaperMode.delay());
+        final ReservingLimiter limiter = new ReservingLimiter(Limit.ofGcra(100, 200), SystemNanoClock.INSTANCE);
+        final ReservingLimiter payLater = ReservingLimiter.payLater(Limit.ofGcra(100, 200), 50, SystemNanoClock.INSTANCE);
+        final Reservation reservation = new Reservation();
+        ZeroAllocation.assertAllocatesNothing("shaper and reserving limiter reservations", () ->
+        {
+            long sum = 0;
+            long nowNs = 0;
+            for (int i = 0; i < 200_000; i++)
+            {
+                nowNs += 30 * (i & 7);
+                sum += shaper.reserve(1 + (i & 1), nowNs) + shaper.reserve(1, nowNs, reservation) +
+                    limiter.reserve(1 + (i & 1), nowNs, i & 255, reservation) + limiter.reserve(1, nowNs) +
+                    payLater.reserve(1 + (i & 15), nowNs, 1_000, null) + reservation.releaseNs();
+                if (0 == (i & 1023))
+                {
+                    // A lag past the long range: the exact re-decision on the loop's update entry.
+                    limiter.buffer.putLongVolatile(limiter.tatOffset, 100);
+                    sum += limiter.reserve(1, Long.MIN_VALUE, reservation);
+                    limiter.buffer.putLongVolatile(limiter.tatOffset, nowNs);
+                }
+            }
+            return sum;
+        });
+    }
 }
