@@ -52,14 +52,21 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@code J} the increment the wait is tested with, exactly when {@code lag <= &tau; + T - J + maxWait}, so the loop
  * decides with that slack and charges {@code I}. A wait of {@link Long#MAX_VALUE} is never granted (it may stand
  * for a longer one), so a slack of {@code &tau; + T - J + min(maxWait, Long.MAX_VALUE - 1)} is exact; when that
- * sum passes {@link Long#MAX_VALUE} the loop decides with the slack {@link Long#MAX_VALUE}, and a request it
- * rejects there (a lag of 2<sup>63</sup> ns or more: a clock that jumped back beyond the long range) is decided
- * again on the loop's update entry with the exact bound. A cancel is one CAS that
+ * sum passes 2<sup>62</sup> (a maximum wait of a century or more, which may pass {@link Long#MAX_VALUE}) the loop
+ * decides with the slack 2<sup>62</sup>, and a request it rejects there (a lag above 2<sup>62</sup> ns: a clock
+ * that jumped back by a century or more) is decided again on the loop's update entry with the exact bound, an
+ * unsigned number. A cancel is one CAS that
  * succeeds only on this reservation's own TAT; lowering the word is safe on a single cell because the word is
  * the whole state: a decider whose CAS expects the restored value decides on the state that is current again.
  */
 public final class ReservingLimiter extends CellFront implements Reserver
 {
+    /**
+     * The largest slack the cell loop decides with directly: a larger bound (a maximum wait beyond about 2^62 ns)
+     * decides with this one, in the latest-TAT form at every time below 2^62 - I, and re-decides the rest.
+     */
+    private static final long WIDE_SLACK_NS = 1L << 62;
+
     private final long maxPermits;
     private final boolean payLater;
     /** The cell word's absolute address (a {@link CellArray} is off-heap; the cell array keeps the memory alive). */
@@ -231,37 +238,30 @@ public final class ReservingLimiter extends CellFront implements Reserver
             // tau + T - J in [0, 2^62] (J = T or I, both at most tau + T); a wait of Long.MAX_VALUE never fits.
             final long waitSlackNs = ceilingNs - (payLater ? emissionIntervalNs : incrementNs);
             final long fitNs = Math.min(maxWaitNs, Long.MAX_VALUE - 1);
-            if (fitNs <= Long.MAX_VALUE - waitSlackNs)
+            // The exact bound tau + T - J + fit when it is at most 2^62 (the loop's rejection is then lag - bound);
+            // above, the loop decides with 2^62 and what it rejects is decided again with the exact bound.
+            final boolean exact = fitNs <= WIDE_SLACK_NS - waitSlackNs;
+            long answer = grant.chargeWithSlack(
+                null, tatAddress, incrementNs, exact ? waitSlackNs + fitNs : WIDE_SLACK_NS, nowNs, reservation);
+            if (answer >= 0)
             {
-                final long answer = grant.chargeWithSlack(null, tatAddress, incrementNs, waitSlackNs + fitNs, nowNs,
-                    reservation);
-                if (answer >= 0)
-                {
-                    return answer;
-                }
-                // ~answer: the loop's retry-after lag - slack, min(w, Long.MAX_VALUE) - maxWait once capped.
-                code = Result.NEVER == answer || Long.MAX_VALUE == maxWaitNs ?
-                    Result.NEVER : Result.encodeRetryAfter(Math.min(~answer, Long.MAX_VALUE - maxWaitNs));
+                return answer;
             }
-            else
+            if (exact && Result.NEVER != answer)
             {
-                long answer = grant.chargeWithSlack(null, tatAddress, incrementNs, Long.MAX_VALUE, nowNs,
-                    reservation);
+                // ~answer: the loop's retry-after, min(lag - bound, Long.MAX_VALUE); the code's is min(w, MAX) - maxWait.
+                code = Result.encodeRetryAfter(Math.min(~answer, Long.MAX_VALUE - maxWaitNs));
+            }
+            else if (Result.NEVER != answer)
+            {
+                // A lag above 2^62 ns: decided again with the exact bound, an unsigned number (it may pass 2^63).
+                answer = wideGrant.update(null, tatAddress, incrementNs, waitSlackNs + fitNs, nowNs, reservation);
                 if (answer >= 0)
                 {
                     return answer;
                 }
-                if (Result.NEVER != answer)
-                {
-                    // A lag of 2^63 ns or more: decided again with the exact bound, an unsigned slack.
-                    answer = wideGrant.update(null, tatAddress, incrementNs, waitSlackNs + fitNs, nowNs, reservation);
-                    if (answer >= 0)
-                    {
-                        return answer;
-                    }
-                    final long waitNs = ~answer;
-                    code = waitNs > maxWaitNs ? Result.encodeRetryAfter(waitNs - maxWaitNs) : Result.NEVER;
-                }
+                final long waitNs = ~answer;
+                code = waitNs > maxWaitNs ? Result.encodeRetryAfter(waitNs - maxWaitNs) : Result.NEVER;
             }
         }
         if (null != reservation)
