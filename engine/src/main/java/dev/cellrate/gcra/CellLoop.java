@@ -5,8 +5,8 @@ import org.agrona.UnsafeApi;
 /**
  * The one lock-free loop over a single TAT word, written once: acquire load, decision, CAS, and on a lost CAS
  * the decision again on the winner's value. Every single-cell GCRA front decides through it (the plain and
- * pay-later limiters, their reconfigurable forms, the composite's legs, the keyed table's overflow cell), and
- * supplies only what it does with the outcome, as HdrHistogram's {@code recordSingleValue} calls
+ * pay-later limiters, their reconfigurable forms, the composite's legs, the keyed table's overflow cell, the
+ * shapers), and supplies only what it does with the outcome, as HdrHistogram's {@code recordSingleValue} calls
  * {@code incrementCountAtIndex}:
  * <ul>
  *     <li>{@link #decided}: fill the caller's holder from the outcome (a {@code Decision} under the front's
