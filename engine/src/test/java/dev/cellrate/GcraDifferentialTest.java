@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Decision-for-decision comparison of the engine with {@link ReferenceGcra} (exact {@code BigInteger} GCRA) on
  * seeded random traces: result codes (including every retry-after), the stored TAT, and every field of the
- * {@link Decision} holder against the formulas of ARCHITECTURE.md. Four engine paths run side by side on four
+ * {@link Decision} holder against the formulas of docs/design.md §3. Four engine paths run side by side on four
  * cells of one {@link CellArray}: {@link RateLimiter} and {@link SingleThreadedRateLimiter}, each with and
  * without a {@link Decision}. Traces include simultaneous arrivals, 1 ms grids, multiples of T, costs 1..b+1
  * and invalid costs, negative times, times near 1.7e18 ns and near {@link Long#MAX_VALUE}, and time going

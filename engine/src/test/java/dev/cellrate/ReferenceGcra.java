@@ -4,7 +4,7 @@ import dev.cellrate.layout.CellArray;
 import java.math.BigInteger;
 
 /**
- * The exact GCRA(T, &tau;) of ARCHITECTURE.md in unbounded integers, for differential tests only. It shares no
+ * The exact GCRA(T, &tau;) of docs/design.md §3 in unbounded integers, for differential tests only. It shares no
  * code with the engine: every quantity is a {@link BigInteger}, so nothing saturates or wraps except where the
  * engine's contract says a {@code long} result is clamped (retry-after, reset-after) or a TAT is
  * unrepresentable (then {@link Result#NEVER}).

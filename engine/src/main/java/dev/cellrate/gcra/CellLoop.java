@@ -143,8 +143,10 @@ public abstract class CellLoop<H>
     /**
      * {@link #chargeWithin} in the latest-TAT form, for a caller that has already checked, against a bound it
      * computed once, that {@code nowNs <= Long.MAX_VALUE - incrementNs - slackNs} (the form's condition): the path
-     * then holds no arithmetic on the settings before the load. Any other {@code nowNs} must go through
-     * {@link #chargeWithin}.
+     * then holds no arithmetic on the settings before the load but the latest TAT {@code nowNs + slackNs}, which
+     * the loop takes in place of the slack, so that the slack is not one more value live across the CAS (inlined
+     * into a caller with many live values of its own, such as JMH's stub, the loop then spills nothing). Any other
+     * {@code nowNs} must go through {@link #chargeWithin}.
      *
      * @param base        the buffer's array, or null for off-heap memory.
      * @param address     the word's address (relative to {@code base}).
@@ -157,7 +159,7 @@ public abstract class CellLoop<H>
     public final long chargeLatest(final Object base, final long address, final long incrementNs,
         final long slackNs, final long nowNs, final H holder)
     {
-        return loop(base, address, incrementNs, slackNs, nowNs, holder, LATEST);
+        return loop(base, address, incrementNs, nowNs + slackNs, nowNs, holder, LATEST_GIVEN);
     }
 
     /**
@@ -182,12 +184,14 @@ public abstract class CellLoop<H>
     private static final int LAG = 1;
     private static final int UPDATE = 2;
     private static final int NEVER = 3;
+    private static final int LATEST_GIVEN = 4;
 
     /**
      * The loop. {@code mode} is a constant at each caller, so each inlined copy keeps one branch:
      * {@code LATEST} and {@code LAG} (a cost in [1, ceiling], decided in the latest-TAT or the lag form) with
-     * {@code limitNs} the slack, {@code UPDATE} with {@code limitNs} the ceiling, {@code NEVER} (a cost below 1 or
-     * above the ceiling: never conforms) on the word as read.
+     * {@code limitNs} the slack, {@code LATEST_GIVEN} (the latest-TAT form) with {@code limitNs} the latest TAT
+     * itself, {@code UPDATE} with {@code limitNs} the ceiling, {@code NEVER} (a cost below 1 or above the ceiling:
+     * never conforms) on the word as read.
      */
     private long loop(
         final Object base,
@@ -200,7 +204,7 @@ public abstract class CellLoop<H>
     {
         // LATEST: the latest TAT that conforms, now + slack, worked out from the arguments while the load is in
         // flight; neither it nor the charge max(TAT, t) + I <= now + ceiling can overflow in this form.
-        final long latestNs = nowNs + limitNs;
+        final long latestNs = LATEST_GIVEN == mode ? limitNs : nowNs + limitNs;
         long tatNs = UnsafeApi.getLongAcquire(base, address);
         while (true)
         {
@@ -209,7 +213,7 @@ public abstract class CellLoop<H>
                 return STALE;
             }
             long nextTatNs;
-            if (LATEST == mode)
+            if (LATEST == mode || LATEST_GIVEN == mode)
             {
                 if (tatNs > latestNs)
                 {

@@ -13,8 +13,8 @@ import org.agrona.UnsafeApi;
 
 /**
  * Keyed functions that turn a user key into the 64-bit <em>key word</em> stored in a {@link SlotTable} slot.
- * Pure and allocation-free (the SipHash computation is {@link SipState#absorb}); the secret is the table's (see {@link SlotTable}, and
- * {@code KeyedRateLimiterBuilder#seed(long, long)} to fix it).
+ * Pure and allocation-free (the SipHash computation is {@link SipState#absorb}); the secret is the table's (see
+ * {@link SlotTable}, and {@code KeyedRateLimiterBuilder#seed(long, long)} to fix it).
  * <p>
  * <b>Algorithm.</b>
  * <ul>

@@ -8,17 +8,14 @@ import org.agrona.UnsafeApi;
 
 /**
  * One SipHash-2-4 computation in progress [1]: the four state words, and the input bytes fed but not yet
- * compressed. The SipHash round, the finalisation, the packing of input into words and the UTF-8 encoder of the
- * engine are written here once, in {@link #absorb}, which {@link KeyHash}'s one-shot forms and
- * {@code dev.cellrate.hash.SipHash.Parts} both call.
+ * compressed. The engine's SipHash is written here once: {@link #absorb}, which {@link KeyHash}'s one-shot forms
+ * and {@code dev.cellrate.hash.SipHash.Parts} both call, holds the packing of input into words, the UTF-8 encoder
+ * and the compression loop; {@link #finish(long, long, long, long, long)} the last block and the final rounds (the
+ * round is written in both: a finish that runs through the compression loop costs the one-shot hash about 30%).
  * <p>
- * <b>Allocation.</b> {@code SipHash.Parts} keeps one state across calls; {@link #absorb} copies it in and out.
- * The state {@link #absorb} works on is a local that never leaves it: the compiler's escape analysis (C2) keeps its
- * fields in registers, so compiled hashing allocates nothing and runs as fast as a hash written on local
- * variables. That holds because the only methods called on that local ({@link #compress}, {@link #finish()},
- * {@link #finish(long)}, the constructor) stay under 35 bytecodes, which C2 inlines at any call site, and call
- * the larger ones once each: nothing depends on how often a call site runs. Interpreted and C1-compiled code,
- * during warm-up, allocates the 64-byte state per hash.
+ * <b>Allocation.</b> {@link #absorb} keeps the state in local variables: a one-shot hash makes no object at all,
+ * whether the code runs interpreted, C1- or C2-compiled. {@code SipHash.Parts} keeps one {@code SipState} across
+ * calls, which {@link #absorb} reads and writes back.
  * <p>
  * <b>A call, not inlined.</b> {@link #absorb} is larger than C2 inlines into a hot caller (325 bytecodes), so a
  * keyed decision calls it; with the hash's loop inlined into the decision the keyed string decision costs about
@@ -64,13 +61,6 @@ public final class SipState
     public SipState(final long k0, final long k1)
     {
         reset(k0, k1);
-    }
-
-    private SipState(
-        final long v0, final long v1, final long v2, final long v3, final long pending, final int pendingBytes,
-        final long total)
-    {
-        set(v0, v1, v2, v3, pending, pendingBytes, total);
     }
 
     private void set(
@@ -167,152 +157,139 @@ public final class SipState
      * @return the hash when {@code into} is null, else 0.
      */
     static long absorb(
-        final long v0, final long v1, final long v2, final long v3, final long pending, final int pendingBytes,
-        final long total, final Object base, final long address, final int length, final boolean latin1,
+        long v0, long v1, long v2, long v3, long pending, int pendingBytes, long total,
+        final Object base, final long address, final int length, final boolean latin1,
         final CharSequence chars, final int from, final SipState into)
     {
-        final SipState sip = new SipState(v0, v1, v2, v3, pending, pendingBytes, total);
         long a = address;
         long end = address + length;
-        int i = latin1 ? Integer.MAX_VALUE : from; // latin1: the chars are fed only from a hand-over on
-        if (0 == pendingBytes)
-        {
-            for (; end - a >= 8; a += 8)
-            {
-                final long m = word(base, a);
-                if (latin1 && 0 != (m & HIGH_BITS))
-                {
-                    i = (int)(a - address);
-                    end = a;
-                    break;
-                }
-                sip.compress(m);
-            }
-            sip.total += a - address;
-            if (null == into && end - a < 8 && (null == chars || (latin1 && Integer.MAX_VALUE == i)))
-            {
-                // A one-shot hash of bytes (or of an ASCII string's own bytes): the tail is the last block.
-                final int n = (int)(end - a);
-                final long last = 0 == n ? 0 : tail(base, address, end, n);
-                if (!latin1 || 0 == (last & HIGH_BITS))
-                {
-                    return sip.finish(last | (sip.total + n) << 56);
-                }
-            }
-        }
         final int charsEnd = null == chars ? 0 : chars.length();
+        int i = latin1 ? Integer.MAX_VALUE : from; // latin1: the chars are fed only from a hand-over on
         int blockEnd = i; // the chars before it belong to a block that holds a non-ASCII char
         while (true)
         {
-            long value;
-            int n;
-            if (a < end)
+            final long m;
+            if (0 == pendingBytes && end - a >= 8)
             {
-                n = (int)Math.min(8, end - a);
-                value = 8 == n ? word(base, a) : tail(base, address, end, n);
-                if (latin1 && 0 != (value & HIGH_BITS))
+                // A whole word of bytes while nothing is pending: read and compressed directly.
+                m = word(base, a);
+                if (latin1 && 0 != (m & HIGH_BITS))
                 {
                     i = blockEnd = (int)(a - address);
                     end = a;
                     continue;
                 }
-                a += n;
+                a += 8;
+                total += 8;
             }
-            else if (i < charsEnd)
+            else if (a < end || i < charsEnd)
             {
-                value = NOT_ASCII;
-                n = 0;
-                if (i >= blockEnd)
+                long value;
+                int n;
+                boolean last = false;
+                if (a < end)
                 {
-                    n = Math.min(8, charsEnd - i);
-                    value = 8 == n ? asciiWord(chars, i) : asciiWord(chars, i, n);
-                    blockEnd = i + n;
+                    n = (int)Math.min(8, end - a);
+                    value = 8 == n ? word(base, a) : tail(base, address, end, n);
+                    if (latin1 && 0 != (value & HIGH_BITS))
+                    {
+                        i = blockEnd = (int)(a - address);
+                        end = a;
+                        continue;
+                    }
+                    a += n;
+                    // The tail of a one-shot hash of bytes (or of an ASCII string's bytes) is its last block.
+                    last = n < 8 && 0 == pendingBytes && null == into && i >= charsEnd;
                 }
-                int next = blockEnd;
-                if (NOT_ASCII == value)
+                else
                 {
-                    final long encoded = utf8(chars, i, charsEnd);
-                    value = encoded & 0xFFFF_FFFFL;
-                    n = (int)(encoded >>> 32);
-                    next = i + (4 == n ? 2 : 1);
+                    value = NOT_ASCII;
+                    n = 0;
+                    if (i >= blockEnd)
+                    {
+                        n = Math.min(8, charsEnd - i);
+                        value = 8 == n ? asciiWord(chars, i) : asciiWord(chars, i, n);
+                        blockEnd = i + n;
+                    }
+                    int next = blockEnd;
+                    if (NOT_ASCII == value)
+                    {
+                        final long encoded = utf8(chars, i, charsEnd);
+                        value = encoded & 0xFFFF_FFFFL;
+                        n = (int)(encoded >>> 32);
+                        next = i + (4 == n ? 2 : 1);
+                    }
+                    i = next;
                 }
-                i = next;
+                total += n;
+                if (last)
+                {
+                    return finish(v0, v1, v2, v3, value | total << 56);
+                }
+                else
+                {
+                    final long word = pending | value << (pendingBytes << 3);
+                    final int filled = pendingBytes + n;
+                    if (filled < 8)
+                    {
+                        pending = word;
+                        pendingBytes = filled;
+                        continue;
+                    }
+                    // The bytes of value that did not fit: none when it ended the word exactly.
+                    pending = 8 == filled ? 0 : value >>> ((8 - pendingBytes) << 3);
+                    pendingBytes = filled - 8;
+                    m = word;
+                }
+            }
+            else if (null != into)
+            {
+                into.set(v0, v1, v2, v3, pending, pendingBytes, total);
+                return 0;
             }
             else
             {
-                break;
+                return finish(v0, v1, v2, v3, pending | total << 56);
             }
-            sip.total += n;
-            final int used = sip.pendingBytes;
-            final long word = sip.pending | value << (used << 3);
-            final int filled = used + n;
-            if (filled < 8)
+            v3 ^= m;
+            for (int r = 0; r < 2; r++) // SipRound twice
             {
-                sip.pending = word;
-                sip.pendingBytes = filled;
-                continue;
+                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
             }
-            sip.compress(word);
-            // The bytes of value that did not fit: none when it ended the word exactly.
-            sip.pending = 8 == filled ? 0 : value >>> ((8 - used) << 3);
-            sip.pendingBytes = filled - 8;
+            v0 ^= m;
         }
-        if (null == into)
+    }
+
+    /** The last block, then v2 ^= 0xFF and the four final rounds. */
+    private static long finish(long v0, long v1, long v2, long v3, final long last)
+    {
+        v3 ^= last;
+        for (int r = 0; r < 6; r++)
         {
-            return sip.finish();
+            if (2 == r)
+            {
+                v0 ^= last;
+                v2 ^= 0xFF;
+            }
+            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
+            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
+            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
+            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
         }
-        into.set(sip.v0, sip.v1, sip.v2, sip.v3, sip.pending, sip.pendingBytes, sip.total);
-        return 0;
+        return v0 ^ v1 ^ v2 ^ v3;
     }
 
     /**
      * End the hash.
      *
-     * @return the SipHash-2-4 of every byte fed; the state is spent (call {@link #reset} to use it again).
+     * @return the SipHash-2-4 of every byte fed; the state is then spent (call {@link #reset} to use it again).
      */
     public long finish()
     {
-        return finish(pending | (total << 56));
-    }
-
-    // compress, finish() and finish(long) stay under 35 bytecodes, so that C2 inlines them at any call site (see
-    // the class).
-
-    /** Compress one whole word of input; only while no byte is pending. */
-    private void compress(final long m)
-    {
-        v3 ^= m;
-        round();
-        round();
-        v0 ^= m;
-    }
-
-    /**
-     * The last block (the 0 to 7 remaining bytes, little-endian, with the byte count mod 256 in the top byte),
-     * then the four finalisation rounds.
-     */
-    private long finish(final long last)
-    {
-        compress(last);
-        return finalRounds();
-    }
-
-    private long finalRounds()
-    {
-        v2 ^= 0xFF;
-        for (int r = 0; r < 4; r++)
-        {
-            round();
-        }
-        return v0 ^ v1 ^ v2 ^ v3;
-    }
-
-    private void round()
-    {
-        v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-        v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-        v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-        v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        return absorb(v0, v1, v2, v3, pending, pendingBytes, total, null, 0, 0, false, null, 0, null);
     }
 
     /**

@@ -10,9 +10,13 @@ import static dev.cellrate.table.TableLayout.TAT_OFFSET;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY;
 import static dev.cellrate.table.TableLayout.TOMBSTONE_KEY_CELL_OFFSET;
 
+import java.nio.ByteBuffer;
+
 import dev.cellrate.layout.CellLayout;
+import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The lock-free side of a {@link SlotTable}: finding a key's cell (plain or classed words), the validated load
@@ -34,6 +38,25 @@ final class SlotIndex
 
     /** A bucket's bytes: one cache line. */
     private static final long LINE_LENGTH = 1L << BUCKET_SHIFT;
+
+    /** The memory of {@link #NO_SLOT}: one slot, kept for the life of the class, never written after this. */
+    private static final ByteBuffer NO_SLOT_MEMORY = BufferUtil.allocateDirectAligned(SLOT_LENGTH, SLOT_LENGTH);
+
+    /**
+     * What a line scan answers when neither line holds the key: the address of a slot outside every table whose
+     * key word is {@link TableLayout#EMPTY_KEY} and whose TAT is {@link TableLayout#RECLAIMING}, never written. A
+     * decision on it fails its validation (the TAT test for a plain word, the stored word's for a classed one)
+     * and goes the general way, so the decision path needs no test of its own on whether the scan found a slot.
+     */
+    static final long NO_SLOT;
+
+    static
+    {
+        final UnsafeBuffer slot = new UnsafeBuffer(NO_SLOT_MEMORY);
+        slot.putLong(0, EMPTY_KEY);
+        slot.putLongVolatile(TAT_OFFSET, RECLAIMING);
+        NO_SLOT = slot.addressOffset();
+    }
 
     /** {@link #find} result: the key has no cell. */
     static final int NO_CELL = -1;
@@ -172,8 +195,8 @@ final class SlotIndex
     /**
      * The decision path's lookup of a present key: the address of the key's slot if it is in its home bucket
      * (the one cache line a decision touches) or in the bucket after it in the shard (where a key goes when its
-     * home bucket was full at its insert: most keys past their home line), else 0, and then the caller goes the
-     * general way ({@link #find}: a reserved word, a key further on, an absent key, a shard smaller than a
+     * home bucket was full at its insert: most keys past their home line), else {@link #NO_SLOT}, and then the
+     * caller goes the general way ({@link #find}: a reserved word, a key further on, an absent key, a shard smaller than a
      * bucket). The four key words of a line are read plain and compared under {@code matchMask} in slot order,
      * one predicted branch each; the next line is read only if the home line holds no match. A hit is only a
      * candidate until the caller's validated load confirms it; a key word is in at most one slot, and both lines
@@ -181,13 +204,13 @@ final class SlotIndex
      *
      * @param keyWord   the key word.
      * @param matchMask {@link #matchMask} of the table's kind.
-     * @return the slot's address (its key word; the TAT is at {@code + TAT_OFFSET}), or 0.
+     * @return the slot's address (its key word; the TAT is at {@code + TAT_OFFSET}), or {@link #NO_SLOT}.
      */
     long slotIn(final long keyWord, final long matchMask)
     {
         if (!bucketScan || EMPTY_KEY == keyWord || TOMBSTONE_KEY == keyWord)
         {
-            return 0; // a shard smaller than a bucket, or EMPTY_KEY / TOMBSTONE_KEY (their own cells if plain)
+            return NO_SLOT; // a shard smaller than a bucket, or EMPTY_KEY / TOMBSTONE_KEY (their own cells if plain)
         }
         // One branch per slot: the core predicts which slot holds the key and goes on (into this decision's
         // CAS and the next decision's miss) before the line arrives. Selecting the slot without a branch (an OR
@@ -196,7 +219,8 @@ final class SlotIndex
         final long bucket = homeBucket(keyWord);
         final long line = lineOf(keyWord, bucket);
         final long slot = slotInLine(line, keyWord, matchMask);
-        return 0 != slot || bucket + 1 == bucketsLong ? slot : slotInLine(line + LINE_LENGTH, keyWord, matchMask);
+        return NO_SLOT != slot || bucket + 1 == bucketsLong ?
+            slot : slotInLine(line + LINE_LENGTH, keyWord, matchMask);
     }
 
     private static long slotInLine(final long line, final long keyWord, final long matchMask)
@@ -217,7 +241,7 @@ final class SlotIndex
         {
             return line + 3 * SLOT_LENGTH;
         }
-        return 0;
+        return NO_SLOT;
     }
 
     /**
@@ -231,18 +255,18 @@ final class SlotIndex
      *
      * @param keyWord   the key word.
      * @param matchMask {@link #matchMask} of the table's kind.
-     * @return the slot's address, or 0 (as {@link #slotIn}).
+     * @return the slot's address, or {@link #NO_SLOT} (as {@link #slotIn}).
      */
     long slotSelected(final long keyWord, final long matchMask)
     {
         if (!bucketScan || EMPTY_KEY == keyWord || TOMBSTONE_KEY == keyWord)
         {
-            return 0;
+            return NO_SLOT;
         }
         final long bucket = homeBucket(keyWord);
         final long line = lineOf(keyWord, bucket);
         final long slot = slotSelectedInLine(line, keyWord, matchMask);
-        return 0 != slot || bucket + 1 == bucketsLong ?
+        return NO_SLOT != slot || bucket + 1 == bucketsLong ?
             slot : slotSelectedInLine(line + LINE_LENGTH, keyWord, matchMask);
     }
 
@@ -255,8 +279,8 @@ final class SlotIndex
         // One slot holds the key at a time, but the four plain reads are no snapshot: a key swept and inserted again
         // between them (or EMPTY words under a classed mask) can match twice, and an OR of two addresses may be no
         // slot of this line. Only an address of this line is returned; the validated load then decides whether it
-        // is the key's.
-        return ((slot - line) & ~(3L * SLOT_LENGTH)) == 0 ? slot : 0;
+        // is the key's. No match at all is an OR of nothing, 0, which is no address of the line either.
+        return ((slot - line) & ~(3L * SLOT_LENGTH)) == 0 ? slot : NO_SLOT;
     }
 
     /**

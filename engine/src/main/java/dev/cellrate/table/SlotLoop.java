@@ -203,38 +203,37 @@ public abstract class SlotLoop<H>
         final int insertClass, final boolean classed, final boolean branchless)
     {
         final long matchMask = classed ? classedMask : -1L;
+        // No test of whether the scan found a slot: SlotIndex.NO_SLOT fails the validation below (its TAT is
+        // RECLAIMING, its stored word EMPTY) and goes the general way.
         final long slot = branchless ? index.slotSelected(keyWord, matchMask) : index.slotIn(keyWord, matchMask);
-        if (0 != slot)
+        final long storedWord = classed ? UnsafeApi.getLongAcquire(null, slot) : keyWord;
+        if (!classed || isClassedWord(storedWord, keyWord))
         {
-            final long storedWord = classed ? UnsafeApi.getLongAcquire(null, slot) : keyWord;
-            if (!classed || isClassedWord(storedWord, keyWord))
+            final int classIndex = classed ? index.classOfStoredWord(storedWord) : UNKNOWN_CLASS;
+            final long incrementNs = classed ? classIncrementNs(classIndex, amount) : amount;
+            final long tatNs = UnsafeApi.getLongAcquire(null, slot + TAT_OFFSET);
+            // GCRA in three operations: next = max(TAT, t) + I and due = next - t = lag + I. If next did not
+            // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
+            // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what
+            // Gcra.retryAfterNs and Gcra.nextTatNs compute, without their saturation cases, which go to
+            // chargeSlow). A TAT at or below FRESH_SLOT_TAT_NS (RECLAIMING, or a fresh cell, which a charge at
+            // nowNs = Long.MIN_VALUE reads as full: startsFull) also goes there: one test for both.
+            final long baseNs = Math.max(tatNs, nowNs);
+            final long nextTatNs = baseNs + incrementNs;
+            final long dueNs = nextTatNs - nowNs;
+            if (nextTatNs > baseNs && dueNs > 0 && tatNs > FRESH_SLOT_TAT_NS &&
+                UnsafeApi.getLongAcquire(null, slot) == storedWord)
             {
-                final int classIndex = classed ? index.classOfStoredWord(storedWord) : UNKNOWN_CLASS;
-                final long incrementNs = classed ? classIncrementNs(classIndex, amount) : amount;
-                final long tatNs = UnsafeApi.getLongAcquire(null, slot + TAT_OFFSET);
-                // GCRA in three operations: next = max(TAT, t) + I and due = next - t = lag + I. If next did not
-                // overflow (next > base, which also rules out I < 1) and due > 0, due is exact, so "conforms iff
-                // lag + I <= tau + T" is due <= ceiling and the retry-after is due - ceiling (what
-                // Gcra.retryAfterNs and Gcra.nextTatNs compute, without their saturation cases, which go to
-                // chargeSlow). A TAT at or below FRESH_SLOT_TAT_NS (RECLAIMING, or a fresh cell, which a charge at
-                // nowNs = Long.MIN_VALUE reads as full: startsFull) also goes there: one test for both.
-                final long baseNs = Math.max(tatNs, nowNs);
-                final long nextTatNs = baseNs + incrementNs;
-                final long dueNs = nextTatNs - nowNs;
-                if (nextTatNs > baseNs && dueNs > 0 && tatNs > FRESH_SLOT_TAT_NS &&
-                    UnsafeApi.getLongAcquire(null, slot) == storedWord)
+                final long ceilingNs = classed ? classCeilingNs(classIndex) : ceilingArgNs;
+                if (dueNs > ceilingNs)
                 {
-                    final long ceilingNs = classed ? classCeilingNs(classIndex) : ceilingArgNs;
-                    if (dueNs > ceilingNs)
-                    {
-                        return rejectedClassed(holder, classIndex, dueNs - ceilingNs, tatNs, nowNs);
-                    }
-                    if (UnsafeApi.compareAndExchangeLong(null, slot + TAT_OFFSET, tatNs, nextTatNs) == tatNs)
-                    {
-                        return admittedClassed(holder, classIndex, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
-                    }
-                    index.countCasRetry(keyWord);
+                    return rejectedClassed(holder, classIndex, dueNs - ceilingNs, tatNs, nowNs);
                 }
+                if (UnsafeApi.compareAndExchangeLong(null, slot + TAT_OFFSET, tatNs, nextTatNs) == tatNs)
+                {
+                    return admittedClassed(holder, classIndex, keyWord, tatNs, nextTatNs, incrementNs, nowNs);
+                }
+                index.countCasRetry(keyWord);
             }
         }
         return callChargeSlow(keyWord, amount, ceilingArgNs, nowNs, holder, insertClass, classed);

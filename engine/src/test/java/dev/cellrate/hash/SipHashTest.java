@@ -74,6 +74,24 @@ class SipHashTest
     }
 
     @Test
+    void aPartsCountIsAllFourOfItsBytes()
+    {
+        final SipHash.Parts parts = sip.parts();
+        final byte[] bytes = new byte[70_000];
+        new SplittableRandom(3).nextBytes(bytes);
+        final StringBuilder text = new StringBuilder();
+        for (int i = 0; i < 300; i++)
+        {
+            text.append((char)('a' + i % 26));
+        }
+        final ByteArrayOutputStream framed = new ByteArrayOutputStream();
+        frame(framed, bytes);
+        frame(framed, text.toString().getBytes(StandardCharsets.UTF_8));
+        final byte[] input = framed.toByteArray();
+        assertEquals(sip.hash(input, 0, input.length), parts.add(bytes, 0, bytes.length).add(text).finish());
+    }
+
+    @Test
     void finishStartsTheNextHashAndResetDiscards()
     {
         final SipHash.Parts parts = sip.parts();

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The two line scans of the decision path, {@link SlotIndex#slotIn} (a predicted branch per slot) and
  * {@link SlotIndex#slotSelected} (no branch), against the general lookup {@link SlotIndex#find}: on a table filled
  * to the designed load, plain and classed, both return exactly the key's slot when the key is in its home line
- * (at any of the four slots) or in the next line of its shard, and 0 for a key further on, a key of the shard's
+ * (at any of the four slots) or in the next line of its shard, and {@link SlotIndex#NO_SLOT} for a key further on, a key of the shard's
  * last line that wrapped to its first, an absent key and the two reserved words.
  */
 class HomeLineScanSpecTest
@@ -72,8 +72,8 @@ class HomeLineScanSpecTest
         }
         final long wrapped = lastLineKeys[4];
         assertEquals(index.geometry.slotOffset(0, 0) + TAT_OFFSET, index.find(wrapped, -1L), "wrapped to slot 0");
-        assertEquals(0, index.slotIn(wrapped, -1L), "no line after the shard's last: the general lookup");
-        assertEquals(0, index.slotSelected(wrapped, -1L));
+        assertEquals(SlotIndex.NO_SLOT, index.slotIn(wrapped, -1L), "no line after the shard's last: the general lookup");
+        assertEquals(SlotIndex.NO_SLOT, index.slotSelected(wrapped, -1L));
     }
 
     /**
@@ -99,8 +99,40 @@ class HomeLineScanSpecTest
         assertEquals(index.geometry.slotOffset(1, 0) + TAT_OFFSET, index.find(b, mask), "b wrapped to shard 1's first line");
         assertEquals(index.address + index.geometry.slotOffset(0, 4), index.homeLine(a), "a's home: shard 0's last line");
         assertEquals(SlotIndex.NO_CELL, index.find(a, mask), "a is absent");
-        assertEquals(0, index.slotIn(a, mask), "predicted scan");
-        assertEquals(0, index.slotSelected(a, mask), "branchless scan");
+        assertEquals(SlotIndex.NO_SLOT, index.slotIn(a, mask), "predicted scan");
+        assertEquals(SlotIndex.NO_SLOT, index.slotSelected(a, mask), "branchless scan");
+    }
+
+    /**
+     * The scans' answer for "not found" is a slot outside every table that every decision fails to validate: after
+     * plain and classed decisions on absent keys and on the reserved words (whose own cells are in the header),
+     * it still holds EMPTY and RECLAIMING, and each key was decided on its own cell.
+     */
+    @Test
+    void theNotFoundSlotIsNeverWritten()
+    {
+        final SlotTable plain = new SlotTable(1, SLOTS_PER_SHARD, SLOTS_PER_SHARD, GRACE_NS, 13L);
+        final TestLoop plainLoop = new TestLoop(plain, new long[] {1}, new long[] {1});
+        final SlotTable classed = new SlotTable(4, SLOTS_PER_SHARD, SLOTS_PER_SHARD, GRACE_NS, 17L);
+        final TestLoop classedLoop = new TestLoop(classed, new long[] {1_000, 1_000, 1_000}, new long[] {5_000, 5_000, 5_000});
+        for (final long reserved : new long[] {TableLayout.EMPTY_KEY, TableLayout.TOMBSTONE_KEY})
+        {
+            for (int i = 1; i <= 5; i++)
+            {
+                assertEquals(10_000 + i * 1_000, plainLoop.charge(reserved, 1_000, 5_000, 10_000, null), "TAT after");
+            }
+            assertEquals(1_000, plainLoop.charge(reserved, 1_000, 5_000, 10_000, null), "the sixth waits: its own cell");
+            assertEquals(SlotLoop.CLASS_NEEDED, classedLoop.chargeClassed(reserved, 1, 10_000, null, SlotLoop.UNKNOWN_CLASS));
+        }
+        for (long key = 1; key <= 1_000; key++)
+        {
+            assertEquals(11_000, plainLoop.charge(plain.keyWord(key), 1_000, 5_000, 10_000, null));
+            assertEquals(SlotLoop.CLASS_NEEDED,
+                classedLoop.chargeClassed(classed.keyWord(key), 1, 10_000, null, SlotLoop.UNKNOWN_CLASS));
+            assertEquals(11_000, classedLoop.chargeClassed(classed.keyWord(key), 1, 10_000, null, (int)(key % 2)));
+        }
+        assertEquals(TableLayout.EMPTY_KEY, org.agrona.UnsafeApi.getLongVolatile(null, SlotIndex.NO_SLOT));
+        assertEquals(TableLayout.RECLAIMING, org.agrona.UnsafeApi.getLongVolatile(null, SlotIndex.NO_SLOT + TAT_OFFSET));
     }
 
     @Test
@@ -110,8 +142,8 @@ class HomeLineScanSpecTest
         final SlotIndex index = table.index();
         for (final long reserved : new long[] {TableLayout.EMPTY_KEY, TableLayout.TOMBSTONE_KEY})
         {
-            assertEquals(0, index.slotIn(reserved, -1L), "EMPTY slots hold word 0: never a key's cell");
-            assertEquals(0, index.slotSelected(reserved, -1L));
+            assertEquals(SlotIndex.NO_SLOT, index.slotIn(reserved, -1L), "EMPTY slots hold word 0: never a key's cell");
+            assertEquals(SlotIndex.NO_SLOT, index.slotSelected(reserved, -1L));
         }
     }
 
@@ -132,7 +164,7 @@ class HomeLineScanSpecTest
                 (long)index.geometry.buckets * lineLength;
             final boolean home = slot >= line && slot < line + lineLength;
             final boolean next = slot >= line + lineLength && slot < line + 2 * lineLength && line + lineLength < shardEnd;
-            final long expected = home || next ? slot : 0;
+            final long expected = home || next ? slot : SlotIndex.NO_SLOT;
             assertEquals(expected, index.slotIn(word, matchMask), "predicted scan");
             assertEquals(expected, index.slotSelected(word, matchMask), "branchless scan");
             atSlot[home || next ? (int)((slot - line) / SLOT_LENGTH) : 8]++;
@@ -144,8 +176,8 @@ class HomeLineScanSpecTest
         for (long absent = 1; absent <= 10_000; absent++)
         {
             final long word = table.keyWord(-absent);
-            assertEquals(0, index.slotIn(word, matchMask), "absent key");
-            assertEquals(0, index.slotSelected(word, matchMask), "absent key");
+            assertEquals(SlotIndex.NO_SLOT, index.slotIn(word, matchMask), "absent key");
+            assertEquals(SlotIndex.NO_SLOT, index.slotSelected(word, matchMask), "absent key");
         }
     }
 }

@@ -66,7 +66,9 @@ class CoalescingTest
                 final int evalsBefore = evals.get();
                 final long tripsBefore = limiter.roundTrips();
 
-                FaultTest.debugSleep(admin, "1");
+                // Redis sleeps long enough that a starved test thread (2 busy cores) still finds the first calls
+                // in flight: the test waits on what it counts, not on fixed pauses.
+                FaultTest.debugSleep(admin, "5");
                 Thread.sleep(100);
                 final AtomicLongArray codes = new AtomicLongArray(CALLERS);
                 final AtomicLongArray remaining = new AtomicLongArray(CALLERS);
@@ -144,7 +146,9 @@ class CoalescingTest
                     callerNs[i] = EPOCH_NS + i * 250_000_000L; // 0 to 15.75 s later: 0 to 10 permits back
                 }
                 final int before = scripts.get();
-                FaultTest.debugSleep(admin, "1");
+                // Redis sleeps long enough that a starved test thread (2 busy cores) still finds the first calls
+                // in flight: the test waits on what it counts, not on fixed pauses.
+                FaultTest.debugSleep(admin, "5");
                 Thread.sleep(100);
                 final Decision[] decisions = new Decision[CALLERS];
                 final AtomicLongArray codes = new AtomicLongArray(CALLERS);
@@ -213,7 +217,9 @@ class CoalescingTest
                     }
                 }
                 final int before = scripts.get();
-                FaultTest.debugSleep(admin, "1");
+                // Redis sleeps long enough that a starved test thread (2 busy cores) still finds the first calls
+                // in flight: the test waits on what it counts, not on fixed pauses.
+                FaultTest.debugSleep(admin, "5");
                 Thread.sleep(100);
                 final Decision[] decisions = new Decision[CALLERS];
                 final AtomicLongArray codes = new AtomicLongArray(CALLERS);
@@ -339,7 +345,9 @@ class CoalescingTest
                 final RedisRateLimiter limiter = RedisRateLimiter.builder(shared, Limit.of(1, 1, TimeUnit.HOURS, BURST),
                     FailPolicy.CLOSED).prefix("gone:").timeoutNs(TimeUnit.SECONDS.toNanos(10)).build();
                 final int before = scripts.get();
-                FaultTest.debugSleep(admin, "1");
+                // Redis sleeps long enough that a starved test thread (2 busy cores) still finds the first calls
+                // in flight: the test waits on what it counts, not on fixed pauses.
+                FaultTest.debugSleep(admin, "5");
                 Thread.sleep(100);
                 final AtomicLongArray codes = new AtomicLongArray(CALLERS);
                 final List<Thread> callers = new ArrayList<>();
@@ -351,10 +359,10 @@ class CoalescingTest
                     t.start();
                     if (caller < Coalescer.MAX_IN_FLIGHT)
                     {
-                        Thread.sleep(50); // the first callers each take a place in flight; the others gather
+                        awaitCount(scripts, before + caller + 1); // each first caller takes a place in flight
                     }
                 }
-                Thread.sleep(200);
+                Thread.sleep(200); // the others gather behind them
                 assertEquals(Coalescer.MAX_IN_FLIGHT, scripts.get() - before, "the calls in flight while Redis sleeps");
                 for (int i = Coalescer.MAX_IN_FLIGHT; i < CALLERS; i++)
                 {
@@ -380,6 +388,16 @@ class CoalescingTest
                 client.shutdown();
             }
         }
+    }
+
+    private static void awaitCount(final AtomicInteger counter, final int atLeast) throws InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (counter.get() < atLeast && System.nanoTime() < deadlineNs)
+        {
+            Thread.sleep(5);
+        }
+        assertEquals(atLeast, counter.get(), "calls sent");
     }
 
     private static AtomicInteger count(final RedisClient client, final CommandType type)

@@ -24,12 +24,23 @@ final class CounterFloors
         return sink;
     }
 
-    /** {@code ops} read-then-CAS increments of {@code word}; returns the sum of the values read. */
-    static long getAndCas(final AtomicLong word, final int ops)
+    /** A caller time that a floor advances per operation, as the cellrate row it is the floor of does. */
+    static final class CallerTime
+    {
+        long nowNs = 1;
+    }
+
+    /**
+     * {@code ops} read-then-CAS increments of {@code word}, each taking the next caller time from {@code time}
+     * (a load and a store before the CAS, as {@code cell.tryAcquire(1, nowNs++)} does); returns the sum of the values
+     * read minus the times.
+     */
+    static long getAndCas(final AtomicLong word, final int ops, final CallerTime time)
     {
         long sink = 0;
         for (int i = 0; i < ops; i++)
         {
+            final long nowNs = time.nowNs++;
             long value = word.get();
             while (true)
             {
@@ -40,7 +51,7 @@ final class CounterFloors
                 }
                 value = witness;
             }
-            sink += value;
+            sink += value - nowNs;
         }
         return sink;
     }

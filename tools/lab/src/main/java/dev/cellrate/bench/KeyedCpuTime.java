@@ -11,7 +11,8 @@ import dev.cellrate.RateLimiter;
  * the admitting limit, caller time) against its random-CAS floor, {@link KeyedBatchBenchmark} (32 keys a call
  * against 32 calls, and the same for the floor: 32 random CASes one by one against the same 32 with every slot
  * touched first) and {@code AdmitOneThreadBenchmark} (cellrate caller time against
- * {@code AtomicLong.incrementAndGet()} and against a bare read-then-CAS), timed in
+ * {@code AtomicLong.incrementAndGet()} and against a bare read-then-CAS that advances a caller time as the
+ * cellrate row does), timed in
  * <em>CPU</em> time of the measuring thread ({@code ThreadMXBean.getCurrentThreadCpuTime}) rather than wall
  * time, so time spent descheduled does not count (what it cannot remove: caches and TLB refilled after another
  * process ran on the core). Uses only long-standing API, so one source compiles against two builds to be
@@ -39,6 +40,7 @@ public final class KeyedCpuTime
     private final RateLimiter cell = new RateLimiter(SingleLimiterBenchmark.CELLRATE_ADMIT);
     private final AtomicLong counter = new AtomicLong();
     private final AtomicLong casCounter = new AtomicLong();
+    private final CounterFloors.CallerTime floorTime = new CounterFloors.CallerTime();
     private final long[] keys;
     private final int mask;
     private final long[] batchKeys = new long[BATCH];
@@ -225,7 +227,7 @@ public final class KeyedCpuTime
 
     private long getAndCas()
     {
-        return CounterFloors.getAndCas(casCounter, OPS);
+        return CounterFloors.getAndCas(casCounter, OPS, floorTime);
     }
 
     private void gather()

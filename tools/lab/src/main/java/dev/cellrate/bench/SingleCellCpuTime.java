@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *     {@code cellrateCallerTimeSameNow} (no store before the CAS);</li>
  *     <li>{@code AtomicLong}: {@code incrementAndGet()}, the work of {@code baselineAtomicIncrement};</li>
  *     <li>{@code AtomicLong get + CAS}: {@code get()} then {@code compareAndExchange(v, v + 1)} retried on the
- *     witness, the work of {@code baselineAtomicGetCompareAndExchange}: the floor of a read-then-CAS design.</li>
+ *     witness, with a caller time advanced per call as the cellrate row's, the work of
+ *     {@code baselineAtomicGetCompareAndExchange}: the floor of a read-then-CAS design.</li>
  * </ul>
  * Uses only long-standing API ({@code RateLimiter.tryAcquire}), so this one source also runs against an older
  * jar (compile it against that jar and put the class first on the class path).
@@ -35,6 +36,7 @@ public final class SingleCellCpuTime
     private RateLimiter sameNowCell = new RateLimiter(SingleLimiterBenchmark.CELLRATE_ADMIT);
     private AtomicLong counter = new AtomicLong();
     private AtomicLong casCounter = new AtomicLong();
+    private final CounterFloors.CallerTime floorTime = new CounterFloors.CallerTime();
     private long nowNs = 1;
 
     private SingleCellCpuTime()
@@ -121,7 +123,7 @@ public final class SingleCellCpuTime
 
     private long atomicGetCas()
     {
-        return CounterFloors.getAndCas(casCounter, OPS);
+        return CounterFloors.getAndCas(casCounter, OPS, floorTime);
     }
 
     private long atomic()
