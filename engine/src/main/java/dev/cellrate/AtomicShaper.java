@@ -41,6 +41,28 @@ final class AtomicShaper
     }
 
     /**
+     * The end of every shaper's admission step: record the admission in the caller's holder, if one was given.
+     *
+     * @param reservation the caller's holder, or null.
+     * @param answerNs    the answer (the delay or the wait, &ge; 0).
+     * @param nowNs       the time of the request.
+     * @param tatBeforeNs the word the charge replaced.
+     * @param incrementNs the charge.
+     * @param owner       the state the cell lives in (a buffer or a table).
+     * @param cell        the cell in it (an offset or a key word).
+     * @return {@code answerNs}.
+     */
+    static long granted(final Reservation reservation, final long answerNs, final long nowNs, final long tatBeforeNs,
+        final long incrementNs, final Object owner, final long cell)
+    {
+        if (null != reservation)
+        {
+            reservation.admitted(answerNs, nowNs, tatBeforeNs, incrementNs, owner, cell);
+        }
+        return answerNs;
+    }
+
+    /**
      * What the shaper does with the cell loop's outcome. The request conforms as the policer's does (lag &le;
      * &tau; + T - I, so no wait); an admission answers the mode's delay on its slot,
      * {@link ShaperMath#delayNs}, and records it in the caller's {@link Reservation}; a rejection answers the
@@ -53,26 +75,24 @@ final class AtomicShaper
         private final Object owner;
         private final int cell;
 
-        Slot(final long immediateNs, final Object owner, final int cell)
+        /**
+         * @param mode               the release mode.
+         * @param emissionIntervalNs T, which scales the mode's immediate part {@code N * T}.
+         * @param owner              the state the cell lives in.
+         * @param cell               the cell's offset in it.
+         */
+        Slot(final ShaperMode mode, final long emissionIntervalNs, final Object owner, final int cell)
         {
-            this.immediateNs = immediateNs;
+            this.immediateNs = mode.immediateNs(emissionIntervalNs);
             this.owner = owner;
             this.cell = cell;
         }
 
-        protected long admitted(
-            final Reservation reservation,
-            final long tatBeforeNs,
-            final long tatAfterNs,
-            final long incrementNs,
-            final long nowNs)
+        protected long admitted(final Reservation reservation, final long tatBeforeNs, final long tatAfterNs,
+            final long incrementNs, final long nowNs)
         {
-            final long delayNs = ShaperMath.delayNs(tatBeforeNs, nowNs, immediateNs);
-            if (null != reservation)
-            {
-                reservation.admitted(delayNs, nowNs, tatBeforeNs, incrementNs, owner, cell);
-            }
-            return delayNs;
+            return granted(reservation, ShaperMath.delayNs(tatBeforeNs, nowNs, immediateNs), nowNs, tatBeforeNs,
+                incrementNs, owner, cell);
         }
 
         protected long rejected(final Reservation reservation, final long code, final long tatNs, final long nowNs)

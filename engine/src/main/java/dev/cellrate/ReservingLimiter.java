@@ -401,20 +401,12 @@ public final class ReservingLimiter extends CellFront implements Reserver
         final long granted(
             final Reservation reservation, final long tatBeforeNs, final long incrementNs, final long nowNs)
         {
-            final long waitNs = waitNs(tatBeforeNs, nowNs, incrementNs);
-            if (null != reservation)
-            {
-                reservation.admitted(waitNs, nowNs, tatBeforeNs, incrementNs, owner, cell);
-            }
-            return waitNs;
+            return AtomicShaper.granted(reservation, waitNs(tatBeforeNs, nowNs, incrementNs), nowNs, tatBeforeNs,
+                incrementNs, owner, cell);
         }
 
-        protected long admitted(
-            final Reservation reservation,
-            final long tatBeforeNs,
-            final long tatAfterNs,
-            final long incrementNs,
-            final long nowNs)
+        protected long admitted(final Reservation reservation, final long tatBeforeNs, final long tatAfterNs,
+            final long incrementNs, final long nowNs)
         {
             return granted(reservation, tatBeforeNs, incrementNs, nowNs);
         }
@@ -426,7 +418,7 @@ public final class ReservingLimiter extends CellFront implements Reserver
     }
 
     /**
-     * The update entry's steps for a lag of 2<sup>63</sup> ns or more, which no signed slack reaches: the word
+     * The update entry's steps for a lag above the signed path's slack of 2<sup>62</sup> ns: the word
      * written is the charge if the lag is within the bound (an unsigned number, &tau; + T - J + min(maxWait,
      * Long.MAX_VALUE - 1)) and the charge is representable, else the word as read (so nothing changes); the
      * answer is the wait if charged, else {@code ~w}.
@@ -450,13 +442,10 @@ public final class ReservingLimiter extends CellFront implements Reserver
             return Long.compareUnsigned(lagNs, boundNs) <= 0 && Gcra.UNREPRESENTABLE != nextTatNs ? nextTatNs : tatNs;
         }
 
-        protected long admitted(
-            final Reservation reservation,
-            final long tatBeforeNs,
-            final long tatAfterNs,
-            final long incrementNs,
-            final long nowNs)
+        protected long admitted(final Reservation reservation, final long tatBeforeNs, final long tatAfterNs,
+            final long incrementNs, final long nowNs)
         {
+            // An unchanged word is a rejection (a charge of I >= 1 always moves it): ~w, as the signed path's ~retry.
             return tatAfterNs == tatBeforeNs ?
                 ~grant.waitNs(tatBeforeNs, nowNs, incrementNs) : grant.granted(reservation, tatBeforeNs, incrementNs, nowNs);
         }

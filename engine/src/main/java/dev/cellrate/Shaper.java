@@ -27,7 +27,6 @@ import org.agrona.concurrent.SystemNanoClock;
  */
 public final class Shaper extends CellFront implements Reserver
 {
-    private final long immediateNs;
     private final ShaperMode mode;
     /** The cell word's absolute address (a {@link CellArray} is off-heap; the array keeps the memory alive). */
     private final long tatAddress;
@@ -78,9 +77,8 @@ public final class Shaper extends CellFront implements Reserver
     {
         super(limit, cells, cellIndex, clock);
         this.mode = Bounds.requireNonNull("mode", mode);
-        this.immediateNs = mode.immediateNs(emissionIntervalNs);
         this.tatAddress = buffer.addressOffset() + tatOffset;
-        this.slot = new AtomicShaper.Slot(immediateNs, buffer, tatOffset);
+        this.slot = new AtomicShaper.Slot(mode, emissionIntervalNs, buffer, tatOffset);
     }
 
     /**

@@ -160,7 +160,7 @@ class ShaperSpecTest
         Racing(final UnsafeBuffer buffer)
         {
             this.buffer = buffer;
-            this.slot = new AtomicShaper.Slot(0, buffer, 8);
+            this.slot = new AtomicShaper.Slot(ShaperMode.delay(), T_NS, buffer, 8);
         }
 
         Racing beforeNextCas(final Runnable write)
