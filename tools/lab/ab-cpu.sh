@@ -7,12 +7,13 @@
 #
 # Each revision's engine is compiled in a temporary worktree under /tmp (mvn -pl engine compile: nothing is
 # installed into ~/.m2) and its classes kept by commit in CLASS_CACHE. The working tree's engine is compiled in
-# place. Knobs: ROUNDS=9, KEYS=1000000, KINDS=string,batch (of long, string, batch, single, admit),
+# place. Knobs: ROUNDS=9, KEYS=1000000, KINDS=string,batch (of long, string, batch, single, admit,
+# shape, shapeHolder, shapeReject, reserve, reserveAny),
 # CLASS_CACHE=/tmp/cellrate-ab-classes, JAVA_OPTS=-Xmx3g.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [[ $# -lt 1 || $1 == -h || $1 == --help ]]; then
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 ROUNDS=${ROUNDS:-9}

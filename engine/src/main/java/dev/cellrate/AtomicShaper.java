@@ -1,18 +1,15 @@
 package dev.cellrate;
 
+import dev.cellrate.gcra.CellLoop;
 import dev.cellrate.gcra.ShaperMath;
-import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.AtomicBuffer;
 
 /**
- * The lock-free loops that reserve a slot on, and refund a reservation to, one TAT word in an
- * {@link AtomicBuffer}; every shaper layout (single cell, table slot) goes through here.
- * <p>
- * Concurrency: as {@link dev.cellrate.gcra.AtomicGcra}: the word is read with {@code getLongAcquire} and
- * written only by {@code compareAndExchangeLong}, whose release half pairs with the next acquire read. A
- * reservation is linearised at its successful CAS from {@code TAT} to {@code max(t, TAT) + n * T}, so two
- * reservations never see the same {@code TAT}: their slots are distinct and at least {@code n * T} apart. A
- * rejection writes nothing.
+ * The shaper's steps in the one cell loop ({@link Slot}) and the refund of a reservation on one TAT word in an
+ * {@link AtomicBuffer} ({@link Shaper}, {@link ReservingLimiter}). The reservation itself is the one cell loop's ({@link dev.cellrate.gcra.CellLoop}, with each front's steps): the
+ * word is read with an acquire load and written only by a CAS, and a reservation is linearised at its successful
+ * CAS from {@code TAT} to {@code max(t, TAT) + n * T}, so two reservations never see the same {@code TAT}: their
+ * slots are distinct and at least {@code n * T} apart.
  * <p>
  * Refund: {@link #cancel} is one CAS from the TAT a reservation left back to the TAT before it. It succeeds
  * only while the cell still holds the TAT this reservation left. Reservations push TATs and successful
@@ -24,107 +21,6 @@ final class AtomicShaper
 {
     private AtomicShaper()
     {
-    }
-
-    /**
-     * Reserve a slot on the word at {@code offset} if the request conforms (the shaper: no wait accepted,
-     * the admitted request is delayed by the {@link ShaperMode}).
-     *
-     * @param buffer      the buffer holding the word.
-     * @param offset      the word's offset (8-byte aligned).
-     * @param incrementNs {@code n * T} in [1, ceilingNs], or {@link Result#NEVER} for an impossible cost.
-     * @param ceilingNs   {@code &tau; + T}.
-     * @param immediateNs {@code N * T} of the {@link ShaperMode}.
-     * @param nowNs       the time of the request.
-     * @param reservation filled on admission and on rejection, or null.
-     * @return the delay in ns (&ge; 0) if admitted; {@link Result#NEVER}; or a retry-after code
-     * (&le; {@link Result#ENCODED_RETRY_AFTER_BASE} - 1), see {@link Result}.
-     */
-    static long reserve(
-        final AtomicBuffer buffer,
-        final int offset,
-        final long incrementNs,
-        final long ceilingNs,
-        final long immediateNs,
-        final long nowNs,
-        final Reservation reservation)
-    {
-        return reserve(buffer, offset, incrementNs, incrementNs, ceilingNs, 0, immediateNs, nowNs, reservation);
-    }
-
-    /**
-     * The one reservation loop: charge {@code incrementNs} to the word at {@code offset} if the wait for
-     * {@code waitIncrementNs}, {@code w = max(0, lag + J - (&tau; + T))}, fits in {@code maxWaitNs}. The
-     * shaper calls it with {@code J = I} and {@code maxWaitNs = 0} (conformance; the answer is the mode's
-     * delay on the slot); {@link ReservingLimiter} with the caller's maximum wait, {@code J = T} when paying
-     * later, and {@code immediateNs = Long.MAX_VALUE} (no delay beyond the wait: the answer is {@code w}).
-     *
-     * @param buffer          the buffer holding the word.
-     * @param offset          the word's offset (8-byte aligned).
-     * @param incrementNs     the charge {@code I = n * T} &ge; 1, or {@link Result#NEVER} for an impossible
-     *                        request (nothing charged).
-     * @param waitIncrementNs the increment the wait is tested with, in [1, ceilingNs].
-     * @param ceilingNs       {@code &tau; + T}.
-     * @param maxWaitNs       the longest wait accepted, &ge; 0.
-     * @param immediateNs     {@code N * T} of the {@link ShaperMode} ({@link Long#MAX_VALUE}: no delay).
-     * @param nowNs           the time of the request.
-     * @param reservation     filled on admission and on rejection, or null.
-     * @return {@code w} plus the mode's delay (&ge; 0) if granted; {@link Result#NEVER} (impossible cost, a wait
-     * beyond the {@code long} range, an unrepresentable TAT); or {@link Result#encodeRetryAfter} of
-     * {@code w - maxWaitNs} (nothing charged).
-     */
-    static long reserve(
-        final AtomicBuffer buffer,
-        final int offset,
-        final long incrementNs,
-        final long waitIncrementNs,
-        final long ceilingNs,
-        final long maxWaitNs,
-        final long immediateNs,
-        final long nowNs,
-        final Reservation reservation)
-    {
-        long code = Result.NEVER;
-        if (incrementNs >= 1)
-        {
-            long tatNs = buffer.getLongAcquire(offset);
-            while (true)
-            {
-                final long waitNs = Gcra.retryAfterNs(tatNs, nowNs, waitIncrementNs, ceilingNs);
-                if (waitNs > maxWaitNs)
-                {
-                    code = Result.encodeRetryAfter(waitNs - maxWaitNs);
-                    break;
-                }
-                if (Long.MAX_VALUE == waitNs)
-                {
-                    // Saturated (only with maxWaitNs = Long.MAX_VALUE): the true wait may exceed any long.
-                    break;
-                }
-                final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
-                if (Gcra.UNREPRESENTABLE == nextTatNs)
-                {
-                    break;
-                }
-                final long witnessNs = buffer.compareAndExchangeLong(offset, tatNs, nextTatNs);
-                if (witnessNs == tatNs)
-                {
-                    // One of the two terms is 0: the wait when maxWaitNs = 0, the delay when immediateNs = MAX.
-                    code = waitNs + ShaperMath.delayNs(tatNs, nowNs, immediateNs);
-                    if (null != reservation)
-                    {
-                        reservation.admitted(code, nowNs, tatNs, incrementNs, buffer, offset);
-                    }
-                    return code;
-                }
-                tatNs = witnessNs;
-            }
-        }
-        if (null != reservation)
-        {
-            reservation.rejected(code, nowNs);
-        }
-        return code;
     }
 
     /**
@@ -142,5 +38,71 @@ final class AtomicShaper
         final AtomicBuffer buffer, final int offset, final long tatAfterNs, final long restoredTatNs)
     {
         return restoredTatNs < tatAfterNs && buffer.compareAndSetLong(offset, tatAfterNs, restoredTatNs);
+    }
+
+    /**
+     * The end of every shaper's admission step: record the admission in the caller's holder, if one was given.
+     *
+     * @param reservation the caller's holder, or null.
+     * @param answerNs    the answer (the delay or the wait, &ge; 0).
+     * @param nowNs       the time of the request.
+     * @param tatBeforeNs the word the charge replaced.
+     * @param incrementNs the charge.
+     * @param owner       the state the cell lives in (a buffer or a table).
+     * @param cell        the cell in it (an offset or a key word).
+     * @return {@code answerNs}.
+     */
+    static long granted(final Reservation reservation, final long answerNs, final long nowNs, final long tatBeforeNs,
+        final long incrementNs, final Object owner, final long cell)
+    {
+        if (null != reservation)
+        {
+            reservation.admitted(answerNs, nowNs, tatBeforeNs, incrementNs, owner, cell);
+        }
+        return answerNs;
+    }
+
+    /**
+     * What the shaper does with the cell loop's outcome. The request conforms as the policer's does (lag &le;
+     * &tau; + T - I, so no wait); an admission answers the mode's delay on its slot,
+     * {@link ShaperMath#delayNs}, and records it in the caller's {@link Reservation}; a rejection answers the
+     * loop's retry-after encoded ({@link Result#encodeRetryAfter}), or {@link Result#NEVER}, and records it.
+     * Immutable.
+     */
+    static final class Slot extends CellLoop<Reservation>
+    {
+        private final long immediateNs;
+        private final Object owner;
+        private final int cell;
+
+        /**
+         * @param mode               the release mode.
+         * @param emissionIntervalNs T, which scales the mode's immediate part {@code N * T}.
+         * @param owner              the state the cell lives in.
+         * @param cell               the cell's offset in it.
+         */
+        Slot(final ShaperMode mode, final long emissionIntervalNs, final Object owner, final int cell)
+        {
+            this.immediateNs = mode.immediateNs(emissionIntervalNs);
+            this.owner = owner;
+            this.cell = cell;
+        }
+
+        protected long admitted(final Reservation reservation, final long tatBeforeNs, final long tatAfterNs,
+            final long incrementNs, final long nowNs)
+        {
+            return granted(reservation, ShaperMath.delayNs(tatBeforeNs, nowNs, immediateNs), nowNs, tatBeforeNs,
+                incrementNs, owner, cell);
+        }
+
+        protected long rejected(final Reservation reservation, final long code, final long tatNs, final long nowNs)
+        {
+            final long answer = code > 0 ? Result.encodeRetryAfter(code) : code;
+            if (null != reservation)
+            {
+                reservation.rejected(answer, nowNs);
+            }
+            return answer;
+        }
     }
 }

@@ -212,12 +212,8 @@ public final class KeyedShaper extends TableFront implements KeyedReserver
             final long incrementNs,
             final long nowNs)
         {
-            final long delayNs = ShaperMath.delayNs(tatBeforeNs, nowNs, immediateNs);
-            if (null != reservation)
-            {
-                reservation.admitted(delayNs, nowNs, tatBeforeNs, incrementNs, table, keyWord);
-            }
-            return delayNs;
+            return AtomicShaper.granted(reservation, ShaperMath.delayNs(tatBeforeNs, nowNs, immediateNs), nowNs,
+                tatBeforeNs, incrementNs, table, keyWord);
         }
 
         protected long rejected(

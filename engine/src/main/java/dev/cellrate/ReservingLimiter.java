@@ -4,6 +4,7 @@ import dev.cellrate.check.Bounds;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.cellrate.layout.CellArray;
+import dev.cellrate.gcra.CellLoop;
 import dev.cellrate.gcra.Gcra;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
@@ -46,15 +47,34 @@ import org.agrona.concurrent.SystemNanoClock;
  * {@code long} range; {@link Result#encodeRetryAfter} of {@code w - maxWait}: the wait does not fit now
  * (nothing charged), retry that much later for the same wait budget (or ask with a longer maximum wait).
  * <p>
- * Concurrency: as {@code RateLimiter}: one acquire read, a CAS only when granted (the loop is the shaper's,
- * {@code AtomicShaper.reserve}, with the caller's maximum wait). A cancel is one CAS that
+ * Concurrency: as {@code RateLimiter}: one acquire read, a CAS only when granted. The decision is the one cell
+ * loop's ({@link CellLoop#chargeWithSlack}): the wait fits, {@code max(0, lag + J - (&tau; + T)) <= maxWait} with
+ * {@code J} the increment the wait is tested with, exactly when {@code lag <= &tau; + T - J + maxWait}, so the loop
+ * decides with that slack and charges {@code I}. A wait of {@link Long#MAX_VALUE} is never granted (it may stand
+ * for a longer one), so a slack of {@code &tau; + T - J + min(maxWait, Long.MAX_VALUE - 1)} is exact; when that
+ * sum passes 2<sup>62</sup> (a maximum wait of a century or more, which may pass {@link Long#MAX_VALUE}) the loop
+ * decides with the slack 2<sup>62</sup>, and a request it rejects there (a lag above 2<sup>62</sup> ns: a clock
+ * that jumped back by a century or more) is decided again on the loop's update entry with the exact bound, an
+ * unsigned number. A cancel is one CAS that
  * succeeds only on this reservation's own TAT; lowering the word is safe on a single cell because the word is
  * the whole state: a decider whose CAS expects the restored value decides on the state that is current again.
  */
 public final class ReservingLimiter extends CellFront implements Reserver
 {
+    /**
+     * The largest slack the cell loop decides with directly: a larger bound (a maximum wait beyond about 2^62 ns)
+     * decides with this one, in the latest-TAT form at every time below 2^62 - I, and re-decides the rest.
+     */
+    private static final long WIDE_SLACK_NS = 1L << 62;
+
     private final long maxPermits;
     private final boolean payLater;
+    /** The cell word's absolute address (a {@link CellArray} is off-heap; the cell array keeps the memory alive). */
+    private final long tatAddress;
+    /** The cell loop with this limiter's steps: the wait and the caller's {@link Reservation}. */
+    private final Grant grant;
+    /** The update entry for a lag past the long range, deciding with the exact bound. */
+    private final WideGrant wideGrant;
 
     private ReservingLimiter(
         final Limit limit, final boolean payLater, final long maxPermits, final long initialTatNs,
@@ -63,6 +83,9 @@ public final class ReservingLimiter extends CellFront implements Reserver
         super(limit, CellArray.allocate(1), 0, clock);
         this.payLater = payLater;
         this.maxPermits = maxPermits;
+        this.tatAddress = buffer.addressOffset() + tatOffset;
+        this.grant = new Grant(ceilingNs, payLater ? emissionIntervalNs : 0, buffer, tatOffset);
+        this.wideGrant = new WideGrant(grant);
         buffer.putLongVolatile(tatOffset, initialTatNs);
     }
 
@@ -208,10 +231,44 @@ public final class ReservingLimiter extends CellFront implements Reserver
      */
     public long reserve(final long permits, final long nowNs, final long maxWaitNs, final Reservation reservation)
     {
-        final boolean possible = permits >= 1 && permits <= maxPermits && maxWaitNs >= 0;
-        final long incrementNs = possible ? permits * emissionIntervalNs : Result.NEVER;
-        return AtomicShaper.reserve(buffer, tatOffset, incrementNs, payLater ? emissionIntervalNs : incrementNs,
-            ceilingNs, maxWaitNs, Long.MAX_VALUE, nowNs, reservation);
+        long code = Result.NEVER;
+        if (permits >= 1 && permits <= maxPermits && maxWaitNs >= 0)
+        {
+            final long incrementNs = permits * emissionIntervalNs;
+            // tau + T - J in [0, 2^62] (J = T or I, both at most tau + T); a wait of Long.MAX_VALUE never fits.
+            final long waitSlackNs = ceilingNs - (payLater ? emissionIntervalNs : incrementNs);
+            final long fitNs = Math.min(maxWaitNs, Long.MAX_VALUE - 1);
+            // The exact bound tau + T - J + fit when it is at most 2^62 (the loop's rejection is then lag - bound);
+            // above, the loop decides with 2^62 and what it rejects is decided again with the exact bound.
+            final boolean exact = fitNs <= WIDE_SLACK_NS - waitSlackNs;
+            long answer = grant.chargeWithSlack(
+                null, tatAddress, incrementNs, exact ? waitSlackNs + fitNs : WIDE_SLACK_NS, nowNs, reservation);
+            if (answer >= 0)
+            {
+                return answer;
+            }
+            if (exact && Result.NEVER != answer)
+            {
+                // ~answer: the loop's retry-after, min(lag - bound, Long.MAX_VALUE); the code's is min(w, MAX) - maxWait.
+                code = Result.encodeRetryAfter(Math.min(~answer, Long.MAX_VALUE - maxWaitNs));
+            }
+            else if (Result.NEVER != answer)
+            {
+                // A lag above 2^62 ns: decided again with the exact bound, an unsigned number (it may pass 2^63).
+                answer = wideGrant.update(null, tatAddress, incrementNs, waitSlackNs + fitNs, nowNs, reservation);
+                if (answer >= 0)
+                {
+                    return answer;
+                }
+                final long waitNs = ~answer;
+                code = waitNs > maxWaitNs ? Result.encodeRetryAfter(waitNs - maxWaitNs) : Result.NEVER;
+            }
+        }
+        if (null != reservation)
+        {
+            reservation.rejected(code, nowNs);
+        }
+        return code;
     }
 
     /**
@@ -310,4 +367,87 @@ public final class ReservingLimiter extends CellFront implements Reserver
         return AtomicShaper.cancel(buffer, tatOffset, tatAfterNs, slotNs);
     }
 
+
+    /**
+     * What the limiter does with the cell loop's outcome: an admission answers its wait
+     * {@code w = max(0, lag - (&tau; + T - J))} and records it in the caller's {@link Reservation}; a rejection
+     * answers {@code ~retryAfter} (below -1) or {@link Result#NEVER}, which {@link #reserve} turns into its code
+     * under the caller's maximum wait. Immutable.
+     */
+    private static final class Grant extends CellLoop<Reservation>
+    {
+        private final long ceilingNs;
+        /** J when paying later (T), or 0: J is then the charge. */
+        private final long payLaterIncrementNs;
+        private final Object owner;
+        private final int cell;
+
+        Grant(final long ceilingNs, final long payLaterIncrementNs, final Object owner, final int cell)
+        {
+            this.ceilingNs = ceilingNs;
+            this.payLaterIncrementNs = payLaterIncrementNs;
+            this.owner = owner;
+            this.cell = cell;
+        }
+
+        /** The wait of a request of {@code incrementNs} on {@code tatNs}, saturated at {@link Long#MAX_VALUE}. */
+        final long waitNs(final long tatNs, final long nowNs, final long incrementNs)
+        {
+            return Gcra.retryAfterNs(
+                tatNs, nowNs, 0 == payLaterIncrementNs ? incrementNs : payLaterIncrementNs, ceilingNs);
+        }
+
+        /** Record and answer a granted wait. */
+        final long granted(
+            final Reservation reservation, final long tatBeforeNs, final long incrementNs, final long nowNs)
+        {
+            return AtomicShaper.granted(reservation, waitNs(tatBeforeNs, nowNs, incrementNs), nowNs, tatBeforeNs,
+                incrementNs, owner, cell);
+        }
+
+        protected long admitted(final Reservation reservation, final long tatBeforeNs, final long tatAfterNs,
+            final long incrementNs, final long nowNs)
+        {
+            return granted(reservation, tatBeforeNs, incrementNs, nowNs);
+        }
+
+        protected long rejected(final Reservation reservation, final long code, final long tatNs, final long nowNs)
+        {
+            return code > 0 ? ~code : code;
+        }
+    }
+
+    /**
+     * The update entry's steps for a lag above the signed path's slack of 2<sup>62</sup> ns: the word
+     * written is the charge if the lag is within the bound (an unsigned number, &tau; + T - J + min(maxWait,
+     * Long.MAX_VALUE - 1)) and the charge is representable, else the word as read (so nothing changes); the
+     * answer is the wait if charged, else {@code ~w}.
+     */
+    private static final class WideGrant extends CellLoop<Reservation>
+    {
+        /** The wait and the record of a grant, as on the signed path. */
+        private final Grant grant;
+
+        WideGrant(final Grant grant)
+        {
+            this.grant = grant;
+        }
+
+        protected long updatedTatNs(
+            final Reservation reservation, final long tatNs, final long nowNs, final long incrementNs,
+            final long boundNs)
+        {
+            final long lagNs = Math.max(tatNs, nowNs) - nowNs; // exact as an unsigned number
+            final long nextTatNs = Gcra.nextTatNs(tatNs, nowNs, incrementNs);
+            return Long.compareUnsigned(lagNs, boundNs) <= 0 && Gcra.UNREPRESENTABLE != nextTatNs ? nextTatNs : tatNs;
+        }
+
+        protected long admitted(final Reservation reservation, final long tatBeforeNs, final long tatAfterNs,
+            final long incrementNs, final long nowNs)
+        {
+            // An unchanged word is a rejection (a charge of I >= 1 always moves it): ~w, as the signed path's ~retry.
+            return tatAfterNs == tatBeforeNs ?
+                ~grant.waitNs(tatBeforeNs, nowNs, incrementNs) : grant.granted(reservation, tatBeforeNs, incrementNs, nowNs);
+        }
+    }
 }

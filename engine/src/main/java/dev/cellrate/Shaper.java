@@ -1,6 +1,7 @@
 package dev.cellrate;
 
 import dev.cellrate.check.Bounds;
+import dev.cellrate.gcra.CellLoop;
 import dev.cellrate.gcra.Gcra;
 import dev.cellrate.layout.CellArray;
 import org.agrona.concurrent.NanoClock;
@@ -17,8 +18,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * no thread: the caller schedules the release (an event loop timer) or hands it to a
  * {@link dev.cellrate.release.ReleaseRunner}.
  * <p>
- * Concurrency: any thread may call any method; one acquire read plus one CAS per admission
- * ({@link AtomicShaper}); distinct concurrent reservations never share a slot.
+ * Concurrency: any thread may call any method; one acquire read plus one CAS per admission (the one cell loop,
+ * {@link CellLoop}, with the shaper's steps); distinct concurrent reservations never share a slot.
  * <p>
  * Every {@code reserve} returns a {@link Result} code: the delay in ns (&ge; 0, 0 = go now) if
  * admitted; {@link Result#NEVER} (-1); or a retry-after code &le; -17 (decode with
@@ -26,8 +27,11 @@ import org.agrona.concurrent.SystemNanoClock;
  */
 public final class Shaper extends CellFront implements Reserver
 {
-    private final long immediateNs;
     private final ShaperMode mode;
+    /** The cell word's absolute address (a {@link CellArray} is off-heap; the array keeps the memory alive). */
+    private final long tatAddress;
+    /** The cell loop with this shaper's steps: the mode's delay and the caller's {@link Reservation}. */
+    private final AtomicShaper.Slot slot;
 
     /**
      * A shaper with its own cell, reading {@link SystemNanoClock} in the clock forms.
@@ -73,7 +77,8 @@ public final class Shaper extends CellFront implements Reserver
     {
         super(limit, cells, cellIndex, clock);
         this.mode = Bounds.requireNonNull("mode", mode);
-        this.immediateNs = mode.immediateNs(emissionIntervalNs);
+        this.tatAddress = buffer.addressOffset() + tatOffset;
+        this.slot = new AtomicShaper.Slot(mode, emissionIntervalNs, buffer, tatOffset);
     }
 
     /**
@@ -100,8 +105,7 @@ public final class Shaper extends CellFront implements Reserver
      */
     public long reserve(final long permits, final long nowNs)
     {
-        return AtomicShaper.reserve(
-            buffer, tatOffset, limit.incrementNs(permits), ceilingNs, immediateNs, nowNs, null);
+        return slot.charge(null, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs, null);
     }
 
     /**
@@ -115,8 +119,7 @@ public final class Shaper extends CellFront implements Reserver
      */
     public long reserve(final long permits, final long nowNs, final Reservation reservation)
     {
-        return AtomicShaper.reserve(
-            buffer, tatOffset, limit.incrementNs(permits), ceilingNs, immediateNs, nowNs, reservation);
+        return slot.charge(null, tatAddress, limit.incrementNs(permits), ceilingNs, nowNs, reservation);
     }
 
     /**

@@ -4,7 +4,9 @@ import dev.cellrate.ShaperMode;
 import dev.cellrate.Reservation;
 import dev.cellrate.Limit;
 import dev.cellrate.Result;
+import dev.cellrate.gcra.CellLoop;
 import dev.cellrate.testing.InterposingBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -107,28 +109,29 @@ class ShaperSpecTest
     @Test
     void aReservationThatLosesTheRaceIsPlacedAfterTheWinner()
     {
-        final InterposingBuffer buffer = new InterposingBuffer(64);
-        buffer.putLongRelease(0, 1_000);
-        buffer.beforeNextCas(() -> buffer.putLongRelease(0, 1_100)); // another thread reserves one slot
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        buffer.putLongRelease(8, 1_000);
+        final Racing loop = new Racing(buffer).beforeNextCas(() -> buffer.putLongRelease(8, 1_100)); // one slot
         final Reservation r = new Reservation();
-        final long delayNs = AtomicShaper.reserve(buffer, 0, T_NS, LIMIT.ceilingNs(), 0, 1_000, r);
+        final long delayNs = loop.reserve(T_NS, 1_000, r);
         assertEquals(100, delayNs, "placed after the winner, not on top of it");
-        assertEquals(2, buffer.casCount());
+        assertEquals(2, loop.attempts, "one lost CAS, one retry");
         assertEquals(1_100, r.tatBeforeNs());
-        assertEquals(1_200, buffer.getLongVolatile(0));
+        assertEquals(1_200, buffer.getLongVolatile(8));
     }
 
     @Test
     void aReservationThatLosesTheRaceToTheLastSlotIsRejected()
     {
-        final InterposingBuffer buffer = new InterposingBuffer(64);
-        buffer.putLongRelease(0, 1_200);
-        buffer.beforeNextCas(() -> buffer.putLongRelease(0, 1_300)); // the winner takes the last slot
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        buffer.putLongRelease(8, 1_200);
+        final Racing loop = new Racing(buffer).beforeNextCas(() -> buffer.putLongRelease(8, 1_300)); // the last slot
         final Reservation r = new Reservation();
-        final long code = AtomicShaper.reserve(buffer, 0, T_NS, LIMIT.ceilingNs(), 0, 1_000, r);
+        final long code = loop.reserve(T_NS, 1_000, r);
         assertEquals(Result.encodeRetryAfter(100), code);
+        assertEquals(2, loop.attempts, "the lost CAS, then the rejection on the winner's TAT");
         assertFalse(r.admitted());
-        assertEquals(1_300, buffer.getLongVolatile(0), "nothing written by the loser");
+        assertEquals(1_300, buffer.getLongVolatile(8), "nothing written by the loser");
     }
 
     @Test
@@ -141,5 +144,58 @@ class ShaperSpecTest
         assertEquals(1_200, buffer.getLongVolatile(0));
         assertFalse(AtomicShaper.cancel(buffer, 0, 1_200, 1_200), "restoring the same TAT is no refund");
         assertTrue(AtomicShaper.cancel(buffer, 0, 1_200, 1_100));
+    }
+
+    /**
+     * The cell loop with the shaper's own steps ({@link AtomicShaper.Slot}, delay mode), racing one other caller's
+     * write: its {@link CellLoop#stale} step runs the write after the next read of the word, so the first CAS loses.
+     */
+    private static final class Racing extends CellLoop<Reservation>
+    {
+        private final UnsafeBuffer buffer;
+        private final AtomicShaper.Slot slot;
+        private Runnable write;
+        private int attempts;
+
+        Racing(final UnsafeBuffer buffer)
+        {
+            this.buffer = buffer;
+            this.slot = new AtomicShaper.Slot(ShaperMode.delay(), T_NS, buffer, 8);
+        }
+
+        Racing beforeNextCas(final Runnable write)
+        {
+            this.write = write;
+            return this;
+        }
+
+        long reserve(final long incrementNs, final long nowNs, final Reservation reservation)
+        {
+            return charge(buffer.byteArray(), buffer.addressOffset() + 8, incrementNs, LIMIT.ceilingNs(), nowNs,
+                reservation);
+        }
+
+        protected boolean stale(final Reservation reservation)
+        {
+            attempts++;
+            final Runnable write = this.write;
+            this.write = null;
+            if (null != write)
+            {
+                write.run();
+            }
+            return false;
+        }
+
+        protected long admitted(final Reservation reservation, final long tatBeforeNs, final long tatAfterNs,
+            final long incrementNs, final long nowNs)
+        {
+            return slot.admitted(reservation, tatBeforeNs, tatAfterNs, incrementNs, nowNs);
+        }
+
+        protected long rejected(final Reservation reservation, final long code, final long tatNs, final long nowNs)
+        {
+            return slot.rejected(reservation, code, tatNs, nowNs);
+        }
     }
 }

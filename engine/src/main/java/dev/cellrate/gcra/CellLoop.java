@@ -5,8 +5,8 @@ import org.agrona.UnsafeApi;
 /**
  * The one lock-free loop over a single TAT word, written once: acquire load, decision, CAS, and on a lost CAS
  * the decision again on the winner's value. Every single-cell GCRA front decides through it (the plain and
- * pay-later limiters, their reconfigurable forms, the composite's legs, the keyed table's overflow cell), and
- * supplies only what it does with the outcome, as HdrHistogram's {@code recordSingleValue} calls
+ * pay-later limiters, their reconfigurable forms, the composite's legs, the keyed table's overflow cell, the
+ * shapers), and supplies only what it does with the outcome, as HdrHistogram's {@code recordSingleValue} calls
  * {@code incrementCountAtIndex}:
  * <ul>
  *     <li>{@link #decided}: fill the caller's holder from the outcome (a {@code Decision} under the front's
@@ -114,6 +114,30 @@ public abstract class CellLoop<H>
             return loop(base, address, incrementNs, slackNs, nowNs, holder, LATEST);
         }
         return loop(base, address, incrementNs, slackNs, nowNs, holder, LAG);
+    }
+
+    /**
+     * {@link #chargeWithin} with a slack of the caller's choosing, not tied to the charge: a cost
+     * {@code incrementNs} &ge; 1 conforms iff lag &le; {@code slackNs}, any slack in [0, {@link Long#MAX_VALUE}]
+     * (a reservation that tests its wait with another increment, or accepts a wait beyond the burst). It is then
+     * charged next = max(TAT, t) + I unless that passes {@link Long#MAX_VALUE} ({@link Gcra#NEVER}); a rejection
+     * answers lag - slack exactly, saturated at {@link Long#MAX_VALUE} past 2<sup>63</sup> ns. Both forms hold for
+     * such pairs: the latest-TAT form's bound t + slack + I is tested without overflow (I and slack are at most
+     * {@link Long#MAX_VALUE}), and the lag form's saturating retry-after gets back slack + I - I = slack exactly in
+     * two's complement even where slack + I wraps.
+     *
+     * @param base        the buffer's array, or null for off-heap memory.
+     * @param address     the word's address (relative to {@code base}).
+     * @param incrementNs the charge {@code I} &ge; 1.
+     * @param slackNs     the largest lag before the charge that conforms, in [0, {@link Long#MAX_VALUE}].
+     * @param nowNs       the time of the request.
+     * @param holder      passed to the steps unchanged (may be null).
+     * @return what {@link #admitted} or {@link #rejected} returned, or {@link #STALE}.
+     */
+    public final long chargeWithSlack(final Object base, final long address, final long incrementNs,
+        final long slackNs, final long nowNs, final H holder)
+    {
+        return chargeWithin(base, address, incrementNs, slackNs, nowNs, holder);
     }
 
     /**

@@ -5,6 +5,10 @@ import java.util.function.LongUnaryOperator;
 import dev.cellrate.KeyedRateLimiter;
 import dev.cellrate.Limit;
 import dev.cellrate.RateLimiter;
+import dev.cellrate.Reservation;
+import dev.cellrate.ReservingLimiter;
+import dev.cellrate.Shaper;
+import dev.cellrate.ShaperMode;
 
 /**
  * One keyed workload of {@link RevisionsCpuTime}, written against the engine API that every compared revision
@@ -13,7 +17,11 @@ import dev.cellrate.RateLimiter;
  * Each workload is the loop of its JMH row: {@code KeyedBenchmark.longKey} / {@code stringKey} (one call per key)
  * and {@code KeyedBatchBenchmark.batch} / {@code single} (32 keys a call, or the same 32 one call each), with the
  * admitting limit and the caller's time; {@code admit} is the single cell's {@code RateLimiter.tryAcquire(1, nowNs++)}
- * ({@code AdmitOneThreadBenchmark.cellrateCallerTime}), which ignores the keys. {@link #applyAsLong} runs {@code ops} keys and returns a sink.
+ * ({@code AdmitOneThreadBenchmark.cellrateCallerTime}), which ignores the keys; the single-cell reservations ignore
+ * them too: {@code shape} is {@code Shaper.reserve(1, nowNs++)} (delay mode, admitted), {@code shapeHolder} the same
+ * filling a {@link Reservation}, {@code shapeReject} a shaper that rejects nearly every call, {@code reserve}
+ * {@code ReservingLimiter.reserve(1, nowNs++, 1000, reservation)} and {@code reserveAny} its
+ * {@code reserve(1, nowNs++)} (any wait). {@link #applyAsLong} runs {@code ops} keys and returns a sink.
  */
 public final class RevisionWorkload implements LongUnaryOperator
 {
@@ -28,6 +36,10 @@ public final class RevisionWorkload implements LongUnaryOperator
     private final int mask;
     private final long[] batchKeys = new long[BATCH];
     private final long[] codes = new long[BATCH];
+    private final Shaper shaper = new Shaper(Limit.ofGcra(1, 1L << 61), ShaperMode.delay());
+    private final Shaper tightShaper = new Shaper(Limit.ofGcra(1L << 20, 0), ShaperMode.delay());
+    private final ReservingLimiter reserving = new ReservingLimiter(Limit.ofGcra(1, 1L << 61));
+    private final Reservation reservation = new Reservation();
     private int next;
     private long nowNs = 1;
 
@@ -82,8 +94,13 @@ public final class RevisionWorkload implements LongUnaryOperator
             case "batch": return batch(ops);
             case "single": return single(ops);
             case "admit": return admit(ops);
+            case "shape": return shape(ops);
+            case "shapeHolder": return shapeHolder(ops);
+            case "shapeReject": return shapeReject(ops);
+            case "reserve": return reserve(ops);
+            case "reserveAny": return reserveAny(ops);
             default: throw new IllegalArgumentException(
-                "kind must be long, string, batch, single or admit but was " + kind);
+                "kind must be long, string, batch, single, admit, shape, shapeHolder, shapeReject, reserve or reserveAny but was " + kind);
         }
     }
 
@@ -108,6 +125,63 @@ public final class RevisionWorkload implements LongUnaryOperator
         for (long n = 0; n < ops; n++)
         {
             sink += cell.tryAcquire(1, nowNs++);
+        }
+        return sink;
+    }
+
+    private long shape(final long ops)
+    {
+        final Shaper shaper = this.shaper;
+        long sink = 0;
+        for (long n = 0; n < ops; n++)
+        {
+            sink += shaper.reserve(1, nowNs++);
+        }
+        return sink;
+    }
+
+    private long shapeHolder(final long ops)
+    {
+        final Shaper shaper = this.shaper;
+        final Reservation reservation = this.reservation;
+        long sink = 0;
+        for (long n = 0; n < ops; n++)
+        {
+            sink += shaper.reserve(1, nowNs++, reservation);
+        }
+        return sink + reservation.releaseNs();
+    }
+
+    private long shapeReject(final long ops)
+    {
+        final Shaper shaper = this.tightShaper;
+        long sink = 0;
+        for (long n = 0; n < ops; n++)
+        {
+            sink += shaper.reserve(1, nowNs++);
+        }
+        return sink;
+    }
+
+    private long reserve(final long ops)
+    {
+        final ReservingLimiter reserving = this.reserving;
+        final Reservation reservation = this.reservation;
+        long sink = 0;
+        for (long n = 0; n < ops; n++)
+        {
+            sink += reserving.reserve(1, nowNs++, 1_000, reservation);
+        }
+        return sink + reservation.releaseNs();
+    }
+
+    private long reserveAny(final long ops)
+    {
+        final ReservingLimiter reserving = this.reserving;
+        long sink = 0;
+        for (long n = 0; n < ops; n++)
+        {
+            sink += reserving.reserve(1, nowNs++);
         }
         return sink;
     }
