@@ -246,8 +246,8 @@ final class SlotIndex
 
     /**
      * {@link #slotIn} without a branch on which slot of a line matched: the four key words are compared under
-     * {@code matchMask} and the matching slot's address is an OR of masked addresses (the next line, as in
-     * {@link #slotIn}, only if the home line holds no match). For a key whose home line is already in cache (a
+     * {@code matchMask} and the matching slot's address is an OR of masked addresses, in the home line only (a
+     * batch touches only that line first; a key in the next line goes the general way). For a key whose home line is already in cache (a
      * batch touches its lines first) or whose key word took many instructions to compute (a hashed key): there a
      * mispredicted slot branch has no miss to hide behind, and its flush also throws away the loads the core has
      * started for the next key. (For a long key decided alone on a table larger than the caches the predicted

@@ -186,7 +186,8 @@ public abstract class SlotLoop<H>
     /**
      * The one body. The present-key path touches one cache line for a key in its home bucket (four key words
      * compared, one predicted branch per slot in {@link SlotIndex#slotIn}, or none in {@link SlotIndex#slotSelected}),
-     * and the next line too for a key that sits there (its home line was full when it arrived); then the validated
+     * and, in {@link SlotIndex#slotIn}, the next line too for a key that sits there (its home line was full when it
+     * arrived); then the validated
      * load (for a classed table the stored word first, acquire; the TAT, acquire; then the word again, acquire: same
      * line) and the CAS, all on raw addresses. Everything else (a key further on, an absent or reserved key, a lost
      * CAS, the saturating GCRA cases) goes to {@link #chargeSlow}, which decides from scratch.
