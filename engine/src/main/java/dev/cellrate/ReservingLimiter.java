@@ -48,7 +48,7 @@ import org.agrona.concurrent.SystemNanoClock;
  * (nothing charged), retry that much later for the same wait budget (or ask with a longer maximum wait).
  * <p>
  * Concurrency: as {@code RateLimiter}: one acquire read, a CAS only when granted. The decision is the one cell
- * loop's ({@link CellLoop#chargeWithSlack}): the wait fits, {@code max(0, lag + J - (&tau; + T)) <= maxWait} with
+ * loop's ({@link CellLoop#chargeWithin}): the wait fits, {@code max(0, lag + J - (&tau; + T)) <= maxWait} with
  * {@code J} the increment the wait is tested with, exactly when {@code lag <= &tau; + T - J + maxWait}, so the loop
  * decides with that slack and charges {@code I}. A wait of {@link Long#MAX_VALUE} is never granted (it may stand
  * for a longer one), so a slack of {@code &tau; + T - J + min(maxWait, Long.MAX_VALUE - 1)} is exact; when that
@@ -241,7 +241,7 @@ public final class ReservingLimiter extends CellFront implements Reserver
             // The exact bound tau + T - J + fit when it is at most 2^62 (the loop's rejection is then lag - bound);
             // above, the loop decides with 2^62 and what it rejects is decided again with the exact bound.
             final boolean exact = fitNs <= WIDE_SLACK_NS - waitSlackNs;
-            long answer = grant.chargeWithSlack(
+            long answer = grant.chargeWithin(
                 null, tatAddress, incrementNs, exact ? waitSlackNs + fitNs : WIDE_SLACK_NS, nowNs, reservation);
             if (answer >= 0)
             {

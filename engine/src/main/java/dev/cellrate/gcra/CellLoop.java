@@ -92,37 +92,13 @@ public abstract class CellLoop<H>
     }
 
     /**
-     * {@link #charge} of a possible cost with its slack computed by the caller (a front computes it once for its
-     * one-permit request): {@code incrementNs} in [1, ceilingNs] and {@code slackNs = ceilingNs - incrementNs}.
-     * No other pair is allowed.
-     *
-     * @param base        the buffer's array, or null for off-heap memory.
-     * @param address     the word's address (relative to {@code base}).
-     * @param incrementNs {@code n * T} in [1, ceilingNs].
-     * @param slackNs     {@code ceilingNs - incrementNs}: the largest lag before the charge that conforms.
-     * @param nowNs       the time of the request.
-     * @param holder      passed to the steps unchanged (may be null).
-     * @return what {@link #admitted} or {@link #rejected} returned, or {@link #STALE}.
-     */
-    public final long chargeWithin(final Object base, final long address, final long incrementNs,
-        final long slackNs, final long nowNs, final H holder)
-    {
-        // Which form decides is known from the arguments alone, before the load: the latest-TAT form whenever
-        // now + ceiling (slack + I) is a long, the lag form in the last ceiling's worth of the range.
-        if (nowNs <= Long.MAX_VALUE - incrementNs - slackNs)
-        {
-            return loop(base, address, incrementNs, slackNs, nowNs, holder, LATEST);
-        }
-        return loop(base, address, incrementNs, slackNs, nowNs, holder, LAG);
-    }
-
-    /**
-     * {@link #chargeWithin} with a slack of the caller's choosing, not tied to the charge: a cost
-     * {@code incrementNs} &ge; 1 conforms iff lag &le; {@code slackNs}, any slack in [0, {@link Long#MAX_VALUE}]
-     * (a reservation that tests its wait with another increment, or accepts a wait beyond the burst). It is then
-     * charged next = max(TAT, t) + I unless that passes {@link Long#MAX_VALUE} ({@link Gcra#NEVER}); a rejection
-     * answers lag - slack exactly, saturated at {@link Long#MAX_VALUE} past 2<sup>63</sup> ns. Both forms hold for
-     * such pairs: the latest-TAT form's bound t + slack + I is tested without overflow (I and slack are at most
+     * {@link #charge} with its slack given by the caller: a cost {@code incrementNs} &ge; 1 conforms iff lag &le;
+     * {@code slackNs}. A front's charge passes {@code slackNs = ceilingNs - incrementNs}; a reservation that tests
+     * its wait with another increment, or accepts a wait beyond the burst, passes a slack of its own choosing, any
+     * in [0, {@link Long#MAX_VALUE}]. The charge is next = max(TAT, t) + I unless that passes {@link Long#MAX_VALUE}
+     * ({@link Gcra#NEVER}); a rejection answers lag - slack exactly, saturated at {@link Long#MAX_VALUE} past
+     * 2<sup>63</sup> ns. Both forms hold for every such pair: the latest-TAT form's condition
+     * t &le; {@link Long#MAX_VALUE} - I - slack is computed without overflow (I and slack are at most
      * {@link Long#MAX_VALUE}), and the lag form's saturating retry-after gets back slack + I - I = slack exactly in
      * two's complement even where slack + I wraps.
      *
@@ -134,10 +110,16 @@ public abstract class CellLoop<H>
      * @param holder      passed to the steps unchanged (may be null).
      * @return what {@link #admitted} or {@link #rejected} returned, or {@link #STALE}.
      */
-    public final long chargeWithSlack(final Object base, final long address, final long incrementNs,
+    public final long chargeWithin(final Object base, final long address, final long incrementNs,
         final long slackNs, final long nowNs, final H holder)
     {
-        return chargeWithin(base, address, incrementNs, slackNs, nowNs, holder);
+        // Which form decides is known from the arguments alone, before the load: the latest-TAT form whenever
+        // now + ceiling (slack + I) is a long, the lag form in the last ceiling's worth of the range.
+        if (nowNs <= Long.MAX_VALUE - incrementNs - slackNs)
+        {
+            return loop(base, address, incrementNs, nowNs + slackNs, nowNs, holder, LATEST);
+        }
+        return loop(base, address, incrementNs, slackNs, nowNs, holder, LAG);
     }
 
     /**
@@ -159,7 +141,7 @@ public abstract class CellLoop<H>
     public final long chargeLatest(final Object base, final long address, final long incrementNs,
         final long slackNs, final long nowNs, final H holder)
     {
-        return loop(base, address, incrementNs, nowNs + slackNs, nowNs, holder, LATEST_GIVEN);
+        return loop(base, address, incrementNs, nowNs + slackNs, nowNs, holder, LATEST);
     }
 
     /**
@@ -184,13 +166,11 @@ public abstract class CellLoop<H>
     private static final int LAG = 1;
     private static final int UPDATE = 2;
     private static final int NEVER = 3;
-    private static final int LATEST_GIVEN = 4;
 
     /**
      * The loop. {@code mode} is a constant at each caller, so each inlined copy keeps one branch:
-     * {@code LATEST} and {@code LAG} (a cost in [1, ceiling], decided in the latest-TAT or the lag form) with
-     * {@code limitNs} the slack, {@code LATEST_GIVEN} (the latest-TAT form) with {@code limitNs} the latest TAT
-     * itself, {@code UPDATE} with {@code limitNs} the ceiling, {@code NEVER} (a cost below 1 or above the ceiling:
+     * {@code LATEST} (the latest-TAT form) with {@code limitNs} the latest TAT itself, now + slack, worked out by
+     * the entry before the load, {@code LAG} (the lag form) with {@code limitNs} the slack, {@code UPDATE} with {@code limitNs} the ceiling, {@code NEVER} (a cost below 1 or above the ceiling:
      * never conforms) on the word as read.
      */
     private long loop(
@@ -202,9 +182,8 @@ public abstract class CellLoop<H>
         final H holder,
         final int mode)
     {
-        // LATEST: the latest TAT that conforms, now + slack, worked out from the arguments while the load is in
-        // flight; neither it nor the charge max(TAT, t) + I <= now + ceiling can overflow in this form.
-        final long latestNs = LATEST_GIVEN == mode ? limitNs : nowNs + limitNs;
+        // LATEST: limitNs is the latest TAT that conforms, now + slack; neither it nor the charge
+        // max(TAT, t) + I <= now + slack + I can overflow in this form.
         long tatNs = UnsafeApi.getLongAcquire(base, address);
         while (true)
         {
@@ -213,12 +192,12 @@ public abstract class CellLoop<H>
                 return STALE;
             }
             long nextTatNs;
-            if (LATEST == mode || LATEST_GIVEN == mode)
+            if (LATEST == mode)
             {
-                if (tatNs > latestNs)
+                if (tatNs > limitNs)
                 {
                     // TAT - latest is the retry-after, lag - slack; it reads <= 0 only past 2^63 ns: saturated
-                    final long retryAfterNs = tatNs - latestNs;
+                    final long retryAfterNs = tatNs - limitNs;
                     return rejected(holder, retryAfterNs > 0 ? retryAfterNs : Long.MAX_VALUE, tatNs, nowNs);
                 }
                 nextTatNs = Math.max(tatNs, nowNs) + incrementNs;
