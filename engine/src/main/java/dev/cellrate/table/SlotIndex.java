@@ -196,8 +196,8 @@ final class SlotIndex
      * The decision path's lookup of a present key: the address of the key's slot if it is in its home bucket
      * (the one cache line a decision touches) or in the bucket after it in the shard (where a key goes when its
      * home bucket was full at its insert: most keys past their home line), else {@link #NO_SLOT}, and then the
-     * caller goes the general way ({@link #find}: a reserved word, a key further on, an absent key, a shard smaller than a
-     * bucket). The four key words of a line are read plain and compared under {@code matchMask} in slot order,
+     * caller goes the general way ({@link #find}: a reserved word, a key further on, an absent key, a shard
+     * smaller than a bucket). The four key words of a line are read plain and compared under {@code matchMask} in slot order,
      * one predicted branch each; the next line is read only if the home line holds no match. A hit is only a
      * candidate until the caller's validated load confirms it; a key word is in at most one slot, and both lines
      * are in the key's shard, so a hit on either line is the key's slot.
@@ -246,9 +246,9 @@ final class SlotIndex
 
     /**
      * {@link #slotIn} without a branch on which slot of a line matched: the four key words are compared under
-     * {@code matchMask} and the matching slot's address is an OR of masked addresses, in the home line only (a
-     * batch touches only that line first; a key in the next line goes the general way). For a key whose home line is already in cache (a
-     * batch touches its lines first) or whose key word took many instructions to compute (a hashed key): there a
+     * {@code matchMask} and the matching slot's address is an OR of masked addresses, in the home line only (the
+     * line a batch touches first; a key in the next line goes the general way). For a key whose home line is
+     * already in cache (a batch) or whose key word took many instructions to compute (a hashed key): there a
      * mispredicted slot branch has no miss to hide behind, and its flush also throws away the loads the core has
      * started for the next key. (For a long key decided alone on a table larger than the caches the predicted
      * branch of {@link #slotIn} is cheaper: it lets the core run on into the CAS before the line arrives.)
@@ -263,7 +263,7 @@ final class SlotIndex
         {
             return NO_SLOT;
         }
-        return slotSelectedInLine(lineOf(keyWord, homeBucket(keyWord)), keyWord, matchMask);
+        return slotSelectedInLine(homeLine(keyWord), keyWord, matchMask);
     }
 
     private static long slotSelectedInLine(final long line, final long keyWord, final long matchMask)
