@@ -99,7 +99,9 @@ final class ShardWriter
 
     /**
      * Under the shard lock: the slot whose stored word matches {@code keyWord} on the bits of
-     * {@code matchMask} if present, else the first EMPTY, swept or idle slot, claimed and given
+     * {@code matchMask} if present, else the first EMPTY, swept or idle slot of the key's probe sequence
+     * ({@link TableGeometry#probeSlot}: its home line from its preferred slot on, so a key whose preferred slot is
+     * free takes it), claimed and given
      * {@code keyWord} (the word to store). A plain table passes its key word and -1 (every bit); a classed table
      * ({@link SlotTable#insertClassedSlot}) the key word with its class in the shard bits, and a mask without
      * them. EMPTY and TOMBSTONE are tested before the match, so a masked word never matches a free slot. A
@@ -120,25 +122,31 @@ final class ShardWriter
         lock(header);
         try
         {
+            final int turn = geometry.turn(keyWord); // a classed stored word has its key word's bits there
             while (true)
             {
                 int candidate = NO_CANDIDATE;
+                boolean empty = false;
                 for (int probe = 0; probe < geometry.probeBound; probe++)
                 {
-                    final int slot = geometry.probeSlot(shard, home, probe);
+                    final int slot = geometry.probeSlot(shard, home, turn, probe);
                     final long key = buffer.getLong(slot);
                     if (EMPTY_KEY == key)
                     {
                         candidate = NO_CANDIDATE == candidate ? slot : candidate;
-                        break;
+                        empty = true;
                     }
-                    if (TOMBSTONE_KEY != key && ((key ^ keyWord) & matchMask) == 0)
+                    else if (TOMBSTONE_KEY != key && ((key ^ keyWord) & matchMask) == 0)
                     {
                         return slot + TAT_OFFSET;
                     }
-                    if (NO_CANDIDATE == candidate && (TOMBSTONE_KEY == key || isIdle(slot, idleBeforeNs)))
+                    else if (NO_CANDIDATE == candidate && (TOMBSTONE_KEY == key || isIdle(slot, idleBeforeNs)))
                     {
                         candidate = slot;
+                    }
+                    if (empty && probe >= TableGeometry.BUCKET_SLOTS - 1)
+                    {
+                        break; // the chain's end, once the home line is read whole (as SlotIndex.find)
                     }
                 }
                 if (NO_CANDIDATE == candidate)

@@ -39,6 +39,13 @@ final class SlotIndex
     /** A bucket's bytes: one cache line. */
     private static final long LINE_LENGTH = 1L << BUCKET_SHIFT;
 
+    /**
+     * The shift that brings a key word's preferred-slot bits ({@link TableGeometry#PREFERRED_SHIFT}) to a byte
+     * offset of a slot in its line (a slot is {@link TableLayout#SLOT_LENGTH} bytes).
+     */
+    private static final int PREFERRED_TO_BYTES =
+        TableGeometry.PREFERRED_SHIFT - Integer.numberOfTrailingZeros(SLOT_LENGTH);
+
     /** The memory of {@link #NO_SLOT}: one slot, kept for the life of the class, never written after this. */
     private static final ByteBuffer NO_SLOT_MEMORY = BufferUtil.allocateDirectAligned(SLOT_LENGTH, SLOT_LENGTH);
 
@@ -81,6 +88,11 @@ final class SlotIndex
     private final long shardMaskLong;
     /** Buckets per shard ({@link TableGeometry#buckets}), as a long. */
     private final long bucketsLong;
+    /**
+     * The bits of {@code keyWord >>> PREFERRED_TO_BYTES} that give the byte offset of the key's preferred slot
+     * in its home line ({@link TableGeometry#turn}), or 0 where probes do not start there.
+     */
+    private final long preferredBytesMask;
 
     SlotIndex(final AtomicBuffer buffer, final TableGeometry geometry)
     {
@@ -97,6 +109,7 @@ final class SlotIndex
         this.shardStrideBytes = (long)geometry.slotsPerShard * SLOT_LENGTH;
         this.shardMaskLong = geometry.shardMask;
         this.bucketsLong = geometry.buckets;
+        this.preferredBytesMask = geometry.preferredSlots ? LINE_LENGTH - SLOT_LENGTH : 0;
     }
 
     /**
@@ -127,17 +140,26 @@ final class SlotIndex
         final TableGeometry geometry = this.geometry;
         final int shard = geometry.shardOf(keyWord);
         final int home = geometry.home(keyWord);
+        final int turn = geometry.turn(keyWord);
+        // An EMPTY slot ends the chain only once the whole home line is read: a key sits anywhere in its home
+        // line, whatever order of the line placed it (placement is no part of the table's format), and beyond
+        // the line only if the line was full, hence held no EMPTY slot (slots never return to EMPTY), when it came.
+        boolean empty = false;
         for (int probe = 0; probe != probeBound; probe++)
         {
-            final int slot = geometry.probeSlot(shard, home, probe);
+            final int slot = geometry.probeSlot(shard, home, turn, probe);
             final long key = UnsafeApi.getLongAcquire(null, address + slot);
             if (EMPTY_KEY == key)
             {
-                return NO_CELL;
+                empty = true;
             }
-            if (((key ^ keyWord) & matchMask) == 0 && TOMBSTONE_KEY != key)
+            else if (((key ^ keyWord) & matchMask) == 0 && TOMBSTONE_KEY != key)
             {
                 return slot + TAT_OFFSET;
+            }
+            if (empty && probe >= TableGeometry.BUCKET_SLOTS - 1)
+            {
+                return NO_CELL;
             }
         }
         return NO_CELL;
@@ -197,8 +219,10 @@ final class SlotIndex
      * (the one cache line a decision touches) or in the bucket after it in the shard (where a key goes when its
      * home bucket was full at its insert: most keys past their home line), else {@link #NO_SLOT}, and then the
      * caller goes the general way ({@link #find}: a reserved word, a key further on, an absent key, a shard
-     * smaller than a bucket). The four key words of a line are read plain and compared under {@code matchMask} in slot order,
-     * one predicted branch each; the next line is read only if the home line holds no match. A hit is only a
+     * smaller than a bucket). The four key words of a line are read plain and compared under {@code matchMask},
+     * one predicted branch each: the home line's from the key's preferred slot on ({@link TableGeometry#turn}), the
+     * order in which inserts fill it, so the first compare's address depends on the key alone; the next line's in
+     * slot order, read only if the home line holds no match. A hit is only a
      * candidate until the caller's validated load confirms it; a key word is in at most one slot, and both lines
      * are in the key's shard, so a hit on either line is the key's slot.
      *
@@ -216,30 +240,40 @@ final class SlotIndex
         // CAS and the next decision's miss) before the line arrives. Selecting the slot without a branch (an OR
         // of masked addresses) makes every later step wait for all four words; on a table larger than the
         // caches it measured slower in CPU time per decision (tools/lab BucketScanCpuTime, KeyedCpuTime).
+        // The home line is compared from the key's preferred slot on, in the order inserts fill it: the first
+        // compare's address, and the CAS's for the keys that sit there, come from the key word alone.
         final long bucket = homeBucket(keyWord);
         final long line = lineOf(keyWord, bucket);
-        final long slot = slotInLine(line, keyWord, matchMask);
+        final long slot = slotInLine(line, (keyWord >>> PREFERRED_TO_BYTES) & preferredBytesMask, keyWord, matchMask);
         return NO_SLOT != slot || bucket + 1 == bucketsLong ?
-            slot : slotInLine(line + LINE_LENGTH, keyWord, matchMask);
+            slot : slotInLine(line + LINE_LENGTH, 0, keyWord, matchMask);
     }
 
-    private static long slotInLine(final long line, final long keyWord, final long matchMask)
+    /**
+     * @param turnBytes the first slot compared, as a byte offset in the line; the others follow it, wrapping
+     *                  inside the line.
+     */
+    private static long slotInLine(final long line, final long turnBytes, final long keyWord, final long matchMask)
     {
-        if (matches(UnsafeApi.getLong(null, line), keyWord, matchMask))
+        final long first = line + turnBytes;
+        if (matches(UnsafeApi.getLong(null, first), keyWord, matchMask))
         {
-            return line;
+            return first;
         }
-        if (matches(UnsafeApi.getLong(null, line + SLOT_LENGTH), keyWord, matchMask))
+        final long second = line + ((turnBytes + SLOT_LENGTH) & (LINE_LENGTH - 1));
+        if (matches(UnsafeApi.getLong(null, second), keyWord, matchMask))
         {
-            return line + SLOT_LENGTH;
+            return second;
         }
-        if (matches(UnsafeApi.getLong(null, line + 2 * SLOT_LENGTH), keyWord, matchMask))
+        final long third = line + ((turnBytes + 2 * SLOT_LENGTH) & (LINE_LENGTH - 1));
+        if (matches(UnsafeApi.getLong(null, third), keyWord, matchMask))
         {
-            return line + 2 * SLOT_LENGTH;
+            return third;
         }
-        if (matches(UnsafeApi.getLong(null, line + 3 * SLOT_LENGTH), keyWord, matchMask))
+        final long fourth = line + ((turnBytes + 3 * SLOT_LENGTH) & (LINE_LENGTH - 1));
+        if (matches(UnsafeApi.getLong(null, fourth), keyWord, matchMask))
         {
-            return line + 3 * SLOT_LENGTH;
+            return fourth;
         }
         return NO_SLOT;
     }

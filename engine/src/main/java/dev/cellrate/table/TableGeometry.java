@@ -13,9 +13,17 @@ final class TableGeometry
     /**
      * Slots per bucket: one 64-byte cache line of four 16-byte slots. A key's home is the first slot of a
      * bucket (a multiply-shift of its low 32 bits onto the shard's buckets), and inserts take the first free
-     * slot from there, so a present key is in its home line unless that line was full when it arrived.
+     * slot of the line from the key's preferred slot on ({@link #turn}), so a present key is in its home line
+     * unless that line was full when it arrived.
      */
     static final int BUCKET_SLOTS = 4;
+
+    /**
+     * The lowest of the key word's bits that name its preferred slot in its home line: bits 32 and 33, which
+     * neither the home bucket (the low 32 bits) nor the shard (bits {@link TableLayout#SHARD_SHIFT}.., where a
+     * classed word keeps its class) uses, so a classed stored word names the same slot as its key word.
+     */
+    static final int PREFERRED_SHIFT = 32;
 
     final int shardMask;
     /** The shard bits of a key word: in a classed table's stored words they hold the class. */
@@ -26,6 +34,11 @@ final class TableGeometry
     final int buckets;
     /** Whether a home bucket lies inside its shard (slotsPerShard &ge; 4): the line scan of a decision. */
     final boolean bucketScan;
+    /**
+     * Whether probes start at the key's preferred slot ({@link #turn}): the home line lies in the shard and every
+     * probe chain covers it whole (probeBound &ge; 4).
+     */
+    final boolean preferredSlots;
     final int slotsOffset;
     final long idleGraceNs;
 
@@ -53,6 +66,7 @@ final class TableGeometry
         this.probeBound = probeBound;
         this.buckets = Math.max(1, slotsPerShard / BUCKET_SLOTS);
         this.bucketScan = slotsPerShard >= BUCKET_SLOTS;
+        this.preferredSlots = bucketScan && probeBound >= BUCKET_SLOTS;
         this.slotsOffset = TableLayout.slotsOffset(shardCount);
         this.idleGraceNs = idleGraceNs;
     }
@@ -90,15 +104,32 @@ final class TableGeometry
     }
 
     /**
-     * The probe sequence of every lookup and insert, written once: linear from the home slot, wrapping inside
-     * the shard.
+     * The key's preferred slot in its home line, from two bits of its word that place nothing else
+     * ({@link #PREFERRED_SHIFT}): the first slot every probe of the key looks at. Its address depends on the key
+     * alone, so a decision's first compare and, for the keys that sit there, its CAS need nothing from memory
+     * to be addressed. 0 (the line's first slot) where the home line is not probed whole.
      *
+     * @return the preferred slot's position in the home line, in [0, {@link #BUCKET_SLOTS}).
+     */
+    int turn(final long keyWord)
+    {
+        return preferredSlots ? (int)(keyWord >>> PREFERRED_SHIFT) & (BUCKET_SLOTS - 1) : 0;
+    }
+
+    /**
+     * The probe sequence of every lookup and insert, written once: the home line's slots from the key's preferred
+     * one on ({@link #turn}, wrapping inside the line), then linear from the line after it, wrapping inside the
+     * shard. Placement is not part of a table's format: a lookup reads the whole home line before it takes an
+     * EMPTY slot there as the end of the chain ({@link SlotIndex#find}), so a key any order of the home line put
+     * there is found.
+     *
+     * @param turn  {@link #turn} of the key.
      * @param probe in [0, probeBound).
      * @return the offset of the probe-th slot from {@code home} in {@code shard}.
      */
-    int probeSlot(final int shard, final int home, final int probe)
+    int probeSlot(final int shard, final int home, final int turn, final int probe)
     {
-        int index = home + probe;
+        int index = probe < BUCKET_SLOTS ? home + ((probe + turn) & (BUCKET_SLOTS - 1)) : home + probe;
         if (index >= slotsPerShard)
         {
             index -= slotsPerShard;

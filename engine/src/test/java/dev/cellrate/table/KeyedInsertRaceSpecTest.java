@@ -78,7 +78,8 @@ class KeyedInsertRaceSpecTest
         final KeyedRateLimiter limiter = limiter(0, clock); // burst 1
         final SlotTable table = TestFronts.tableOf(limiter);
         long key = 1;
-        while (TableLayout.homeIndex(table.keyWord(key), table.slotCount() / SlotTable.BUCKET_SLOTS) != 0)
+        while (TableLayout.homeIndex(table.keyWord(key), table.slotCount() / SlotTable.BUCKET_SLOTS) != 0 ||
+            (table.keyWord(key) >>> TableGeometry.PREFERRED_SHIFT & 3) != 0) // home line 0, preferred slot 0
         {
             key++;
         }
