@@ -140,14 +140,14 @@ final class SlotIndex
         final TableGeometry geometry = this.geometry;
         final int shard = geometry.shardOf(keyWord);
         final int home = geometry.home(keyWord);
-        final int turn = geometry.turn(keyWord);
-        // An EMPTY slot ends the chain only once the whole home line is read: a key sits anywhere in its home
-        // line, whatever order of the line placed it (placement is no part of the table's format), and beyond
-        // the line only if the line was full, hence held no EMPTY slot (slots never return to EMPTY), when it came.
+        // The home line in slot order, whole: an EMPTY slot ends the chain only once the line is read, as a key
+        // sits anywhere in its home line, whatever order of the line placed it (placement is no part of the
+        // table's format), and beyond the line only if the line was full, hence held no EMPTY slot (slots never
+        // return to EMPTY), when it came. (The decision path's scans try the preferred slot first.)
         boolean empty = false;
         for (int probe = 0; probe != probeBound; probe++)
         {
-            final int slot = geometry.probeSlot(shard, home, turn, probe);
+            final int slot = geometry.probeSlot(shard, home, probe);
             final long key = UnsafeApi.getLongAcquire(null, address + slot);
             if (EMPTY_KEY == key)
             {

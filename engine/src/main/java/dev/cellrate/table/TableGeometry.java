@@ -104,6 +104,19 @@ final class TableGeometry
     }
 
     /**
+     * The probe sequence of a lookup: linear from the home slot, wrapping inside the shard. It differs from an
+     * insert's ({@link #probeSlot(int, int, int, int)}) only in the order of the home line, which a lookup reads
+     * whole.
+     *
+     * @param probe in [0, probeBound).
+     * @return the offset of the probe-th slot from {@code home} in {@code shard}.
+     */
+    int probeSlot(final int shard, final int home, final int probe)
+    {
+        return slotOffset(shard, wrap(home + probe));
+    }
+
+    /**
      * The key's preferred slot in its home line, from two bits of its word that place nothing else
      * ({@link #PREFERRED_SHIFT}): the first slot every probe of the key looks at. Its address depends on the key
      * alone, so a decision's first compare and, for the keys that sit there, its CAS need nothing from memory
@@ -117,11 +130,10 @@ final class TableGeometry
     }
 
     /**
-     * The probe sequence of every lookup and insert, written once: the home line's slots from the key's preferred
-     * one on ({@link #turn}, wrapping inside the line), then linear from the line after it, wrapping inside the
-     * shard. Placement is not part of a table's format: a lookup reads the whole home line before it takes an
-     * EMPTY slot there as the end of the chain ({@link SlotIndex#find}), so a key any order of the home line put
-     * there is found.
+     * The probe sequence of an insert: the home line's slots from the key's preferred one on ({@link #turn},
+     * wrapping inside the line), then linear from the line after it, wrapping inside the shard. Placement is not
+     * part of a table's format: a lookup reads the whole home line before it takes an EMPTY slot there as the end
+     * of the chain ({@link SlotIndex#find}), so a key any order of the home line put there is found.
      *
      * @param turn  {@link #turn} of the key.
      * @param probe in [0, probeBound).
