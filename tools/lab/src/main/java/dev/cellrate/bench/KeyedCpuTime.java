@@ -22,7 +22,8 @@ import dev.cellrate.RateLimiter;
  * dev.cellrate.bench.KeyedCpuTime [rounds] [keys ...]} (keys: default 1,000,000; several key counts are run one
  * after the other in the same JVM, each with fresh tables; the key count is also the batch rows'). Prints, per key
  * count, the median CPU ns per operation (per key for the batch rows) over the rounds, with the range, and one
- * summary line of the ratios the headline reports ({@code jmh/tables.py} reads it).
+ * summary line of the ratios the headline reports ({@code jmh/tables.py} reads it). {@code -Dlab.tableScale=S} sizes
+ * both keyed tables for S times the keys decided (a lower load, the same footprint on both sides).
  */
 public final class KeyedCpuTime
 {
@@ -49,10 +50,17 @@ public final class KeyedCpuTime
     private long nowNs = 1;
     private int next;
 
+    /**
+     * Sizing of the keyed tables ({@code -Dlab.tableScale=S}, default 1): the limiter is built with
+     * {@code expectedKeys(S * keys)} and the random CAS's array with as many slots, while the keys decided stay
+     * {@code keys}: a table at {@code 1/S} of the designed load against a random CAS over the same footprint.
+     */
+    private static final int TABLE_SCALE = Integer.getInteger("lab.tableScale", 1);
+
     private KeyedCpuTime(final int keyCount)
     {
-        cellrate = new CellrateKeyedTarget(keyCount);
-        randomCas = new RandomCasTarget(keyCount);
+        cellrate = new CellrateKeyedTarget(keyCount * TABLE_SCALE);
+        randomCas = new RandomCasTarget(keyCount * TABLE_SCALE);
         limiter = cellrate.limiter();
         final int[] stream = KeyStream.indices(keyCount, "uniform", KeyStream.lengthFor(keyCount), 20_240_601L);
         for (int i = 0; i < keyCount; i++)
@@ -94,7 +102,8 @@ public final class KeyedCpuTime
         {
             median[w] = measured.median(w);
         }
-        System.out.printf("%,d keys%n", keyCount);
+        System.out.printf("%,d keys%s%n", keyCount, 1 == TABLE_SCALE ? "" :
+            ", tables sized for " + TABLE_SCALE + "x as many keys (load " + 0.75 / TABLE_SCALE + ")");
         measured.printCpuNs(NAMES, 18, 7);
         System.out.printf("keys %d: keyed cellrate / randomCas %.2fx; batch32 speed-up over single calls %.2fx, "
             + "the floor's %.2fx; admit cellrate / AtomicLong %.2fx, / get + CAS %.2fx%n", keyCount,
