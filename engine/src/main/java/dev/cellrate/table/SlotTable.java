@@ -37,8 +37,10 @@ import org.agrona.concurrent.SystemNanoClock;
  * of a bucket (one cache line, {@link #BUCKET_SLOTS} slots), the bucket a multiply-shift reduction of the word's
  * low 32 bits onto the shard's buckets ({@link TableLayout#homeIndex}: any count, so the table follows the
  * expected key count instead of the next power of two);
- * linear probing inside the shard up to the probe bound. Slots never return to EMPTY (swept ones become
- * tombstones), so a probe that reaches EMPTY proves the key absent. The two reserved key words have
+ * an insert takes the first free slot of the home line from the key's preferred slot on (bits 32-33 of the key
+ * word, {@link TableGeometry#turn}), then probes linearly inside the shard up to the probe bound. Slots never
+ * return to EMPTY (swept ones become tombstones), so a probe that reaches EMPTY, once the whole home line is read,
+ * proves the key absent; placement inside the home line is no part of the table's format. The two reserved key words have
  * dedicated cells in the table header, so no key is ever stored under a reserved word.
  * <p>
  * <b>Concurrency.</b> Memory ordering convention: key and TAT words are read with {@code getLongAcquire},

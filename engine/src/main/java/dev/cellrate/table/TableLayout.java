@@ -149,7 +149,10 @@ public final class TableLayout
     public static final int MAX_SLOTS =
         (Integer.MAX_VALUE - CellLayout.CELL_ALIGNMENT - (SHARD_HEADERS_OFFSET + MAX_SHARDS * SHARD_HEADER_LENGTH)) / SLOT_LENGTH;
 
-    /** The shard is taken from the key word's bits from here up; the home slot from its low 32 bits. */
+    /**
+     * The shard is taken from the key word's bits from here up; the home slot from its low 32 bits; the preferred
+     * slot in the home line from bits 32-33 ({@code TableGeometry.PREFERRED_SHIFT}).
+     */
     public static final int SHARD_SHIFT = 38;
 
     private TableLayout()
