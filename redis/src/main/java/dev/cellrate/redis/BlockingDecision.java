@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class BlockingDecision extends PendingDecision
 {
-    /** Yields before parking (with 64 callers on 2 cores, about three answers in four arrive within them). */
+    /** Yields before parking (with 64 callers on 2 cores, about two answers in three arrive within them). */
     static final int YIELDS = 2;
 
     private final Thread caller;
