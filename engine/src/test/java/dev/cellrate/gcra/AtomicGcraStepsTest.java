@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * once a shaper has rejected in a JVM, the rejection branch of a limiter that has only ever admitted is compiled
  * (not left to an uncommon trap), and C2 does not inline a non-trivial callee that has never run ("never
  * executed"). A call left in the decision's compiled loop makes every value live across it stay on the stack, and
- * the admit then cost 1.05-1.12x its floor instead of 1.00x ({@code tools/lab/admit-modes.sh} with
- * {@code FIRST=shapeReject}). HotSpot inlines a method of at most {@code MaxTrivialSize} (6) bytecode bytes without
+ * the admit then cost 1.04-1.13x its floor instead of 0.98-1.03x ({@code tools/lab/admit-modes.sh} with
+ * {@code FIRST=shapeReject} against {@code none}). HotSpot inlines a method of at most {@code MaxTrivialSize} (6) bytecode bytes without
  * asking its profile.
  */
 class AtomicGcraStepsTest
