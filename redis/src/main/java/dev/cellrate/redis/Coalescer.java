@@ -12,10 +12,16 @@ import java.util.concurrent.atomic.AtomicReference;
  * than {@value #MAX_IN_FLIGHT} combined calls are in flight, the sender takes the whole stack at once and sends it
  * as one {@link CoalescedCall} (in arrival order, up to {@link RedisRateLimiter#MAX_BATCH} keys a call); otherwise
  * it leaves its decision on the stack, and the I/O thread that receives the next reply answers that reply's
- * callers and then sends what has gathered, which by then often holds those callers' next decisions too (with
- * 64 callers the groups settle near 32 decisions each). A lone caller therefore finds nothing in flight and leaves at once (one
- * round trip, as an uncombined call); callers that arrive while calls are in flight wait at most for one of them
- * to come back, and meanwhile join one group. No timer, no lock, and no caller waits for another caller's thread.
+ * callers, yields the CPU once if any of them is synchronous, and then sends what has gathered, which by then
+ * often holds those callers' next decisions too (with 64 callers the groups settle near 32 decisions each). A lone
+ * caller therefore finds nothing in flight and leaves at once (one round trip, as an uncombined call); callers that
+ * arrive while calls are in flight wait at most for one of them to come back, and meanwhile join one group. No
+ * timer, no lock, and no caller waits for another caller's thread.
+ * <p>
+ * Wake-ups: a synchronous caller yields the CPU twice before it parks ({@link BlockingDecision}), so that most
+ * answers find their caller still runnable: unparking it makes no system call, and no woken caller preempts the
+ * I/O thread in the middle of a reply. The I/O thread's one yield lets the callers it answered queue their next
+ * decisions before it sends, which keeps the groups as large as when it woke each caller itself.
  * <p>
  * Concurrency: a caller pushes (CAS on the head) and then reads the in-flight count; the I/O thread decrements
  * the count and then reads the head. Whichever comes second sees the other's write, so a decision pushed while the
