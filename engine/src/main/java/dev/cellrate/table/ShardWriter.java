@@ -87,17 +87,6 @@ final class ShardWriter
     }
 
     /**
-     * Under the shard lock: the key's slot if present, else the first EMPTY, swept or idle slot, claimed, its
-     * word raised to at least {@code firstTatNs} before the key is published (the table's initial fill).
-     *
-     * @return the TAT offset, or {@link SlotTable#FULL} (counted).
-     */
-    int insert(final long keyWord, final int shard, final int home, final long nowNs, final long firstTatNs)
-    {
-        return insert(keyWord, -1L, shard, home, nowNs, firstTatNs);
-    }
-
-    /**
      * Under the shard lock: the slot whose stored word matches {@code keyWord} on the bits of
      * {@code matchMask} if present, else the first EMPTY, swept or idle slot of the key's probe sequence
      * ({@link TableGeometry#probeSlot}: its home line from its preferred slot on, so a key whose preferred slot is

@@ -141,9 +141,9 @@ final class SlotIndex
         final int shard = geometry.shardOf(keyWord);
         final int home = geometry.home(keyWord);
         // The home line in slot order, whole: an EMPTY slot ends the chain only once the line is read, as a key
-        // sits anywhere in its home line, whatever order of the line placed it (placement is no part of the
-        // table's format), and beyond the line only if the line was full, hence held no EMPTY slot (slots never
-        // return to EMPTY), when it came. (The decision path's scans try the preferred slot first.)
+        // sits anywhere in its home line, whatever order of the line placed it, and beyond the line only if the
+        // line was full, hence held no EMPTY slot (slots never return to EMPTY), when it came. (The decision
+        // path's scans try the preferred slot first.)
         boolean empty = false;
         for (int probe = 0; probe != probeBound; probe++)
         {
@@ -166,18 +166,15 @@ final class SlotIndex
     }
 
     /**
-     * The stored word of the cell at {@code tatOffset} (acquire), if it is still the key's under
-     * {@code matchMask}: for a plain table the key word itself, for a classed table the word with its class.
-     * The TAT must then be loaded with {@link #loadTat} against this word, which validates key and class together.
+     * The stored word of the classed cell at {@code tatOffset} (acquire), if it is still the key's under
+     * {@code matchMask}: the word with its class. The TAT must then be loaded with {@link #loadTat} against this
+     * word, which validates key and class together. Only a classed lookup's cell comes here, never a reserved
+     * word's own cell (a classed lookup has none: {@link #find}).
      *
      * @return the stored word, or {@link TableLayout#EMPTY_KEY} if the slot no longer holds the key.
      */
     long storedWordAt(final int tatOffset, final long keyWord, final long matchMask)
     {
-        if (isDedicatedCell(tatOffset))
-        {
-            return keyWord; // a reserved word's own cell: never reclaimed
-        }
         final long key = UnsafeApi.getLongAcquire(null, address + tatOffset - TAT_OFFSET);
         return TOMBSTONE_KEY != key && ((key ^ keyWord) & matchMask) == 0 ? key : EMPTY_KEY;
     }

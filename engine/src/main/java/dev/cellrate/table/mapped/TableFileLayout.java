@@ -86,8 +86,13 @@ final class TableFileLayout
     /** "CRTABLE1" read as a long on a little-endian host. */
     static final long MAGIC = 0x31454C4241545243L;
 
-    /** The layout this engine writes and reads. */
-    static final int LAYOUT_VERSION = 2;
+    /**
+     * The layout this engine writes and reads. The version names the insert order too: version 2 has the same
+     * bytes, but its engines place a key in the first free slot of its home line and end a probe at the first
+     * EMPTY slot, so they would not find a key this engine placed from its preferred slot on, and would insert it
+     * again.
+     */
+    static final int LAYOUT_VERSION = 3;
 
     /** Table kind of a {@code KeyedRateLimiter}'s table: one fixed limit, plain key words. */
     static final int KIND_KEYED_RATE_LIMITER = 1;

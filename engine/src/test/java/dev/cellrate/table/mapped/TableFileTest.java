@@ -153,7 +153,26 @@ final class TableFileTest
             header.putInt(VERSION_OFFSET, 1);
             header.putLong(CHECKSUM_OFFSET, TableFileHeader.checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
         });
-        assertRefused(path, TestSpecs.small(), "its layout version is 1, and this engine reads version 2 only");
+        assertRefused(path, TestSpecs.small(), "its layout version is 1, and this engine reads version 3 only");
+    }
+
+    /**
+     * Version 2 has the same bytes, but its engines place a key in the first free slot of its home line and stop
+     * a probe at the first EMPTY slot; this engine places a key from its preferred slot on. An engine of version 2
+     * sharing a file with this one would not find a key placed past an EMPTY slot of its line and would insert it
+     * a second time (two budgets for one key across processes), so the two never share a file.
+     */
+    @Test
+    void aFileOfTheSlotOrderPlacementIsRefused() throws Exception
+    {
+        final Path path = directory.resolve("t.table");
+        TableFile.open(path, TestSpecs.small(), null);
+        edit(path, header ->
+        {
+            header.putInt(VERSION_OFFSET, 2);
+            header.putLong(CHECKSUM_OFFSET, TableFileHeader.checksum(header, MAGIC_OFFSET, CHECKSUM_OFFSET));
+        });
+        assertRefused(path, TestSpecs.small(), "its layout version is 2, and this engine reads version 3 only");
     }
 
     @Test
