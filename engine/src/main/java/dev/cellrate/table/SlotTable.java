@@ -40,7 +40,8 @@ import org.agrona.concurrent.SystemNanoClock;
  * an insert takes the first free slot of the home line from the key's preferred slot on (bits 32-33 of the key
  * word, {@link TableGeometry#turn}), then probes linearly inside the shard up to the probe bound. Slots never
  * return to EMPTY (swept ones become tombstones), so a probe that reaches EMPTY, once the whole home line is read,
- * proves the key absent; placement inside the home line is no part of the table's format. The two reserved key words have
+ * proves the key absent, whatever order placed the key in its home line (a mapped table file's layout version
+ * names the insert order all the same: {@code TableFileLayout}). The two reserved key words have
  * dedicated cells in the table header, so no key is ever stored under a reserved word.
  * <p>
  * <b>Concurrency.</b> Memory ordering convention: key and TAT words are read with {@code getLongAcquire},

@@ -131,9 +131,10 @@ final class TableGeometry
 
     /**
      * The probe sequence of an insert: the home line's slots from the key's preferred one on ({@link #turn},
-     * wrapping inside the line), then linear from the line after it, wrapping inside the shard. Placement is not
-     * part of a table's format: a lookup reads the whole home line before it takes an EMPTY slot there as the end
-     * of the chain ({@link SlotIndex#find}), so a key any order of the home line put there is found.
+     * wrapping inside the line), then linear from the line after it, wrapping inside the shard. A lookup reads the
+     * whole home line before it takes an EMPTY slot there as the end of the chain ({@link SlotIndex#find}), so a
+     * key any order of the home line put there is found (an engine whose probe ends at the first EMPTY slot would
+     * miss it: a mapped table file's layout version names this order).
      *
      * @param turn  {@link #turn} of the key.
      * @param probe in [0, probeBound).
