@@ -10,8 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A key's preferred slot: bits 32 and 33 of its key word name one slot of its home line. A new key takes that
  * slot when it is free, else the next free one of the line after it (wrapping inside the line), and every lookup
- * tries it first. Placement is not part of a table's format: a key placed by any order of its home line (a table
- * written when inserts took the line's first free slot) is found by every lookup and never inserted twice.
+ * tries it first. A key placed by any order of its home line (inserts that took the line's first free slot) is
+ * found by every lookup and never inserted twice. (A mapped table file's layout version names the insert order
+ * all the same, because an engine whose probe ends at the first EMPTY slot would miss such a key:
+ * {@code TableFileTest.aFileOfTheSlotOrderPlacementIsRefused}.)
  */
 class PreferredSlotSpecTest
 {
@@ -104,8 +106,7 @@ class PreferredSlotSpecTest
     /**
      * A home line written in slot order (the first key in slot 0, the second in slot 1, slots 2 and 3 EMPTY) with
      * a second key that prefers an EMPTY slot of the line: every lookup finds it where it is, and an insert of it
-     * finds it too instead of claiming a second slot. Placement is not part of a table's format, so a table file
-     * written with another order of the home line reads the same.
+     * finds it too instead of claiming a second slot.
      */
     @Test
     void aKeyPlacedInAnotherOrderOfItsHomeLineIsFoundAndNeverInsertedTwice()
