@@ -133,9 +133,9 @@ final class ShardWriter
                     {
                         candidate = slot;
                     }
-                    if (empty && probe >= TableGeometry.BUCKET_SLOTS - 1)
+                    if (TableGeometry.chainEnds(empty, probe))
                     {
-                        break; // the chain's end, once the home line is read whole (as SlotIndex.find)
+                        break;
                     }
                 }
                 if (NO_CANDIDATE == candidate)

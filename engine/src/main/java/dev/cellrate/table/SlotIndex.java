@@ -140,10 +140,8 @@ final class SlotIndex
         final TableGeometry geometry = this.geometry;
         final int shard = geometry.shardOf(keyWord);
         final int home = geometry.home(keyWord);
-        // The home line in slot order, whole: an EMPTY slot ends the chain only once the line is read, as a key
-        // sits anywhere in its home line, whatever order of the line placed it, and beyond the line only if the
-        // line was full, hence held no EMPTY slot (slots never return to EMPTY), when it came. (The decision
-        // path's scans try the preferred slot first.)
+        // The home line in slot order, whole (TableGeometry.chainEnds); the decision path's scans try the
+        // preferred slot first.
         boolean empty = false;
         for (int probe = 0; probe != probeBound; probe++)
         {
@@ -157,7 +155,7 @@ final class SlotIndex
             {
                 return slot + TAT_OFFSET;
             }
-            if (empty && probe >= TableGeometry.BUCKET_SLOTS - 1)
+            if (TableGeometry.chainEnds(empty, probe))
             {
                 return NO_CELL;
             }

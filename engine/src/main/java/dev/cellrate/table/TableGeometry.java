@@ -142,12 +142,22 @@ final class TableGeometry
      */
     int probeSlot(final int shard, final int home, final int turn, final int probe)
     {
-        int index = probe < BUCKET_SLOTS ? home + ((probe + turn) & (BUCKET_SLOTS - 1)) : home + probe;
-        if (index >= slotsPerShard)
-        {
-            index -= slotsPerShard;
-        }
-        return slotOffset(shard, index);
+        final int index = probe < BUCKET_SLOTS ? home + ((probe + turn) & (BUCKET_SLOTS - 1)) : home + probe;
+        return slotOffset(shard, wrap(index));
+    }
+
+    /**
+     * The end of a probe chain, for lookups and inserts alike: an EMPTY slot ends it only once the whole home line
+     * is read, as a key sits anywhere in its home line, whatever order of the line placed it, and beyond the line
+     * only if the line was full, hence held no EMPTY slot (slots never return to EMPTY), when it came.
+     *
+     * @param emptySeen whether the probes so far met an EMPTY slot.
+     * @param probe     the probe just read, in [0, probeBound).
+     * @return whether the key cannot be further on.
+     */
+    static boolean chainEnds(final boolean emptySeen, final int probe)
+    {
+        return emptySeen && probe >= BUCKET_SLOTS - 1;
     }
 
     /** @return a slot index in [0, 2 * slotsPerShard) (a cursor plus one) back into the shard. */
